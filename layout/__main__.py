@@ -1,0 +1,5 @@
+import sys
+
+from layout.cli import main
+
+sys.exit(main())

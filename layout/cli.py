@@ -1,0 +1,40 @@
+"""The `dclayout` command line. Each sub-command lives in layout/commands/<name>.py and exposes
+``add_parser(subparsers)`` and ``run(args) -> int``. Heavy libraries are imported inside ``run`` so that
+`dclayout fabric` starts fast.
+
+Exit codes (DESIGN.md): 0 success, 1 violations under --strict, 2 bad input, 3 an export failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS = ["validate"]
+
+EXIT_OK, EXIT_VIOLATIONS, EXIT_BAD_INPUT, EXIT_EXPORT_FAILED = 0, 1, 2, 3
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dclayout", description="Design the floor plan, cabling and power of AI clusters.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"layout.commands.{name}").add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from layout.load import InputError
+
+    try:
+        return int(args.run(args))
+    except InputError as e:
+        for p in e.problems:
+            print(str(p), file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""The part catalog: servers, switches, NICs, cable/optics media, rack parts (rack_templates/catalog.toml)."""
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from layout.model.base import Strict
+
+MediaClass = Literal["dac", "aec", "mmf", "smf", "coherent"]
+MEDIA_CLASSES: tuple[MediaClass, ...] = ("dac", "aec", "mmf", "smf", "coherent")
+
+
+class ServerSpec(Strict):
+    name: str
+    gpus: int = Field(gt=0, le=1024)
+    height_ru: int = Field(gt=0, le=60)
+    depth_mm: float = Field(gt=0, le=2000)
+    weight_kg: float = Field(gt=0, le=5000)
+    power_kw: float = Field(gt=0, le=500)
+    cooling: Literal["air", "rear-door", "liquid"]
+    backend_ports: int = Field(gt=0, le=1024)
+    backend_port_gbps: int = Field(gt=0)
+    storage_ports: int = Field(ge=0, default=0)
+    frontend_ports: int = Field(ge=0, default=0)
+    oob_ports: int = Field(ge=0, default=1)
+    price_usd: float = Field(ge=0)
+
+
+class SwitchSpec(Strict):
+    name: str
+    ports: int = Field(gt=1, le=1024)
+    port_gbps: int = Field(gt=0)
+    ports_per_cage: int = Field(gt=0, le=8, default=2)
+    height_ru: int = Field(gt=0, le=20)
+    weight_kg: float = Field(gt=0, le=500)
+    power_w_copper: float = Field(gt=0, le=50000)
+    power_w_optics: float = Field(gt=0, le=50000)
+    price_usd: float = Field(ge=0)
+
+
+class NicSpec(Strict):
+    name: str
+    ports_per_module: int = Field(gt=0, le=8)
+    power_w_extra: float = Field(ge=0, le=1000, default=0)
+    price_usd_extra: float = Field(ge=0, default=0)
+    link_mtbf_years: float | None = Field(default=None, gt=0, le=100)
+
+
+class MediaSpec(Strict):
+    name: str
+    media_class: MediaClass = Field(alias="class")
+    reach_m: float = Field(gt=0)
+    module_power_w: float = Field(ge=0, le=100)
+    optical: bool
+    price_usd: float = Field(ge=0)
+    price_usd_per_m: float = Field(ge=0, default=0)
+    mtbf_years: float = Field(gt=0, le=1000)
+    diameter_mm: float = Field(gt=0, le=50)
+    kg_per_m: float = Field(ge=0, le=5)
+    stock_lengths_m: list[float] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _stock_sorted(self) -> "MediaSpec":
+        if list(self.stock_lengths_m) != sorted(self.stock_lengths_m):
+            raise ValueError("stock_lengths_m must be sorted ascending")
+        return self
+
+
+class RackParts(Strict):
+    rack_usd: float = Field(ge=0, default=0)
+    tray_usd_per_m: float = Field(ge=0, default=0)
+
+
+class Catalog(Strict):
+    format: Literal[1] = 1
+    server: dict[str, ServerSpec]
+    switch: dict[str, SwitchSpec]
+    nic: dict[str, NicSpec]
+    media: dict[str, MediaSpec]
+    rack_part: RackParts = RackParts()
+
+    def media_by_reach(self) -> list[tuple[str, MediaSpec]]:
+        """Media cheapest-first as listed; media.assign picks the first whose reach covers a length."""
+        return list(self.media.items())

@@ -1,0 +1,128 @@
+"""The site file (sites/*.toml): campus, buildings, halls, ducts, cluster, training, user rows, tray edits.
+
+Geometry is in metres in site coordinates (x east, y north). Field-level checks live here; checks that
+need geometry or the catalog (hall inside building, unknown template ids, ...) live in layout.load.
+"""
+
+from typing import Literal
+
+from pydantic import Field, PositiveFloat
+
+from layout.model.base import Strict
+
+Point = tuple[float, float]
+Cooling = Literal["air", "rear-door", "liquid"]
+
+
+class SiteInfo(Strict):
+    name: str = Field(min_length=1, max_length=200)
+    revision: str = Field(default="A", max_length=20)
+    date: str = Field(default="2026-01-01", pattern=r"^\d{4}-\d{2}-\d{2}$")
+    utility_mw: float = Field(gt=0, le=5000)
+    pue: float = Field(ge=1.0, le=3.0)
+    electricity_usd_per_kwh: float = Field(ge=0, le=2.0)
+
+
+class Column(Strict):
+    at: Point
+    size_m: tuple[PositiveFloat, PositiveFloat] = (0.6, 0.6)
+
+
+class Keepout(Strict):
+    polygon: list[Point]
+    reason: str = ""
+
+
+class TraySpec(Strict):
+    height_m: float = Field(default=2.9, gt=0.5, le=10)
+    width_mm: float = Field(default=600, gt=50, le=2000)
+    depth_mm: float = Field(default=100, gt=20, le=500)
+    fill_limit: float = Field(default=0.5, gt=0, le=1.0)
+
+
+class Hall(Strict):
+    id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,16}$")
+    polygon: list[Point]
+    cooling: Cooling = "air"
+    max_rack_kw: float = Field(default=30.0, gt=0, le=300)
+    floor_load_kg_m2: float = Field(default=1200.0, gt=0, le=10000)
+    it_mw: float | None = Field(default=None, gt=0, le=2000)
+    row_axis: Literal["x", "y"] = "x"
+    cold_aisle_m: float = Field(default=1.2, ge=0.6, le=5)
+    hot_aisle_m: float = Field(default=1.2, ge=0.6, le=5)
+    wall_clearance_m: float = Field(default=1.0, ge=0, le=20)
+    cross_aisle_m: float = Field(default=1.2, ge=0.6, le=10)
+    max_row_racks: int = Field(default=20, ge=1, le=200)
+    columns: list[Column] = Field(default_factory=list)
+    keepouts: list[Keepout] = Field(default_factory=list)
+    tray: TraySpec = TraySpec()
+
+
+class Building(Strict):
+    id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,16}$")
+    footprint: list[Point]
+    entry: Point | None = None
+    it_mw: float | None = Field(default=None, gt=0, le=5000)
+    hall: list[Hall] = Field(min_length=1)
+
+
+class Duct(Strict):
+    from_: str = Field(alias="from")
+    to: str
+    path: list[Point] | None = None
+
+
+class Networks(Strict):
+    storage: bool = False
+    frontend: bool = False
+    oob: bool = False
+
+
+class Cluster(Strict):
+    gpus: int = Field(gt=0, le=2_000_000)
+    server: str
+    rack: str
+    rack_low_density: str | None = None
+    switch: str
+    design: Literal["rail", "mor"] = "rail"
+    nic: str = "cx7"
+    pod_gpus: int = Field(default=0, ge=0)
+    tiers: int | None = Field(default=None, ge=1, le=4)
+    oversubscription: float = Field(default=1.0, ge=1.0, le=64.0)
+    link_mtbf_years: float = Field(default=5.0, gt=0, le=100)
+    pod_spans_buildings: bool = False
+    networks: Networks = Networks()
+
+
+class Training(Strict):
+    step_s: float = Field(default=2.0, gt=0, le=3600)
+    checkpoint_every_steps: int = Field(default=100, ge=1, le=1_000_000)
+    hbm_gb: float = Field(default=80.0, gt=0, le=10000)
+
+
+class UserRow(Strict):
+    hall: str = Field(pattern=r"^[A-Za-z0-9_-]+/[A-Za-z0-9_-]+$")
+    origin: Point
+    axis: Literal["x", "y"] = "x"
+    racks: int = Field(ge=1, le=200)
+    template: str
+
+
+class TrayEdit(Strict):
+    hall: str = Field(pattern=r"^[A-Za-z0-9_-]+/[A-Za-z0-9_-]+$")
+    line: list[Point] = Field(min_length=2)
+
+
+class SiteFile(Strict):
+    format: Literal[1] = 1
+    site: SiteInfo
+    building: list[Building] = Field(min_length=1)
+    duct: list[Duct] = Field(default_factory=list)
+    cluster: Cluster
+    training: Training = Training()
+    row: list[UserRow] = Field(default_factory=list)
+    tray_block: list[TrayEdit] = Field(default_factory=list)
+    tray_add: list[TrayEdit] = Field(default_factory=list)
+
+    def halls(self) -> list[tuple[Building, Hall]]:
+        return [(b, h) for b in self.building for h in b.hall]

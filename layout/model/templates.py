@@ -1,0 +1,64 @@
+"""Rack templates (rack_templates/*.toml): footprint, cooling, what the rack holds and at which RU."""
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from layout.model.base import Strict
+
+RackKind = Literal["gpu", "network", "spine", "core", "storage", "management", "cdu"]
+Cooling = Literal["air", "rear-door", "liquid"]
+
+
+class Slot(Strict):
+    device: str = Field(description='catalog id, or "leaf"/"switch" for the cluster\'s fabric switch')
+    ru: list[int] = Field(min_length=1)
+    optional: bool = False
+
+    @model_validator(mode="after")
+    def _ru_range(self) -> "Slot":
+        if any(r < 1 or r > 60 for r in self.ru):
+            raise ValueError("ru positions must be between 1 and 60")
+        return self
+
+
+class RackTemplate(Strict):
+    id: str
+    name: str
+    kind: RackKind
+    width_mm: float = Field(gt=300, le=1500)
+    depth_mm: float = Field(gt=300, le=2000)
+    height_ru: int = Field(gt=0, le=60)
+    cooling: Cooling
+    weight_kg_empty: float = Field(ge=0, le=3000)
+    pdu_kw: float = Field(gt=0, le=500)
+    slot: list[Slot] = Field(default_factory=list)
+
+    @property
+    def width_m(self) -> float:
+        return self.width_mm / 1000.0
+
+    @property
+    def depth_m(self) -> float:
+        return self.depth_mm / 1000.0
+
+    def server_slots(self, server_ids: set[str]) -> list[int]:
+        """RU positions of servers in this template."""
+        return [r for s in self.slot if s.device in server_ids for r in s.ru]
+
+    def server_id(self, server_ids: set[str]) -> str | None:
+        for s in self.slot:
+            if s.device in server_ids:
+                return s.device
+        return None
+
+    def switch_slots(self) -> list[int]:
+        """RU positions for fabric switches ("switch" slots of network racks)."""
+        return [r for s in self.slot if s.device == "switch" for r in s.ru]
+
+    def leaf_slot(self) -> int | None:
+        """RU of the middle-of-rack leaf, if the template has one."""
+        for s in self.slot:
+            if s.device == "leaf":
+                return s.ru[0]
+        return None
