@@ -1,0 +1,309 @@
+"""Edit a site file the way a person would: change a few keys, keep every comment and the layout.
+
+The file is held as a tomlkit document. Each edit is a small frozen dataclass that changes the
+document in place; :class:`SiteEditor` applies it to a copy, validates the result with the same code
+as ``dclayout validate`` (so an edit that would make the site invalid is refused and changes nothing),
+and keeps the text of every earlier version for undo/redo. :meth:`SiteEditor.save` writes atomically,
+keeps the previous file as ``NAME.toml.bak`` and refuses to write a site that does not validate.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+from tomlkit.items import AoT, Table
+
+from layout.load import InputError, Inputs, Problem, load_site, parse_toml, site_from_data
+
+HALL_KEYS = ("max_rack_kw", "cooling", "it_mw")
+CLUSTER_KEYS = ("design", "switch", "nic", "rack", "rack_low_density")
+
+
+# ------------------------------------------------------------------------------------------- helpers
+def _halls(doc: tomlkit.TOMLDocument) -> Iterator[tuple[str, Table]]:
+    for b in doc.get("building", []):
+        for h in b.get("hall", []):
+            yield f"{b['id']}/{h['id']}", h
+
+
+def _hall(doc: tomlkit.TOMLDocument, hall: str) -> Table:
+    for key, h in _halls(doc):
+        if key == hall:
+            return h
+    known = ", ".join(k for k, _ in _halls(doc))
+    raise InputError([Problem("(edit)", "hall", f"unknown hall {hall!r}", known)])
+
+
+def _rows(doc: tomlkit.TOMLDocument) -> AoT:
+    rows = doc.get("row")
+    if not isinstance(rows, AoT) or len(rows) == 0:
+        raise InputError([Problem("(edit)", "row", "the site has no user-placed rows", "add a row first")])
+    return rows
+
+
+def _row(doc: tomlkit.TOMLDocument, index: int) -> Table:
+    rows = _rows(doc)
+    if not 0 <= index < len(rows):
+        raise InputError([Problem("(edit)", f"row[{index}]", "no such user row", f"0..{len(rows) - 1}")])
+    row: Table = rows[index]
+    return row
+
+
+def _number(v: float) -> float:
+    """Metres to the millimetre."""
+    return round(float(v), 3)
+
+
+def _point(p: tuple[float, float]) -> Any:
+    arr = tomlkit.array()
+    arr.extend([_number(p[0]), _number(p[1])])
+    return arr
+
+
+# --------------------------------------------------------------------------------------------- edits
+@dataclass(frozen=True)
+class AddRow:
+    """Append a user-placed row (``[[row]]``): the placer keeps it exactly and fills around it."""
+
+    hall: str
+    origin: tuple[float, float]
+    racks: int
+    template: str
+    axis: str = "x"
+
+    def apply(self, doc: tomlkit.TOMLDocument) -> None:
+        _hall(doc, self.hall)
+        t = tomlkit.table()
+        t["hall"] = self.hall
+        t["origin"] = _point(self.origin)
+        t["axis"] = self.axis
+        t["racks"] = int(self.racks)
+        t["template"] = self.template
+        rows = doc.get("row")
+        if isinstance(rows, AoT) and len(rows):
+            last = rows[len(rows) - 1]
+            if not last.as_string().endswith("\n\n"):
+                t.trivia.indent = "\n"
+            rows.append(t)
+        else:
+            aot = tomlkit.aot()
+            aot.append(t)
+            doc["row"] = aot
+
+    def describe(self) -> str:
+        return f"add a row of {self.racks} x {self.template} in {self.hall} at ({self.origin[0]:g}, {self.origin[1]:g})"
+
+
+@dataclass(frozen=True)
+class DeleteRow:
+    index: int
+
+    def apply(self, doc: tomlkit.TOMLDocument) -> None:
+        _row(doc, self.index)
+        rows = _rows(doc)
+        del rows[self.index]
+        if len(rows) == 0:
+            del doc["row"]
+
+    def describe(self) -> str:
+        return f"delete user row {self.index + 1}"
+
+
+@dataclass(frozen=True)
+class MoveRow:
+    index: int
+    origin: tuple[float, float]
+
+    def apply(self, doc: tomlkit.TOMLDocument) -> None:
+        _row(doc, self.index)["origin"] = _point(self.origin)
+
+    def describe(self) -> str:
+        return f"move user row {self.index + 1} to ({self.origin[0]:g}, {self.origin[1]:g})"
+
+
+@dataclass(frozen=True)
+class SetRowTemplate:
+    index: int
+    template: str
+
+    def apply(self, doc: tomlkit.TOMLDocument) -> None:
+        _row(doc, self.index)["template"] = self.template
+
+    def describe(self) -> str:
+        return f"user row {self.index + 1}: template {self.template}"
+
+
+@dataclass(frozen=True)
+class SetHallTemplate:
+    """Give every user-placed row of a hall the same rack template."""
+
+    hall: str
+    template: str
+
+    def apply(self, doc: tomlkit.TOMLDocument) -> None:
+        _hall(doc, self.hall)
+        rows = [r for r in doc.get("row", []) if r.get("hall") == self.hall]
+        if not rows:
+            raise InputError(
+                [
+                    Problem(
+                        "(edit)",
+                        "row",
+                        f"hall {self.hall} has no user-placed rows",
+                        "add a row to the hall, or change cluster.rack for the auto-placed racks",
+                    )
+                ]
+            )
+        for r in rows:
+            r["template"] = self.template
+
+    def describe(self) -> str:
+        return f"{self.hall}: user rows on template {self.template}"
+
+
+@dataclass(frozen=True)
+class SetHall:
+    """Change one hall key: ``max_rack_kw``, ``cooling`` or ``it_mw``."""
+
+    hall: str
+    key: str
+    value: Any
+
+    def apply(self, doc: tomlkit.TOMLDocument) -> None:
+        if self.key not in HALL_KEYS:
+            raise InputError(
+                [Problem("(edit)", f"hall.{self.key}", "not an editable hall key", ", ".join(HALL_KEYS))]
+            )
+        _hall(doc, self.hall)[self.key] = self.value
+
+    def describe(self) -> str:
+        return f"{self.hall}: {self.key} = {self.value}"
+
+
+@dataclass(frozen=True)
+class SetCluster:
+    """Change one cluster key: ``design`` (rail/mor), ``switch``, ``nic``, ``rack``, ``rack_low_density``."""
+
+    key: str
+    value: Any
+
+    def apply(self, doc: tomlkit.TOMLDocument) -> None:
+        if self.key not in CLUSTER_KEYS:
+            raise InputError(
+                [
+                    Problem(
+                        "(edit)",
+                        f"cluster.{self.key}",
+                        "not an editable cluster key",
+                        ", ".join(CLUSTER_KEYS),
+                    )
+                ]
+            )
+        doc["cluster"][self.key] = self.value  # type: ignore[index]
+
+    def describe(self) -> str:
+        return f"cluster: {self.key} = {self.value}"
+
+
+Edit = AddRow | DeleteRow | MoveRow | SetRowTemplate | SetHallTemplate | SetHall | SetCluster
+
+
+# -------------------------------------------------------------------------------------------- editor
+class SiteEditor:
+    """An open site file: its current text, validated inputs, and undo/redo stacks of earlier texts."""
+
+    def __init__(self, path: str | Path, templates_dir: Path | None = None):
+        self.path = Path(path)
+        self.inputs = load_site(self.path, templates_dir)  # every problem of the file as InputError
+        self.templates_dir = self.inputs.templates_dir
+        self.catalog = self.inputs.catalog
+        self.templates = self.inputs.templates
+        self.text = self.path.read_text(encoding="utf-8")
+        self.saved_text = self.text
+        self._undo: list[tuple[str, str]] = []  # (text before, what the edit did)
+        self._redo: list[tuple[str, str]] = []
+
+    # -- state
+    @property
+    def dirty(self) -> bool:
+        return self.text != self.saved_text
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    def document(self) -> tomlkit.TOMLDocument:
+        """A fresh tomlkit document of the current text (edits never touch the current state)."""
+        return tomlkit.parse(self.text)
+
+    def _validate(self, text: str) -> Inputs:
+        data = parse_toml(text, str(self.path))
+        return site_from_data(data, self.path, self.catalog, self.templates, self.templates_dir)
+
+    # -- edits
+    def apply(self, edit: Edit) -> bool:
+        """Apply an edit. Returns False if it changes nothing; raises InputError (state unchanged) if the
+        edit is impossible or would leave an invalid site."""
+        doc = self.document()
+        edit.apply(doc)
+        text = doc.as_string()
+        if text == self.text:
+            return False
+        inputs = self._validate(text)
+        self._undo.append((self.text, edit.describe()))
+        self._redo.clear()
+        self.text, self.inputs = text, inputs
+        return True
+
+    def undo(self) -> str | None:
+        """Go back one edit; returns what was undone, or None if there is nothing to undo."""
+        if not self._undo:
+            return None
+        text, what = self._undo.pop()
+        self._redo.append((self.text, what))
+        self.text, self.inputs = text, self._validate(text)
+        return what
+
+    def redo(self) -> str | None:
+        if not self._redo:
+            return None
+        text, what = self._redo.pop()
+        self._undo.append((self.text, what))
+        self.text, self.inputs = text, self._validate(text)
+        return what
+
+    # -- files
+    @property
+    def backup_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".bak")
+
+    def save(self) -> Path:
+        """Write the current text to the site file, atomically, after copying the file as it is on disk to
+        ``NAME.toml.bak``. Refuses (InputError, nothing written) if the text does not validate."""
+        self._validate(self.text)
+        if self.path.exists():
+            _atomic_write(self.backup_path, self.path.read_bytes())
+        _atomic_write(self.path, self.text.encode("utf-8"))
+        self.saved_text = self.text
+        return self.path
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
