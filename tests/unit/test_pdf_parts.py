@@ -1,0 +1,224 @@
+"""The PDF building blocks that need no Design: page furniture, tables that split, charts, plans,
+catalog sources. Text is read back with pypdf."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pypdf import PdfReader
+from reportlab.graphics.shapes import Rect, String
+from reportlab.platypus import Paragraph
+
+from layout.export import pdf as P
+
+ROOT = Path(__file__).resolve().parents[2]
+META = P.ReportMeta("Test Hall", "C", "2026-03-14")
+
+
+def pages_text(data: bytes) -> list[str]:
+    return [p.extract_text() for p in PdfReader(io.BytesIO(data)).pages]
+
+
+def long_table_story(n: int) -> list:
+    cols = [P.Col("Part", 250), P.Col("Quantity", 80, True), P.Col("Extended", 120, True)]
+    rows = [[f"part-{i:03d}", P.fmt_int(i * 1000), P.fmt_usd(i * 1234.5)] for i in range(n)]
+    return [
+        *P.cover(META, ["a test"], [P.Kpi("GPUs", "1,024")], "note"),
+        *P.contents_page(),
+        *P.h1("Parts list"),
+        P.data_table(cols, rows, total_last=True),
+        *P.h1("Afterword"),
+        Paragraph("the end", P.STYLES["body"]),
+    ]
+
+
+@pytest.fixture(scope="module")
+def long_pdf() -> bytes:
+    return P.render(long_table_story(300), META)
+
+
+def test_long_table_splits_and_repeats_its_header(long_pdf: bytes) -> None:
+    texts = pages_text(long_pdf)
+    table_pages = [t for t in texts if "part-" in t]
+    assert len(table_pages) >= 3, "300 rows cannot fit on fewer than 3 A4 pages"
+    for t in table_pages:
+        assert re.search(r"Part\s+Quantity\s+Extended", t), t[:200]
+    found = re.findall(r"part-(\d{3})", "\n".join(texts))
+    assert sorted(int(x) for x in found) == list(range(300)), "every row appears exactly once"
+    assert re.search(r"part-090\s+90,000\s+\$111,105", "\n".join(texts))  # 90 x 1,234.5 = 111,105
+
+
+def test_footer_has_page_of_total_site_and_revision(long_pdf: bytes) -> None:
+    texts = pages_text(long_pdf)
+    n = len(texts)
+    for i, t in enumerate(texts, start=1):
+        assert f"Page {i} of {n}" in t
+        assert "Test Hall - revision C - 2026-03-14" in t
+
+
+def test_contents_lists_chapters_with_their_pages(long_pdf: bytes) -> None:
+    texts = pages_text(long_pdf)
+    toc = texts[1]
+    numbers = [int(x) for x in re.findall(r"\.\s+(\d+)\s*$", toc, re.M)]
+    titles = ["Parts list", "Afterword"]
+    assert sorted(titles, key=toc.index) == titles and len(numbers) == 2, toc
+    for title, page in zip(titles, numbers, strict=True):
+        assert title in texts[page - 1].splitlines()[:6], (title, page)
+    assert numbers[1] > numbers[0] + 2, "the parts list spans pages"
+
+
+def test_bookmarks_follow_the_headings(long_pdf: bytes) -> None:
+    outline = PdfReader(io.BytesIO(long_pdf)).outline
+    assert [o.title for o in outline if not isinstance(o, list)] == ["Parts list", "Afterword"]
+
+
+def test_same_story_same_bytes_and_the_date_comes_from_the_site() -> None:
+    a = P.render(long_table_story(50), META)
+    b = P.render(long_table_story(50), META)
+    assert a == b
+    info = PdfReader(io.BytesIO(a)).metadata
+    assert info is not None
+    assert info["/CreationDate"].startswith("D:20260314")
+    c = P.render(long_table_story(50), P.ReportMeta("Test Hall", "C", "2027-01-02"))
+    assert PdfReader(io.BytesIO(c)).metadata["/CreationDate"].startswith("D:20270102")
+
+
+@pytest.mark.skipif(shutil.which("qpdf") is None, reason="qpdf not installed")
+def test_qpdf_check_passes(long_pdf: bytes, tmp_path: Path) -> None:
+    f = tmp_path / "t.pdf"
+    f.write_bytes(long_pdf)
+    res = subprocess.run(["qpdf", "--check", str(f)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_text_is_made_safe_for_helvetica_and_markup() -> None:
+    assert P.safe("DAC ≤ 3 m → AEC <b>") == "DAC &lt;= 3 m -&gt; AEC &lt;b&gt;"
+    assert P.safe("2 × 400G – ok") == "2 × 400G – ok"  # both exist in WinAnsi
+    assert P.safe("機") == "?"
+
+
+def test_kw_bands_edges() -> None:
+    ratios = np.array([0.2, 0.5, 0.51, 0.8, 0.81, 0.95, 0.96, 1.0, 1.0001, 3.0])
+    assert P.kw_band(ratios).tolist() == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+
+
+@pytest.mark.parametrize(("target", "expected"), [(37, 20), (100, 100), (7, 5), (0.3, 0.2), (1.9, 1)])
+def test_nice_length(target: float, expected: float) -> None:
+    assert P.nice_length(target) == pytest.approx(expected)
+
+
+def _walk(node):  # every shape of a drawing, groups flattened
+    for c in getattr(node, "contents", []):
+        yield c
+        yield from _walk(c)
+
+
+def test_hall_plan_colours_each_rack_by_its_kw_against_the_limit() -> None:
+    hall = P.HallOutline("B1/H1", [(0, 0), (20, 0), (20, 10), (0, 10)], [(10, 5, 0.6, 0.6)], [], 40.0)
+    kw = np.array([10.0, 30.0, 36.0, 39.0, 44.0])  # 25 %, 75 %, 90 %, 97.5 %, 110 % of 40 kW
+    n = len(kw)
+    racks = P.PlanRacks(
+        x_m=np.arange(n) * 0.6 + 3,
+        y_m=np.full(n, 3.0),
+        width_m=np.full(n, 0.6),
+        depth_m=np.full(n, 1.2),
+        rotation_deg=np.array([0, 0, 180, 90, 270.0]),
+        kind=np.array(["gpu"] * 4 + ["spine"]),
+        power_kw=kw,
+        limit_kw=np.full(n, 40.0),
+        label=np.array([f"{i + 1:02d}" for i in range(n)]),
+    )
+    d = P.hall_plan(hall, racks, [P.PlanRow("R01", 3, 3, "x", False)], np.array([[1, 1, 19, 1]]))
+    fills = [b[2] for b in P.KW_BANDS]
+    rack_rects = [
+        s
+        for s in _walk(d)
+        if isinstance(s, Rect) and s.fillColor in fills and s.strokeWidth in (0.15, 0.6) and s.width > 8
+    ]
+    assert [fills.index(r.fillColor) for r in rack_rects] == [0, 1, 2, 3, 4]
+    # rotated racks (90/270) lie across: their drawn width is the depth
+    w = [r.width for r in rack_rects]
+    h = [r.height for r in rack_rects]
+    assert w[3] == pytest.approx(h[0]) and h[3] == pytest.approx(w[0])
+    assert rack_rects[4].strokeColor == P.NETWORK_EDGE  # the spine rack stands out
+    texts = {s.text for s in _walk(d) if isinstance(s, String)}
+    assert {"01", "05", "R01", "N", "m"} <= texts
+    assert any("40 kW" in t for t in texts)
+
+
+def test_budget_bars_state_use_limit_and_share() -> None:
+    d = P.budget_bars([P.Budget("Site", 150.0, 200.0), P.Budget("B1", 12.5, None)])
+    texts = [s.text for s in _walk(d) if isinstance(s, String)]
+    assert "150.00 of 200.00 MW (75%)" in texts
+    assert "12.50 MW (no limit set)" in texts
+
+
+def test_length_bins_count_every_link_once_per_class() -> None:
+    lengths = np.array([0.5, 2.9, 3.0, 3.1, 45.0, 45.0, 120.0, 2500.0])
+    media = np.array(["dac", "dac", "aec", "aec", "mmf", "mmf", "smf", "coherent"])
+    labels, counts = P.length_bins(lengths, media)
+    assert list(counts) == ["dac", "aec", "mmf", "smf", "coherent"]
+    at = {k: {labels[i]: int(n) for i, n in enumerate(v) if n} for k, v in counts.items()}
+    assert at == {
+        "dac": {"0-1": 1, "2-3": 1},
+        "aec": {"3-5": 2},
+        "mmf": {"30-50": 2},
+        "smf": {"100-150": 1},
+        "coherent": {">2k": 1},
+    }
+    d = P.length_histogram(lengths, media)
+    bars = [
+        s for s in _walk(d) if isinstance(s, Rect) and s.fillColor in P.MEDIA_COLOURS.values() and s.width > 7
+    ]
+    assert len(bars) == 6, "one bar segment per non-empty (bin, class)"
+
+
+def test_catalog_figures_carry_the_comment_next_to_them() -> None:
+    figs = P.catalog_figures(
+        ROOT / "rack_templates" / "catalog.toml", {"server": {"dgx-h100"}, "media": {"mmf"}}
+    )
+    by = {(f.section, f.item, f.key): f for f in figs}
+    assert by[("server", "dgx-h100", "height_ru")].value == "8"
+    assert by[("server", "dgx-h100", "height_ru")].source == "NVIDIA DGX H100 user guide"
+    assert by[("server", "dgx-h100", "gpus")].source == ""  # the catalog gives none: shown as such
+    assert by[("media", "mmf", "reach_m")].source.startswith("<= 50 m on OM4")
+    assert by[("media", "mmf", "stock_lengths_m")].value.startswith("3, 5, 7, 10")
+    assert ("server", "gb200-nvl72", "power_kw") not in by, "only the items used"
+    assert ("server", "dgx-h100", "name") not in by and ("server", "dgx-h100", "cooling") not in by
+    assert by[("rack_part", "", "rack_usd")].value == "3500"
+
+
+def test_catalog_figures_from_a_small_file(tmp_path: Path) -> None:
+    f = tmp_path / "catalog.toml"
+    f.write_text(
+        '[switch.x]\nname = "X"\nports = 64   # datasheet p. 3\nprice_usd = 10.5\n'
+        "flag = true\n[rack_part]\nrack_usd = 1 # quote 42\n"
+    )
+    figs = P.catalog_figures(f)
+    assert [(x.section, x.item, x.key, x.value, x.source) for x in figs] == [
+        ("switch", "x", "ports", "64", "datasheet p. 3"),
+        ("switch", "x", "price_usd", "10.5", ""),
+        ("rack_part", "", "rack_usd", "1", "quote 42"),
+    ]
+
+
+def test_write_atomic_leaves_nothing_when_the_replace_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "out" / "r.pdf"
+    P.write_atomic(b"old", target)
+
+    def boom(*_a: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(P.os, "replace", boom)
+    with pytest.raises(OSError):
+        P.write_atomic(b"new", target)
+    assert target.read_bytes() == b"old"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["r.pdf"]
