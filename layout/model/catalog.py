@@ -1,8 +1,9 @@
 """The part catalog: servers, switches, NICs, cable/optics media, rack parts (rack_templates/catalog.toml)."""
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from layout.model.base import Strict
 
@@ -57,13 +58,23 @@ class MediaSpec(Strict):
     mtbf_years: float = Field(gt=0, le=1000)
     diameter_mm: float = Field(gt=0, le=50)
     kg_per_m: float = Field(ge=0, le=5)
-    stock_lengths_m: list[float] = Field(default_factory=list)
+    stock_lengths_m: list[Annotated[float, Field(gt=0)]] = Field(default_factory=list)
 
-    @model_validator(mode="after")
-    def _stock_sorted(self) -> "MediaSpec":
-        if list(self.stock_lengths_m) != sorted(self.stock_lengths_m):
-            raise ValueError("stock_lengths_m must be sorted ascending")
-        return self
+    @field_validator("stock_lengths_m")
+    @classmethod
+    def _stock_ascending(cls, v: list[float]) -> list[float]:
+        if any(b <= a for a, b in zip(v, v[1:], strict=False)):
+            fixed = sorted(set(v))
+            raise PydanticCustomError(
+                "unsorted",
+                "stock lengths must rise from shortest to longest without repeats, got {got}",
+                {"got": _num_list(v), "allowed": f"e.g. {_num_list(fixed)}"},
+            )
+        return v
+
+
+def _num_list(v: list[float]) -> str:
+    return "[" + ", ".join(f"{x:g}" for x in v) + "]"
 
 
 class RackParts(Strict):

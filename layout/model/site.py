@@ -4,9 +4,11 @@ Geometry is in metres in site coordinates (x east, y north). Field-level checks 
 need geometry or the catalog (hall inside building, unknown template ids, ...) live in layout.load.
 """
 
+import datetime
 from typing import Literal
 
-from pydantic import Field, PositiveFloat
+from pydantic import Field, PositiveFloat, field_validator
+from pydantic_core import PydanticCustomError
 
 from layout.model.base import Strict
 
@@ -21,6 +23,19 @@ class SiteInfo(Strict):
     utility_mw: float = Field(gt=0, le=5000)
     pue: float = Field(ge=1.0, le=3.0)
     electricity_usd_per_kwh: float = Field(ge=0, le=2.0)
+
+    @field_validator("date")
+    @classmethod
+    def _calendar_date(cls, v: str) -> str:
+        try:
+            datetime.date.fromisoformat(v)
+        except ValueError:
+            raise PydanticCustomError(
+                "calendar_date",
+                "must be a day of the calendar, got {got}",
+                {"got": f'"{v}"', "allowed": "a real date YYYY-MM-DD"},
+            ) from None
+        return v
 
 
 class Column(Strict):
@@ -69,7 +84,7 @@ class Building(Strict):
 class Duct(Strict):
     from_: str = Field(alias="from")
     to: str
-    path: list[Point] | None = None
+    path: list[Point] | None = Field(default=None, min_length=2)
 
 
 class Networks(Strict):

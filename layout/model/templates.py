@@ -1,8 +1,8 @@
 """Rack templates (rack_templates/*.toml): footprint, cooling, what the rack holds and at which RU."""
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from layout.model.base import Strict
 
@@ -12,14 +12,8 @@ Cooling = Literal["air", "rear-door", "liquid"]
 
 class Slot(Strict):
     device: str = Field(description='catalog id, or "leaf"/"switch" for the cluster\'s fabric switch')
-    ru: list[int] = Field(min_length=1)
+    ru: list[Annotated[int, Field(ge=1, le=60)]] = Field(min_length=1, description="lowest RU of each device")
     optional: bool = False
-
-    @model_validator(mode="after")
-    def _ru_range(self) -> "Slot":
-        if any(r < 1 or r > 60 for r in self.ru):
-            raise ValueError("ru positions must be between 1 and 60")
-        return self
 
 
 class RackTemplate(Strict):
