@@ -1,0 +1,582 @@
+"""`dclayout tui`: open a site, see the floor, change it, and watch power, optics and cost respond.
+
+The app holds a :class:`layout.siteedit.SiteEditor` (the site file being edited, with undo/redo) and
+the latest :class:`layout.design.Design`. Every edit goes through the editor (which refuses invalid
+sites) and reruns the design in a thread worker, so the screen never freezes; when the run finishes,
+the map, the inspector, the budgets, the BOM, the cabling and the violations are redrawn from it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual import on
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tree
+
+from layout.load import InputError
+from layout.siteedit import (
+    AddRow,
+    DeleteRow,
+    Edit,
+    MoveRow,
+    SetCluster,
+    SetHall,
+    SetHallTemplate,
+    SetRowTemplate,
+    SiteEditor,
+)
+from layout.tui.floor import HallFloor, UserRowBox, hall_floors
+from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
+from layout.tui.widgets.hall_map import HallMap
+from layout.tui.widgets.inspector import Inspector
+from layout.tui.widgets.site_tree import SiteTree
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str  # the action, as run_action() takes it
+    title: str  # what the command palette shows
+    help: str
+
+
+# Every action of the app, for the command palette (tests check that each key binding is listed here).
+ACTIONS: tuple[Action, ...] = (
+    Action("open", "File: open a site…", "Open another site file"),
+    Action("save", "File: save", "Write the site file back (comments kept, previous version as .bak)"),
+    Action("quit", "File: quit", "Leave dclayout (asks first if there are unsaved edits)"),
+    Action("undo", "Edit: undo", "Undo the last edit"),
+    Action("redo", "Edit: redo", "Redo the last undone edit"),
+    Action("add_row", "Edit: add a row at the cursor…", "Add a user-placed row of racks at the cursor"),
+    Action("delete_row", "Edit: delete the user row at the cursor", "Remove a [[row]] from the site file"),
+    Action(
+        "move_row", "Edit: move the user row at the cursor", "Arrows move it, enter drops it, escape cancels"
+    ),
+    Action(
+        "row_template", "Edit: rack template of the user row…", "Change the template of the row at the cursor"
+    ),
+    Action(
+        "hall_template", "Edit: rack template of the hall's user rows…", "Change every user row of this hall"
+    ),
+    Action(
+        "cluster_rack",
+        "Edit: GPU rack template of the cluster…",
+        "cluster.rack: what the auto-placer fills halls with",
+    ),
+    Action("hall_kw", "Edit: hall max kW per rack…", "The hall's rack power limit"),
+    Action("hall_cooling", "Edit: hall cooling…", "air, rear-door or liquid"),
+    Action("design_toggle", "Edit: rail-optimized / middle-of-rack", "Switch cluster.design"),
+    Action("switch_model", "Edit: fabric switch model…", "cluster.switch"),
+    Action("nic", "Edit: NIC (ConnectX-7 / Cedar-7)…", "cluster.nic"),
+    Action("next_hall", "View: next hall", "Show the next hall on the map"),
+    Action("prev_hall", "View: previous hall", "Show the previous hall on the map"),
+    Action("toggle_tree", "View: show/hide the site tree", "The tree of buildings, halls and rows"),
+    Action("tab('map')", "View: map", "The hall map"),
+    Action("tab('budgets')", "View: budgets", "Power budgets of site, buildings, halls and racks"),
+    Action("tab('violations')", "View: violations", "Design-rule breaches; enter jumps to the place"),
+    Action("tab('bom')", "View: bill of materials", "Quantities and prices"),
+    Action("tab('cabling')", "View: cabling", "Media mix and the longest links"),
+    Action("map_zoom(-1)", "Map: zoom in", "+"),
+    Action("map_zoom(1)", "Map: zoom out", "-"),
+    Action("map_fit", "Map: fit the hall", "0"),
+    Action("map_colour", "Map: colour racks by kind / by kW use", "c"),
+)
+
+TEMPLATE_KINDS_FOR_ROWS = ("gpu", "network", "spine", "core", "storage", "management", "cdu")
+
+
+def snap(v_m: float) -> float:
+    """A new row's corner: the cursor position rounded down to 10 cm (so the cursor is on the row)."""
+    return math.floor(v_m * 10 + 1e-9) / 10
+
+
+class DCLayoutApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "dclayout"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+
+    BINDINGS = [
+        Binding("ctrl+o", "open", "open", show=False),
+        Binding("ctrl+s", "save", "save"),
+        Binding("q", "quit", "quit"),
+        Binding("ctrl+z", "undo", "undo"),
+        Binding("ctrl+y", "redo", "redo"),
+        Binding("a", "add_row", "add row"),
+        Binding("x", "delete_row", "del row"),
+        Binding("m", "move_row", "move row"),
+        Binding("t", "row_template", "template"),
+        Binding("T", "hall_template", "hall template", show=False),
+        Binding("g", "cluster_rack", "GPU rack", show=False),
+        Binding("k", "hall_kw", "max kW"),
+        Binding("o", "hall_cooling", "cooling", show=False),
+        Binding("d", "design_toggle", "rail/MoR"),
+        Binding("w", "switch_model", "switch", show=False),
+        Binding("n", "nic", "NIC", show=False),
+        Binding("right_square_bracket", "next_hall", "next hall", show=False, key_display="]"),
+        Binding("left_square_bracket", "prev_hall", "prev hall", show=False, key_display="["),
+        Binding("f2", "toggle_tree", "tree", show=False),
+        Binding("1", "tab('map')", "map", show=False),
+        Binding("2", "tab('budgets')", "budgets", show=False),
+        Binding("3", "tab('violations')", "violations", show=False),
+        Binding("4", "tab('bom')", "BOM", show=False),
+        Binding("5", "tab('cabling')", "cabling", show=False),
+    ]
+
+    def __init__(self, site: str | Path | None = None, templates_dir: Path | None = None) -> None:
+        super().__init__()
+        self.site_arg = Path(site) if site else None
+        self.templates_dir = templates_dir
+        self.editor: SiteEditor | None = None
+        self.floors: dict[str, HallFloor] = {}
+        self.hall: str | None = None
+        self.moving: UserRowBox | None = None
+        self.status = ""
+
+    # ----------------------------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="main"):
+            yield SiteTree(id="tree")
+            with TabbedContent(id="tabs", initial="map"):
+                with TabPane("Map", id="map"), Vertical():
+                    yield HallMap(id="hallmap")
+                    yield Static("", id="legend")
+                with TabPane("Budgets", id="budgets"), VerticalScroll():
+                    yield Static("", id="budgets-view")
+                with TabPane("Violations", id="violations"), VerticalScroll():
+                    yield Static("", id="violations-view")
+                with TabPane("BOM", id="bom"), VerticalScroll():
+                    yield Static("", id="bom-view")
+                with TabPane("Cabling", id="cabling"), VerticalScroll():
+                    yield Static("", id="cabling-view")
+            yield Inspector(id="inspector")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.site_arg is not None:
+            self.open_site(self.site_arg)
+        else:
+            self.action_open()
+        self.query_one(HallMap).focus()
+
+    @property
+    def map(self) -> HallMap:
+        return self.query_one(HallMap)
+
+    # ------------------------------------------------------------------------------------- files
+    def open_site(self, path: Path) -> bool:
+        try:
+            editor = SiteEditor(path, self.templates_dir)
+        except InputError as e:
+            self.push_screen(MessageScreen(f"Cannot open {path}", [str(p) for p in e.problems]))
+            return False
+        self.editor = editor
+        self.hall = next(iter(f"{b.id}/{h.id}" for b in editor.inputs.site.building for h in b.hall))
+        self.moving = None
+        self.map.set_ghost(None)
+        self.inputs_changed(new_site=True)
+        return True
+
+    def action_open(self) -> None:
+        folder = (
+            self.editor.path.parent
+            if self.editor
+            else (Path("sites") if Path("sites").is_dir() else Path("."))
+        )
+
+        def opened(path: Path | None) -> None:
+            if path is not None:
+                self.open_site(path)
+
+        self.push_screen(OpenScreen(folder.resolve()), opened)
+
+    def action_save(self) -> None:
+        if self.editor is None:
+            return
+        try:
+            path = self.editor.save()
+        except InputError as e:
+            self.push_screen(
+                MessageScreen("Not saved: the site does not validate", [str(p) for p in e.problems])
+            )
+            return
+        self.notify(f"saved {path.name} (previous version: {self.editor.backup_path.name})")
+        self.update_title()
+
+    async def action_quit(self) -> None:
+        if self.editor is not None and self.editor.dirty:
+
+            def answer(choice: str | None) -> None:
+                if choice == "save":
+                    self.action_save()
+                    if self.editor is not None and not self.editor.dirty:
+                        self.exit()
+                elif choice == "discard":
+                    self.exit()
+
+            self.push_screen(
+                ChoiceScreen(
+                    "Unsaved edits",
+                    [("Save, then quit", "save"), ("Quit without saving", "discard"), ("Cancel", None)],
+                ),
+                answer,
+            )
+            return
+        self.exit()
+
+    # ------------------------------------------------------------------------------------ edits
+    def apply_edit(self, edit: Edit) -> bool:
+        """Apply an edit through the editor; problems are shown, never raised."""
+        if self.editor is None:
+            return False
+        try:
+            changed = self.editor.apply(edit)
+        except InputError as e:
+            self.notify(
+                "\n".join(str(p) for p in e.problems), title="Edit refused", severity="error", timeout=8
+            )
+            return False
+        if changed:
+            self.notify(edit.describe(), title="Edit")
+            self.inputs_changed()
+        return changed
+
+    def action_undo(self) -> None:
+        if self.editor is not None and (what := self.editor.undo()):
+            self.notify(f"undid: {what}")
+            self.inputs_changed()
+
+    def action_redo(self) -> None:
+        if self.editor is not None and (what := self.editor.redo()):
+            self.notify(f"redid: {what}")
+            self.inputs_changed()
+
+    def _cursor(self) -> tuple[str, float, float] | None:
+        where = self.map.cursor_m
+        if self.hall is None or where is None:
+            return None
+        return self.hall, where[0], where[1]
+
+    def _user_row_here(self) -> UserRowBox | None:
+        cur = self._cursor()
+        if cur is None:
+            return None
+        box = self.floors[cur[0]].user_row_at(cur[1], cur[2])
+        if box is None:
+            self.notify(
+                "no user-placed row at the cursor (auto-placed rows follow the site; add a row with a)",
+                severity="warning",
+            )
+        return box
+
+    def action_add_row(self) -> None:
+        cur = self._cursor()
+        if cur is None or self.editor is None:
+            return
+        hall_key, x, y = cur
+        hall = self._hall_model(hall_key)
+        inputs = self.editor.inputs
+        templates = sorted(t for t, tpl in inputs.templates.items() if tpl.kind in TEMPLATE_KINDS_FOR_ROWS)
+
+        def got_template(template: str | None) -> None:
+            if template is None:
+                return
+
+            def got_racks(racks: float | None) -> None:
+                if racks is not None:
+                    self.apply_edit(AddRow(hall_key, (snap(x), snap(y)), int(racks), template, hall.row_axis))
+
+            self.push_screen(
+                NumberScreen(f"Racks in the new row ({template})", hall.max_row_racks, 1, 200, integer=True),
+                got_racks,
+            )
+
+        self.push_screen(
+            ChoiceScreen(
+                f"New row in {hall_key} at ({x:.1f}, {y:.1f}) m: rack template",
+                [(f"{t} — {inputs.templates[t].name}", t) for t in templates],
+                inputs.site.cluster.rack,
+            ),
+            got_template,
+        )
+
+    def action_delete_row(self) -> None:
+        box = self._user_row_here()
+        if box is not None:
+            self.apply_edit(DeleteRow(box.index))
+
+    def action_move_row(self) -> None:
+        box = self._user_row_here()
+        if box is None:
+            return
+        self.moving = box
+        self.map.set_ghost(box)
+        self.notify("move the row with the arrows; enter drops it, escape cancels")
+
+    @on(HallMap.GhostDropped)
+    def ghost_dropped(self, event: HallMap.GhostDropped) -> None:
+        moving, self.moving = self.moving, None
+        self.map.set_ghost(None)
+        if moving is not None:
+            self.apply_edit(MoveRow(moving.index, (round(event.box.x0, 3), round(event.box.y0, 3))))
+
+    @on(HallMap.GhostCancelled)
+    def ghost_cancelled(self) -> None:
+        self.moving = None
+        self.map.set_ghost(None)
+
+    def _choose_template(self, title: str, current: str, kinds: Iterable[str], make: Any) -> None:
+        if self.editor is None:
+            return
+        templates = self.editor.inputs.templates
+        opts = [
+            (f"{t} — {templates[t].name}", t) for t in sorted(templates) if templates[t].kind in set(kinds)
+        ]
+
+        def chosen(t: str | None) -> None:
+            if t is not None:
+                self.apply_edit(make(t))
+
+        self.push_screen(ChoiceScreen(title, opts, current), chosen)
+
+    def action_row_template(self) -> None:
+        box = self._user_row_here()
+        if box is not None:
+            self._choose_template(
+                f"Rack template of user row {box.index + 1}",
+                box.template,
+                TEMPLATE_KINDS_FOR_ROWS,
+                lambda t: SetRowTemplate(box.index, t),
+            )
+
+    def action_hall_template(self) -> None:
+        if self.hall is None:
+            return
+        hall = self.hall
+        rows = [r for r in self.floors[hall].user_rows]
+        if not rows:
+            self.notify(
+                f"{hall} has no user-placed rows; g changes the cluster's GPU rack template",
+                severity="warning",
+            )
+            return
+        self._choose_template(
+            f"Rack template of every user row in {hall}",
+            rows[0].template,
+            TEMPLATE_KINDS_FOR_ROWS,
+            lambda t: SetHallTemplate(hall, t),
+        )
+
+    def action_cluster_rack(self) -> None:
+        if self.editor is not None:
+            self._choose_template(
+                "GPU rack template of the cluster (cluster.rack)",
+                self.editor.inputs.site.cluster.rack,
+                ("gpu",),
+                lambda t: SetCluster("rack", t),
+            )
+
+    def _hall_model(self, key: str) -> Any:
+        assert self.editor is not None
+        b, h = key.split("/")
+        return next(
+            hh for bb in self.editor.inputs.site.building if bb.id == b for hh in bb.hall if hh.id == h
+        )
+
+    def action_hall_kw(self) -> None:
+        if self.hall is None:
+            return
+        hall = self.hall
+        current = self._hall_model(hall).max_rack_kw
+
+        def got(v: float | None) -> None:
+            if v is not None:
+                self.apply_edit(SetHall(hall, "max_rack_kw", float(v)))
+
+        self.push_screen(NumberScreen(f"{hall}: max kW per rack", current, 1, 300), got)
+
+    def action_hall_cooling(self) -> None:
+        if self.hall is None:
+            return
+        hall = self.hall
+
+        def got(v: str | None) -> None:
+            if v is not None:
+                self.apply_edit(SetHall(hall, "cooling", v))
+
+        self.push_screen(
+            ChoiceScreen(
+                f"{hall}: cooling",
+                [
+                    ("air", "air"),
+                    ("rear-door heat exchangers", "rear-door"),
+                    ("liquid (direct to chip)", "liquid"),
+                ],
+                self._hall_model(hall).cooling,
+            ),
+            got,
+        )
+
+    def action_design_toggle(self) -> None:
+        if self.editor is not None:
+            now = self.editor.inputs.site.cluster.design
+            self.apply_edit(SetCluster("design", "mor" if now == "rail" else "rail"))
+
+    def action_switch_model(self) -> None:
+        if self.editor is None:
+            return
+        sw = self.editor.catalog.switch
+
+        def got(v: str | None) -> None:
+            if v is not None:
+                self.apply_edit(SetCluster("switch", v))
+
+        self.push_screen(
+            ChoiceScreen(
+                "Fabric switch",
+                [(f"{k} — {v.name}", k) for k, v in sorted(sw.items())],
+                self.editor.inputs.site.cluster.switch,
+            ),
+            got,
+        )
+
+    def action_nic(self) -> None:
+        if self.editor is None:
+            return
+        nics = self.editor.catalog.nic
+
+        def got(v: str | None) -> None:
+            if v is not None:
+                self.apply_edit(SetCluster("nic", v))
+
+        self.push_screen(
+            ChoiceScreen(
+                "Server NIC",
+                [(f"{k} — {v.name}", k) for k, v in sorted(nics.items())],
+                self.editor.inputs.site.cluster.nic,
+            ),
+            got,
+        )
+
+    # ------------------------------------------------------------------------------------- view
+    def halls(self) -> list[str]:
+        return list(self.floors)
+
+    def show_hall(self, key: str) -> None:
+        if key not in self.floors:
+            return
+        self.hall = key
+        self.moving = None
+        self.map.set_ghost(None)
+        self.map.show_floor(self.floors[key], keep_view=False)
+        self.update_legend()
+
+    def action_next_hall(self) -> None:
+        self._step_hall(1)
+
+    def action_prev_hall(self) -> None:
+        self._step_hall(-1)
+
+    def _step_hall(self, step: int) -> None:
+        halls = self.halls()
+        if self.hall in halls:
+            self.show_hall(halls[(halls.index(self.hall) + step) % len(halls)])
+
+    def action_toggle_tree(self) -> None:
+        self.screen.toggle_class("-tree-toggled")
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def action_map_zoom(self, step: int) -> None:
+        self.map.action_zoom(step)
+
+    def action_map_fit(self) -> None:
+        self.map.action_fit()
+
+    def action_map_colour(self) -> None:
+        self.map.action_colour()
+
+    def inputs_changed(self, new_site: bool = False) -> None:
+        """The site text changed (open, edit, undo, redo): redraw what the inputs alone determine."""
+        assert self.editor is not None
+        inputs = self.editor.inputs
+        self.floors = hall_floors(inputs)
+        if self.hall not in self.floors:
+            self.hall = next(iter(self.floors))
+        self.query_one(SiteTree).fill(inputs, [], self.hall)
+        assert self.hall is not None
+        self.map.show_floor(self.floors[self.hall], keep_view=not new_site)
+        self.update_legend()
+        self.update_title()
+        self.update_inspector()
+
+    def update_title(self) -> None:
+        if self.editor is None:
+            return
+        star = " *" if self.editor.dirty else ""
+        self.title = f"dclayout · {self.editor.inputs.site.site.name}"
+        self.sub_title = f"{self.editor.path.name}{star}" + (f" · {self.status}" if self.status else "")
+
+    def update_legend(self) -> None:
+        from layout.tui.widgets.hall_map import legend
+
+        grid = self.map.grid
+        scale = f"1 col = {grid.m_per_col:g} m" if grid else ""
+        self.query_one("#legend", Static).update(legend(self.map.colour_by, f"{self.hall} · {scale}"))
+
+    def update_inspector(self) -> None:
+        if self.editor is None or self.hall is None:
+            return
+        where = self.map.cursor_m
+        self.query_one(Inspector).show(
+            self.editor.inputs, self.floors[self.hall], where, self.map.rack_at_cursor
+        )
+
+    @on(HallMap.CursorMoved)
+    def cursor_moved(self) -> None:
+        self.update_inspector()
+
+    @on(HallMap.Redrawn)
+    def map_redrawn(self) -> None:
+        self.update_legend()
+
+    @on(Tree.NodeSelected)
+    def tree_selected(self, event: Tree.NodeSelected[tuple[str, str]]) -> None:
+        level, key = event.node.data or ("", "")
+        if level == "hall":
+            self.show_hall(key)
+        elif level == "user_row" and self.editor is not None:
+            r = self.editor.inputs.site.row[int(key)]
+            if r.hall != self.hall:
+                self.show_hall(r.hall)
+            box = next(b for b in self.floors[r.hall].user_rows if b.index == int(key))
+            self.map.goto((box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2)
+        elif level == "building":
+            first = next((h for h in self.floors if h.startswith(f"{key}/")), None)
+            if first and first != self.hall:
+                self.show_hall(first)
+
+    # ------------------------------------------------------------------------------- palette
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for a in ACTIONS:
+            yield SystemCommand(a.title, a.help, _runner(self, a.name))
+
+
+def _runner(app: App[Any], action: str) -> Any:
+    async def run() -> None:
+        await app.run_action(action)
+
+    return run
+
+
+def run_app(site: str | Path | None, templates_dir: Path | None = None) -> None:
+    DCLayoutApp(site, templates_dir).run()

@@ -1,0 +1,246 @@
+"""What the hall map draws, as arrays: one hall's outline, columns, keep-outs, user rows, racks and trays,
+rasterised to terminal cells at a given scale. No Textual here, so it is cheap to test.
+
+A terminal cell is about twice as tall as it is wide, so one column is ``m_per_col`` metres and one
+line ``2 * m_per_col`` metres: the map keeps the floor's proportions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import shapely
+from shapely.geometry import Polygon
+
+from layout.load import Inputs
+
+# cell codes
+OUTSIDE, FLOOR, COLUMN, KEEPOUT, TRAY, USER_ROW = 0, 1, 2, 3, 4, 5
+RACK = 10  # RACK + index into RACK_KINDS (colour by kind) or into KW_LEVELS (colour by kW use)
+RACK_KINDS = ("gpu", "network", "spine", "core", "storage", "management", "cdu")
+KW_LEVELS = (0.7, 0.9, 1.0)  # use below 70 %, below 90 %, up to the limit, over it
+ASPECT = 2.0  # a terminal line is this many columns tall
+
+
+@dataclass(frozen=True)
+class UserRowBox:
+    index: int  # position in the site file's [[row]] list
+    template: str
+    racks: int
+    axis: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def contains(self, x: float, y: float) -> bool:
+        return self.x0 <= x <= self.x1 and self.y0 <= y <= self.y1
+
+
+@dataclass
+class HallFloor:
+    """One hall, in site metres."""
+
+    key: str  # B1/H1
+    polygon: Polygon
+    columns: list[tuple[float, float, float, float]]  # x0, y0, x1, y1
+    keepouts: list[tuple[Polygon, str]]
+    user_rows: list[UserRowBox]
+    max_rack_kw: float
+    racks: pd.DataFrame = field(default_factory=pd.DataFrame)  # place.racks rows of this hall (+ power_kw)
+    trays: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))  # x0, y0, x1, y1 per tray segment
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        x0, y0, x1, y1 = self.polygon.bounds
+        return float(x0), float(y0), float(x1), float(y1)
+
+    def user_row_at(self, x: float, y: float) -> UserRowBox | None:
+        for r in self.user_rows:
+            if r.contains(x, y):
+                return r
+        return None
+
+    def keepout_at(self, x: float, y: float) -> str | None:
+        for poly, reason in self.keepouts:
+            if poly.covers(shapely.Point(x, y)):
+                return reason or "keep-out"
+        return None
+
+    def column_at(self, x: float, y: float) -> bool:
+        return any(c[0] <= x <= c[2] and c[1] <= y <= c[3] for c in self.columns)
+
+
+def user_row_box(
+    index: int,
+    hall: str,
+    origin: tuple[float, float],
+    axis: str,
+    racks: int,
+    width_m: float,
+    depth_m: float,
+    template: str,
+) -> UserRowBox:
+    """The footprint of a ``[[row]]``: ``origin`` is the corner of the first rack, racks side by side along
+    ``axis``, ``depth_m`` across it."""
+    length = racks * width_m
+    dx, dy = (length, depth_m) if axis == "x" else (depth_m, length)
+    return UserRowBox(index, template, racks, axis, origin[0], origin[1], origin[0] + dx, origin[1] + dy)
+
+
+def hall_floors(inputs: Inputs) -> dict[str, HallFloor]:
+    """Every hall of the site, keyed ``B1/H1``, with its geometry and user rows (no design yet)."""
+    out: dict[str, HallFloor] = {}
+    for b in inputs.site.building:
+        for h in b.hall:
+            key = f"{b.id}/{h.id}"
+            cols = [
+                (
+                    c.at[0] - c.size_m[0] / 2,
+                    c.at[1] - c.size_m[1] / 2,
+                    c.at[0] + c.size_m[0] / 2,
+                    c.at[1] + c.size_m[1] / 2,
+                )
+                for c in h.columns
+            ]
+            kos = [(Polygon(k.polygon), k.reason) for k in h.keepouts]
+            out[key] = HallFloor(key, Polygon(h.polygon), cols, kos, [], h.max_rack_kw)
+    for i, r in enumerate(inputs.site.row):
+        tpl = inputs.templates[r.template]
+        out[r.hall].user_rows.append(
+            user_row_box(i, r.hall, r.origin, r.axis, r.racks, tpl.width_m, tpl.depth_m, r.template)
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------------------- raster
+@dataclass(frozen=True)
+class Grid:
+    """Cell (col, line) of a hall raster <-> site metres. Line 0 is the north edge (largest y)."""
+
+    x0: float
+    y1: float
+    m_per_col: float
+    cols: int
+    lines: int
+
+    @property
+    def m_per_line(self) -> float:
+        return self.m_per_col * ASPECT
+
+    @classmethod
+    def for_hall(cls, floor: HallFloor, m_per_col: float) -> Grid:
+        x0, y0, x1, y1 = floor.bounds
+        cols = int(np.ceil((x1 - x0) / m_per_col)) + 1
+        lines = int(np.ceil((y1 - y0) / (m_per_col * ASPECT))) + 1
+        return cls(x0, y1, m_per_col, cols, lines)
+
+    def centre(self, col: int, line: int) -> tuple[float, float]:
+        return self.x0 + (col + 0.5) * self.m_per_col, self.y1 - (line + 0.5) * self.m_per_line
+
+    def cell(self, x: float, y: float) -> tuple[int, int]:
+        col = int(np.floor((x - self.x0) / self.m_per_col))
+        line = int(np.floor((self.y1 - y) / self.m_per_line))
+        return min(max(col, 0), self.cols - 1), min(max(line, 0), self.lines - 1)
+
+    def cell_box(self, col: int, line: int) -> tuple[float, float, float, float]:
+        x0 = self.x0 + col * self.m_per_col
+        y1 = self.y1 - line * self.m_per_line
+        return x0, y1 - self.m_per_line, x0 + self.m_per_col, y1
+
+    def span(self, lo: np.ndarray, hi: np.ndarray, axis: str) -> tuple[np.ndarray, np.ndarray]:
+        """Cells whose centres fall in [lo, hi] along x (cols) or y (lines); at least the cell of the middle."""
+        if axis == "x":
+            a = np.ceil((lo - self.x0) / self.m_per_col - 0.5)
+            b = np.floor((hi - self.x0) / self.m_per_col - 0.5)
+            mid = np.floor(((lo + hi) / 2 - self.x0) / self.m_per_col)
+        else:
+            a = np.ceil((self.y1 - hi) / self.m_per_line - 0.5)
+            b = np.floor((self.y1 - lo) / self.m_per_line - 0.5)
+            mid = np.floor((self.y1 - (lo + hi) / 2) / self.m_per_line)
+        empty = b < a
+        a = np.where(empty, mid, a)
+        b = np.where(empty, mid, b)
+        return a.astype(np.int64), b.astype(np.int64)
+
+
+def rack_boxes(racks: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """x0, y0, x1, y1 of each rack's footprint (width along the row, depth across it)."""
+    x = racks["x_m"].to_numpy(float)
+    y = racks["y_m"].to_numpy(float)
+    w = racks["width_m"].to_numpy(float)
+    d = racks["depth_m"].to_numpy(float)
+    across_x = (np.round(racks["rotation_deg"].to_numpy(float)) % 180) == 90  # fronts face -x/+x: row along y
+    hx = np.where(across_x, d, w) / 2
+    hy = np.where(across_x, w, d) / 2
+    return x - hx, y - hy, x + hx, y + hy
+
+
+def rack_codes(racks: pd.DataFrame, by: str, max_rack_kw: float) -> np.ndarray:
+    """The cell code of each rack: by ``kind`` or by ``kw`` use against the hall's limit."""
+    if by == "kw" and "power_kw" in racks:
+        use = racks["power_kw"].to_numpy(float) / max_rack_kw
+        return RACK + np.searchsorted(np.array(KW_LEVELS), use, side="left")
+    kinds = {k: i for i, k in enumerate(RACK_KINDS)}
+    return RACK + racks["kind"].map(kinds).fillna(0).to_numpy(np.int64)
+
+
+def rasterise(floor: HallFloor, grid: Grid, by: str = "kind") -> tuple[np.ndarray, np.ndarray]:
+    """(codes, rack) arrays of shape (lines, cols): what each cell shows, and which rack (row of
+    ``floor.racks``, -1 for none) it shows. Where several racks share a cell, the most loaded (by kW) or
+    the last one wins."""
+    cols = np.arange(grid.cols)
+    lines = np.arange(grid.lines)
+    cx = grid.x0 + (cols + 0.5) * grid.m_per_col
+    cy = grid.y1 - (lines + 0.5) * grid.m_per_line
+    xx, yy = np.meshgrid(cx, cy)
+    codes = np.where(shapely.contains_xy(floor.polygon, xx, yy), FLOOR, OUTSIDE).astype(np.int16)
+    rack = np.full(codes.shape, -1, dtype=np.int64)
+
+    def fill(
+        x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray, values: np.ndarray, target: np.ndarray
+    ) -> None:
+        c0, c1 = grid.span(x0, x1, "x")
+        l0, l1 = grid.span(y0, y1, "y")
+        c0, l0 = np.clip(c0, 0, grid.cols - 1), np.clip(l0, 0, grid.lines - 1)
+        c1, l1 = np.clip(c1, 0, grid.cols - 1), np.clip(l1, 0, grid.lines - 1)
+        for i in range(len(values)):
+            target[l0[i] : l1[i] + 1, c0[i] : c1[i] + 1] = values[i]
+
+    for poly, _ in floor.keepouts:
+        codes[shapely.contains_xy(poly, xx, yy) & (codes == FLOOR)] = KEEPOUT
+    if len(floor.trays):
+        _draw_segments(codes, grid, floor.trays)
+    if floor.user_rows:
+        ur = np.array([(r.x0, r.y0, r.x1, r.y1) for r in floor.user_rows])
+        fill(ur[:, 0], ur[:, 1], ur[:, 2], ur[:, 3], np.full(len(ur), USER_ROW), codes)
+    if len(floor.racks):
+        order = np.arange(len(floor.racks))
+        if "power_kw" in floor.racks:
+            order = np.argsort(floor.racks["power_kw"].to_numpy(float), kind="stable")
+        r = floor.racks.iloc[order]
+        x0, y0, x1, y1 = rack_boxes(r)
+        fill(x0, y0, x1, y1, rack_codes(r, by, floor.max_rack_kw), codes)
+        fill(x0, y0, x1, y1, order, rack)
+    if floor.columns:
+        c = np.array(floor.columns)
+        fill(c[:, 0], c[:, 1], c[:, 2], c[:, 3], np.full(len(c), COLUMN), codes)
+    return codes, rack
+
+
+def _draw_segments(codes: np.ndarray, grid: Grid, seg: np.ndarray) -> None:
+    """Mark the floor cells that tray segments (x0, y0, x1, y1) pass over."""
+    length = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
+    steps = np.maximum(1, np.ceil(length / (grid.m_per_col / 2)).astype(np.int64))
+    idx = np.repeat(np.arange(len(seg)), steps + 1)
+    t = np.concatenate([np.linspace(0.0, 1.0, s + 1) for s in steps])
+    x = seg[idx, 0] + t * (seg[idx, 2] - seg[idx, 0])
+    y = seg[idx, 1] + t * (seg[idx, 3] - seg[idx, 1])
+    col = np.floor((x - grid.x0) / grid.m_per_col).astype(np.int64)
+    line = np.floor((grid.y1 - y) / grid.m_per_line).astype(np.int64)
+    ok = (col >= 0) & (col < grid.cols) & (line >= 0) & (line < grid.lines)
+    col, line = col[ok], line[ok]
+    on_floor = codes[line, col] == FLOOR
+    codes[line[on_floor], col[on_floor]] = TRAY

@@ -1,0 +1,342 @@
+"""The hall map: one hall drawn to scale, racks as coloured cells, a cursor, zoom and pan."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from itertools import groupby
+
+import numpy as np
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import reactive
+from textual.strip import Strip
+from textual.widget import Widget
+
+from layout.tui.floor import (
+    ASPECT,
+    COLUMN,
+    FLOOR,
+    KEEPOUT,
+    KW_LEVELS,
+    OUTSIDE,
+    RACK,
+    RACK_KINDS,
+    TRAY,
+    USER_ROW,
+    Grid,
+    HallFloor,
+    UserRowBox,
+    rasterise,
+)
+
+ZOOM_STEP = 1.5  # + and - change the scale by this factor
+MIN_M_PER_COL, MAX_M_PER_COL = 0.05, 50.0
+
+KIND_COLOURS = {
+    "gpu": "#5fd75f",
+    "network": "#5fafff",
+    "spine": "#d787ff",
+    "core": "#ff8700",
+    "storage": "#d7d75f",
+    "management": "#5fd7d7",
+    "cdu": "#8a8a8a",
+}
+KW_COLOURS = ("#5fd75f", "#d7d75f", "#ff8700", "#ff3030")  # < 70 %, < 90 %, <= 100 %, over the limit
+KW_NAMES = (f"<{KW_LEVELS[0]:.0%}", f"<{KW_LEVELS[1]:.0%}", f"≤{KW_LEVELS[2]:.0%}", "over")
+
+FLOOR_BG = "#262626"
+GLYPHS: dict[int, tuple[str, Style]] = {
+    OUTSIDE: (" ", Style()),
+    FLOOR: (" ", Style(bgcolor=FLOOR_BG)),
+    COLUMN: ("■", Style(color="#ffffff", bgcolor="#6c6c6c")),
+    KEEPOUT: ("╳", Style(color="#af5f5f", bgcolor="#3a1c1c")),
+    TRAY: ("·", Style(color="#a8a8a8", bgcolor=FLOOR_BG)),
+    USER_ROW: ("▒", Style(color="#d7d7af", bgcolor=FLOOR_BG)),
+}
+GHOST = ("▒", Style(color="#ffff5f", bgcolor="#5f5f00", bold=True))
+
+
+def rack_glyphs(by: str) -> dict[int, tuple[str, Style]]:
+    colours = KW_COLOURS if by == "kw" else tuple(KIND_COLOURS[k] for k in RACK_KINDS)
+    return {RACK + i: ("█", Style(color=c, bgcolor=FLOOR_BG)) for i, c in enumerate(colours)}
+
+
+class HallMap(Widget, can_focus=True):
+    """A hall to scale. Arrows move the cursor; shift+arrows pan; + and - zoom; 0 fits the hall."""
+
+    BINDINGS = [
+        Binding("up", "move(0, -1)", "cursor", show=False),
+        Binding("down", "move(0, 1)", "cursor", show=False),
+        Binding("left", "move(-1, 0)", "cursor", show=False),
+        Binding("right", "move(1, 0)", "cursor", show=False),
+        Binding("shift+up", "pan(0, -1)", "pan", show=False),
+        Binding("shift+down", "pan(0, 1)", "pan", show=False),
+        Binding("shift+left", "pan(-1, 0)", "pan", show=False),
+        Binding("shift+right", "pan(1, 0)", "pan", show=False),
+        Binding("plus,equals_sign", "zoom(-1)", "zoom in", key_display="+"),
+        Binding("minus", "zoom(1)", "zoom out", key_display="-"),
+        Binding("0", "fit", "fit", show=False),
+        Binding("c", "colour", "colour by kind/kW"),
+        Binding("enter", "drop", "drop row", show=False),
+        Binding("escape", "cancel_move", "cancel move", show=False),
+    ]
+
+    colour_by: reactive[str] = reactive("kind")
+
+    class CursorMoved(Message):
+        """The cursor is on a new cell; x_m, y_m is its centre in site metres."""
+
+        def __init__(self, hall: str, x_m: float, y_m: float, rack: int) -> None:
+            super().__init__()
+            self.hall, self.x_m, self.y_m, self.rack = hall, x_m, y_m, rack
+
+    class GhostDropped(Message):
+        """Enter pressed while moving a row: ``box`` is where it was dropped."""
+
+        def __init__(self, box: UserRowBox) -> None:
+            super().__init__()
+            self.box = box
+
+    class GhostCancelled(Message):
+        """Escape pressed while moving a row."""
+
+    class Redrawn(Message):
+        """The scale or colouring changed."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.floor: HallFloor | None = None
+        self.m_per_col = 1.0
+        self.grid: Grid | None = None
+        self.codes = np.zeros((0, 0), dtype=np.int16)
+        self.rack = np.zeros((0, 0), dtype=np.int64)
+        self.cursor = (0, 0)  # (col, line) in the hall raster
+        self.offset = (0, 0)  # raster cell shown at the top-left corner
+        self.ghost: UserRowBox | None = None
+        self._fit_pending = True
+
+    # ------------------------------------------------------------------------------------ data
+    def show_floor(self, floor: HallFloor, keep_view: bool = True) -> None:
+        """Draw ``floor``. Keeps zoom and cursor (in metres) if it is the same hall and keep_view."""
+        same = keep_view and self.floor is not None and self.floor.key == floor.key and self.grid is not None
+        where = self.cursor_m if same else None
+        self.floor = floor
+        if same and where is not None:
+            self._rebuild(where)
+        else:
+            self._fit_pending = True
+            if self.size.width and self.size.height:
+                self.action_fit()
+        self.refresh()
+
+    def set_ghost(self, box: UserRowBox | None) -> None:
+        self.ghost = box
+        self.refresh()
+
+    @property
+    def cursor_m(self) -> tuple[float, float] | None:
+        if self.grid is None:
+            return None
+        return self.grid.centre(*self.cursor)
+
+    @property
+    def rack_at_cursor(self) -> int:
+        if self.grid is None or self.rack.size == 0:
+            return -1
+        col, line = self.cursor
+        return int(self.rack[line, col])
+
+    def goto(self, x_m: float, y_m: float) -> None:
+        """Put the cursor on the cell holding (x_m, y_m), zooming in so that a rack is at least a cell."""
+        if self.grid is None:
+            return
+        self.cursor = self.grid.cell(x_m, y_m)
+        self._centre_on_cursor()
+        self._moved()
+
+    def _rebuild(self, keep_m: tuple[float, float] | None = None) -> None:
+        if self.floor is None:
+            return
+        self.grid = Grid.for_hall(self.floor, self.m_per_col)
+        self.codes, self.rack = rasterise(self.floor, self.grid, self.colour_by)
+        if keep_m is not None:
+            self.cursor = self.grid.cell(*keep_m)
+        else:
+            self.cursor = (min(self.cursor[0], self.grid.cols - 1), min(self.cursor[1], self.grid.lines - 1))
+        self._scroll_to_cursor()
+        self.refresh()
+
+    def on_resize(self) -> None:
+        if self._fit_pending and self.floor is not None:
+            self.action_fit()
+        else:
+            self._scroll_to_cursor()
+
+    # --------------------------------------------------------------------------------- actions
+    def action_fit(self) -> None:
+        """The largest scale at which the whole hall fits the widget."""
+        if self.floor is None:
+            return
+        w, h = max(self.size.width, 2), max(self.size.height, 2)
+        x0, y0, x1, y1 = self.floor.bounds
+        fit = max((x1 - x0) / (w - 1), (y1 - y0) / (ASPECT * (h - 1)))
+        self._fit_pending = not (self.size.width and self.size.height)
+        keep = self.cursor_m
+        self.m_per_col = min(max(round(fit * 1.0001, 4), MIN_M_PER_COL), MAX_M_PER_COL)
+        self._rebuild(keep)
+        if keep is None:
+            assert self.grid is not None
+            self.cursor = (self.grid.cols // 2, self.grid.lines // 2)
+        self.offset = (0, 0)
+        self._scroll_to_cursor()
+        self._moved()
+        self.post_message(self.Redrawn())
+
+    def action_zoom(self, step: int) -> None:
+        """step -1 zooms in (fewer metres per column), +1 zooms out."""
+        new = min(max(round(self.m_per_col * ZOOM_STEP**step, 4), MIN_M_PER_COL), MAX_M_PER_COL)
+        if new == self.m_per_col or self.grid is None:
+            return
+        keep = self.cursor_m
+        self.m_per_col = new
+        self._rebuild(keep)
+        self._centre_on_cursor()
+        self.post_message(self.Redrawn())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("drop", "cancel_move"):
+            return self.ghost is not None
+        return True
+
+    def action_drop(self) -> None:
+        if self.ghost is not None:
+            self.post_message(self.GhostDropped(self.ghost))
+
+    def action_cancel_move(self) -> None:
+        if self.ghost is not None:
+            self.post_message(self.GhostCancelled())
+
+    def action_move(self, dc: int, dl: int) -> None:
+        if self.grid is None:
+            return
+        if self.ghost is not None:  # moving a row: it goes one cell, the cursor with it
+            g, dx, dy = self.ghost, dc * self.grid.m_per_col, -dl * self.grid.m_per_line
+            self.ghost = replace(g, x0=g.x0 + dx, x1=g.x1 + dx, y0=g.y0 + dy, y1=g.y1 + dy)
+        col = min(max(self.cursor[0] + dc, 0), self.grid.cols - 1)
+        line = min(max(self.cursor[1] + dl, 0), self.grid.lines - 1)
+        self.cursor = (col, line)
+        self._scroll_to_cursor()
+        self._moved()
+        self.refresh()
+
+    def action_pan(self, dc: int, dl: int) -> None:
+        if self.grid is None:
+            return
+        w, h = self.size.width, self.size.height
+        ox = self.offset[0] + dc * max(1, w // 4)
+        oy = self.offset[1] + dl * max(1, h // 4)
+        self.offset = (
+            min(max(ox, -w // 2), max(self.grid.cols - w // 2, 0)),
+            min(max(oy, -h // 2), max(self.grid.lines - h // 2, 0)),
+        )
+        col = min(max(self.cursor[0], self.offset[0]), self.offset[0] + w - 1)
+        line = min(max(self.cursor[1], self.offset[1]), self.offset[1] + h - 1)
+        self.cursor = (min(max(col, 0), self.grid.cols - 1), min(max(line, 0), self.grid.lines - 1))
+        self._moved()
+        self.refresh()
+
+    def action_colour(self) -> None:
+        self.colour_by = "kw" if self.colour_by == "kind" else "kind"
+
+    def watch_colour_by(self) -> None:
+        self._rebuild(self.cursor_m)
+        self.post_message(self.Redrawn())
+
+    # ---------------------------------------------------------------------------------- viewport
+    def _centre_on_cursor(self) -> None:
+        w, h = self.size.width, self.size.height
+        self.offset = (self.cursor[0] - w // 2, self.cursor[1] - h // 2)
+        self._clamp_offset()
+        self.refresh()
+
+    def _scroll_to_cursor(self) -> None:
+        w, h = max(self.size.width, 1), max(self.size.height, 1)
+        ox, oy = self.offset
+        col, line = self.cursor
+        if col < ox:
+            ox = col
+        elif col >= ox + w:
+            ox = col - w + 1
+        if line < oy:
+            oy = line
+        elif line >= oy + h:
+            oy = line - h + 1
+        self.offset = (ox, oy)
+        self._clamp_offset()
+
+    def _clamp_offset(self) -> None:
+        if self.grid is None:
+            return
+        w, h = self.size.width, self.size.height
+        ox, oy = self.offset
+        ox = 0 if self.grid.cols <= w else min(max(ox, 0), self.grid.cols - w)
+        oy = 0 if self.grid.lines <= h else min(max(oy, 0), self.grid.lines - h)
+        self.offset = (ox, oy)
+
+    def _moved(self) -> None:
+        if self.floor is None or self.grid is None:
+            return
+        x, y = self.grid.centre(*self.cursor)
+        self.post_message(self.CursorMoved(self.floor.key, x, y, self.rack_at_cursor))
+
+    # ------------------------------------------------------------------------------------ render
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        line = self.offset[1] + y
+        if self.grid is None or not 0 <= line < self.grid.lines:
+            return Strip.blank(width)
+        glyphs = {**GLYPHS, **rack_glyphs(self.colour_by)}
+        c0 = self.offset[0]
+        lo, hi = max(c0, 0), min(c0 + width, self.grid.cols)
+        cells: list[tuple[str, Style]] = [GLYPHS[OUTSIDE]] * width
+        row = self.codes[line]
+        for col in range(lo, hi):
+            cells[col - c0] = glyphs[int(row[col])]
+        if self.ghost is not None:
+            g0, g1 = self.grid.span(np.array([self.ghost.x0]), np.array([self.ghost.x1]), "x")
+            l0, l1 = self.grid.span(np.array([self.ghost.y0]), np.array([self.ghost.y1]), "y")
+            if l0[0] <= line <= l1[0]:
+                for col in range(max(int(g0[0]), lo), min(int(g1[0]), hi - 1) + 1):
+                    cells[col - c0] = GHOST
+        if line == self.cursor[1] and lo <= self.cursor[0] < hi:
+            ch, st = cells[self.cursor[0] - c0]
+            cursor_style = Style(color="#000000", bgcolor="#ffffff", bold=True)
+            cells[self.cursor[0] - c0] = (
+                "+" if ch == " " else ch,
+                cursor_style if self.has_focus else st + Style(reverse=True),
+            )
+        segments = [
+            Segment("".join(ch for ch, _ in run), style)
+            for style, run in ((s, list(g)) for s, g in groupby(cells, key=lambda c: c[1]))
+        ]
+        return Strip(segments, width)
+
+
+def legend(by: str, where: str) -> Text:
+    """One line: what the colours and glyphs mean, then the hall and the scale."""
+    t = Text()
+    if by == "kw":
+        t.append("kW use: ")
+        for name, colour in zip(KW_NAMES, KW_COLOURS, strict=True):
+            t.append("█", Style(color=colour)).append(f"{name} ")
+    else:
+        for kind in ("gpu", "network", "spine", "core"):
+            t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{kind} ")
+    for code, name in ((COLUMN, "column"), (KEEPOUT, "keep-out"), (TRAY, "tray"), (USER_ROW, "user row")):
+        ch, st = GLYPHS[code]
+        t.append(ch, st).append(f"{name} ")
+    t.append(f"· {where}", Style(dim=True))
+    return t
