@@ -370,6 +370,16 @@ def _error_problem(
         tp = _walk(model, loc)[0]
         if kind == "string_type" and pattern_key in choices:
             return loc, f"must be {_TYPE_TEXT[kind]}{got}", ", ".join(choices[pattern_key])
+        header = ".".join(str(p) for p in loc if isinstance(p, str))
+        inner = _strip(tp)
+        if kind == "list_type" and get_origin(inner) is list and _is_model(_strip(get_args(inner)[0])):
+            return (
+                loc,
+                f"must be a list of tables{got}",
+                f"a [[{header}]] header, with double brackets, before each entry",
+            )
+        if kind in ("dict_type", "model_type", "model_attributes_type") and _is_model(inner):
+            return loc, f"must be a table{got}", f"a single [{header}] header, with single brackets"
         rng = _bounds_text(err, model, loc) if kind not in ("string_type", "list_type", "tuple_type") else ""
         return loc, f"must be {_TYPE_TEXT[kind]}{got}", rng or _example(tp)
     if kind == "literal_error":
@@ -844,6 +854,7 @@ class _Parts:
     cluster: Fields | None
     rows: list[tuple[int, Fields]]
     tray_edits: dict[str, list[tuple[int, Fields]]]
+    refused: set[str] = field(default_factory=set)  # "B1", "B1/H1": named in the file, refused by pydantic
 
 
 def _fields(m: BaseModel) -> Fields:
@@ -917,6 +928,19 @@ def _parts_from_raw(data: dict[str, Any], bad: set[tuple[Any, ...]]) -> _Parts:
         )
         for bi, b, bloc in _raw_items(data, "building", ())
     ]
+    refused: set[str] = set()
+    for _, b, _ in _raw_items(data, "building", ()):
+        bid = b.get("id") if isinstance(b, dict) else None
+        if not isinstance(bid, str):
+            continue
+        halls = b.get("hall")
+        for h in halls if isinstance(halls, list) else [halls]:
+            hid = h.get("id") if isinstance(h, dict) else None
+            if isinstance(hid, str):
+                refused.add(f"{bid}/{hid}")
+        refused.add(bid)
+    refused -= {b.f["id"] for b in buildings if "id" in b.f}
+    refused -= {f"{b.f['id']}/{h['id']}" for b in buildings if "id" in b.f for _, h in b.halls if "id" in h}
     cluster_raw = data.get("cluster")
     return _Parts(
         buildings=buildings,
@@ -924,6 +948,7 @@ def _parts_from_raw(data: dict[str, Any], bad: set[tuple[Any, ...]]) -> _Parts:
         cluster=_lenient(Cluster, cluster_raw, ("cluster",), bad) if isinstance(cluster_raw, dict) else None,
         rows=each(UserRow, "row"),
         tray_edits={"tray_block": each(TrayEdit, "tray_block"), "tray_add": each(TrayEdit, "tray_add")},
+        refused=refused,
     )
 
 
@@ -1051,7 +1076,10 @@ def _cross_check(
                 continue
             geo = halls.get(t["hall"])
             if geo is None:
-                p.append(Problem(file, f"{edit_name}[{ti}].hall", f'unknown hall "{t["hall"]}"', _ids(halls)))
+                if t["hall"] not in parts.refused:
+                    p.append(
+                        Problem(file, f"{edit_name}[{ti}].hall", f'unknown hall "{t["hall"]}"', _ids(halls))
+                    )
                 continue
             line = t.get("line")
             if geo.polygon is None or line is None:
@@ -1086,6 +1114,8 @@ def _check_ducts(
             bid = d.get(end)
             if bid is not None and bid not in buildings:
                 ends_ok = False
+                if bid in parts.refused:
+                    continue
                 p.append(
                     Problem(
                         file, f"duct[{di}].{end.rstrip('_')}", f'unknown building "{bid}"', _ids(buildings)
@@ -1132,7 +1162,8 @@ def _check_rows(
             continue
         geo = halls.get(r["hall"])
         if geo is None:
-            p.append(Problem(file, f"row[{ri}].hall", f'unknown hall "{r["hall"]}"', _ids(halls)))
+            if r["hall"] not in parts.refused:
+                p.append(Problem(file, f"row[{ri}].hall", f'unknown hall "{r["hall"]}"', _ids(halls)))
             continue
         origin = r.get("origin")
         if geo.polygon is None or origin is None:

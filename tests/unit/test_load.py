@@ -238,3 +238,20 @@ def test_problems_sort_by_position_in_the_file() -> None:
     data = tomllib.loads("b = 1\n[a]\nx = 1\n[[c]]\ny = 2\n[[c]]\ny = 3\n")
     problems = [Problem("f", k, "p") for k in ("c[1].y", "(file)", "a.z", "c[0]", "b", "a.x")]
     assert [p.key for p in in_file_order(problems, data)] == ["(file)", "b", "a.z", "a.x", "c[0]", "c[1].y"]
+
+
+def test_table_versus_array_of_tables_mix_ups_say_which_brackets() -> None:
+    data = tomllib.loads(
+        (ROOT / "sites/superpod-4su.toml")
+        .read_text(encoding="utf-8")
+        .replace("[[building.hall]]", "[building.hall]")
+        .replace("[cluster]", "[[cluster]]")
+    )
+    data["row"] = [{"hall": "B1/H1", "origin": [4, 4], "racks": 2, "template": "dgx-h100-x4"}]
+    with pytest.raises(InputError) as e:
+        site_from_data(data, Path("x.toml"), CATALOG, TEMPLATES, DEFAULT_TEMPLATES_DIR)
+    got = [(p.key, p.allowed) for p in e.value.problems]
+    assert got == [
+        ("building[0].hall", "a [[building.hall]] header, with double brackets, before each entry"),
+        ("cluster", "a single [cluster] header, with single brackets"),
+    ]  # and no "unknown hall" for the row: hall B1/H1 is in the file, only refused
