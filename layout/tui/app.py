@@ -529,7 +529,7 @@ class DCLayoutApp(App[None]):
         from layout.tui.widgets.hall_map import legend
 
         grid = self.map.grid
-        scale = f"1 col = {grid.m_per_col:g} m" if grid else ""
+        scale = f"1 col = {grid.m_per_col:.2g} m" if grid else ""
         self.query_one("#legend", Static).update(legend(self.map.colour_by, f"{self.hall} · {scale}"))
 
     def update_inspector(self) -> None:

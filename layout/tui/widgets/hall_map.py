@@ -47,9 +47,10 @@ KIND_COLOURS = {
 KW_COLOURS = ("#5fd75f", "#d7d75f", "#ff8700", "#ff3030")  # < 70 %, < 90 %, <= 100 %, over the limit
 KW_NAMES = (f"<{KW_LEVELS[0]:.0%}", f"<{KW_LEVELS[1]:.0%}", f"≤{KW_LEVELS[2]:.0%}", "over")
 
-FLOOR_BG = "#262626"
+FLOOR_BG = "#3a3a3a"
+MAP_BG = "#121212"
 GLYPHS: dict[int, tuple[str, Style]] = {
-    OUTSIDE: (" ", Style()),
+    OUTSIDE: (" ", Style(bgcolor=MAP_BG)),
     FLOOR: (" ", Style(bgcolor=FLOOR_BG)),
     COLUMN: ("■", Style(color="#ffffff", bgcolor="#6c6c6c")),
     KEEPOUT: ("╳", Style(color="#af5f5f", bgcolor="#3a1c1c")),
@@ -114,7 +115,7 @@ class HallMap(Widget, can_focus=True):
         self.codes = np.zeros((0, 0), dtype=np.int16)
         self.rack = np.zeros((0, 0), dtype=np.int64)
         self.cursor = (0, 0)  # (col, line) in the hall raster
-        self.offset = (0, 0)  # raster cell shown at the top-left corner
+        self.view = (0, 0)  # raster cell shown at the top-left corner
         self.ghost: UserRowBox | None = None
         self._fit_pending = True
 
@@ -190,7 +191,7 @@ class HallMap(Widget, can_focus=True):
         if keep is None:
             assert self.grid is not None
             self.cursor = (self.grid.cols // 2, self.grid.lines // 2)
-        self.offset = (0, 0)
+        self.view = (0, 0)
         self._scroll_to_cursor()
         self._moved()
         self.post_message(self.Redrawn())
@@ -236,14 +237,14 @@ class HallMap(Widget, can_focus=True):
         if self.grid is None:
             return
         w, h = self.size.width, self.size.height
-        ox = self.offset[0] + dc * max(1, w // 4)
-        oy = self.offset[1] + dl * max(1, h // 4)
-        self.offset = (
+        ox = self.view[0] + dc * max(1, w // 4)
+        oy = self.view[1] + dl * max(1, h // 4)
+        self.view = (
             min(max(ox, -w // 2), max(self.grid.cols - w // 2, 0)),
             min(max(oy, -h // 2), max(self.grid.lines - h // 2, 0)),
         )
-        col = min(max(self.cursor[0], self.offset[0]), self.offset[0] + w - 1)
-        line = min(max(self.cursor[1], self.offset[1]), self.offset[1] + h - 1)
+        col = min(max(self.cursor[0], self.view[0]), self.view[0] + w - 1)
+        line = min(max(self.cursor[1], self.view[1]), self.view[1] + h - 1)
         self.cursor = (min(max(col, 0), self.grid.cols - 1), min(max(line, 0), self.grid.lines - 1))
         self._moved()
         self.refresh()
@@ -258,13 +259,13 @@ class HallMap(Widget, can_focus=True):
     # ---------------------------------------------------------------------------------- viewport
     def _centre_on_cursor(self) -> None:
         w, h = self.size.width, self.size.height
-        self.offset = (self.cursor[0] - w // 2, self.cursor[1] - h // 2)
+        self.view = (self.cursor[0] - w // 2, self.cursor[1] - h // 2)
         self._clamp_offset()
         self.refresh()
 
     def _scroll_to_cursor(self) -> None:
         w, h = max(self.size.width, 1), max(self.size.height, 1)
-        ox, oy = self.offset
+        ox, oy = self.view
         col, line = self.cursor
         if col < ox:
             ox = col
@@ -274,17 +275,18 @@ class HallMap(Widget, can_focus=True):
             oy = line
         elif line >= oy + h:
             oy = line - h + 1
-        self.offset = (ox, oy)
+        self.view = (ox, oy)
         self._clamp_offset()
 
     def _clamp_offset(self) -> None:
         if self.grid is None:
             return
         w, h = self.size.width, self.size.height
-        ox, oy = self.offset
-        ox = 0 if self.grid.cols <= w else min(max(ox, 0), self.grid.cols - w)
-        oy = 0 if self.grid.lines <= h else min(max(oy, 0), self.grid.lines - h)
-        self.offset = (ox, oy)
+        ox, oy = self.view
+        # a hall smaller than the widget is centred in it; a larger one never leaves a gap at an edge
+        ox = -((w - self.grid.cols) // 2) if self.grid.cols <= w else min(max(ox, 0), self.grid.cols - w)
+        oy = -((h - self.grid.lines) // 2) if self.grid.lines <= h else min(max(oy, 0), self.grid.lines - h)
+        self.view = (ox, oy)
 
     def _moved(self) -> None:
         if self.floor is None or self.grid is None:
@@ -295,11 +297,11 @@ class HallMap(Widget, can_focus=True):
     # ------------------------------------------------------------------------------------ render
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        line = self.offset[1] + y
+        line = self.view[1] + y
         if self.grid is None or not 0 <= line < self.grid.lines:
-            return Strip.blank(width)
+            return Strip.blank(width, GLYPHS[OUTSIDE][1])
         glyphs = {**GLYPHS, **rack_glyphs(self.colour_by)}
-        c0 = self.offset[0]
+        c0 = self.view[0]
         lo, hi = max(c0, 0), min(c0 + width, self.grid.cols)
         cells: list[tuple[str, Style]] = [GLYPHS[OUTSIDE]] * width
         row = self.codes[line]
@@ -333,9 +335,9 @@ def legend(by: str, where: str) -> Text:
         for name, colour in zip(KW_NAMES, KW_COLOURS, strict=True):
             t.append("█", Style(color=colour)).append(f"{name} ")
     else:
-        for kind in ("gpu", "network", "spine", "core"):
-            t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{kind} ")
-    for code, name in ((COLUMN, "column"), (KEEPOUT, "keep-out"), (TRAY, "tray"), (USER_ROW, "user row")):
+        for kind, name in (("gpu", "gpu"), ("network", "net"), ("spine", "spine"), ("core", "core")):
+            t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{name} ")
+    for code, name in ((COLUMN, "col"), (KEEPOUT, "keep-out"), (TRAY, "tray"), (USER_ROW, "user row")):
         ch, st = GLYPHS[code]
         t.append(ch, st).append(f"{name} ")
     t.append(f"· {where}", Style(dim=True))
