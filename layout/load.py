@@ -929,7 +929,8 @@ def _parts_from_raw(data: dict[str, Any], bad: set[tuple[Any, ...]]) -> _Parts:
         for bi, b, bloc in _raw_items(data, "building", ())
     ]
     refused: set[str] = set()
-    for _, b, _ in _raw_items(data, "building", ()):
+    raw_buildings = data.get("building")
+    for b in raw_buildings if isinstance(raw_buildings, list) else [raw_buildings]:
         bid = b.get("id") if isinstance(b, dict) else None
         if not isinstance(bid, str):
             continue

@@ -255,3 +255,14 @@ def test_table_versus_array_of_tables_mix_ups_say_which_brackets() -> None:
         ("building[0].hall", "a [[building.hall]] header, with double brackets, before each entry"),
         ("cluster", "a single [cluster] header, with single brackets"),
     ]  # and no "unknown hall" for the row: hall B1/H1 is in the file, only refused
+
+
+def test_a_single_building_table_gives_one_problem_not_unknown_halls() -> None:
+    text = (
+        (ROOT / "sites/superpod-4su.toml").read_text(encoding="utf-8").replace("[[building]]", "[building]")
+    )
+    data = tomllib.loads(text)
+    data["row"] = [{"hall": "B1/H1", "origin": [4, 4], "racks": 2, "template": "dgx-h100-x4"}]
+    assert _problems(data) == [
+        "building: must be a list of tables, got a table {id, footprint, entry, it_mw, hall}"
+    ]
