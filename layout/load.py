@@ -931,9 +931,9 @@ def _parts_from_raw(data: dict[str, Any], bad: set[tuple[Any, ...]]) -> _Parts:
     refused: set[str] = set()
     raw_buildings = data.get("building")
     for b in raw_buildings if isinstance(raw_buildings, list) else [raw_buildings]:
-        bid = b.get("id") if isinstance(b, dict) else None
-        if not isinstance(bid, str):
+        if not isinstance(b, dict) or not isinstance(b.get("id"), str):
             continue
+        bid = b["id"]
         halls = b.get("hall")
         for h in halls if isinstance(halls, list) else [halls]:
             hid = h.get("id") if isinstance(h, dict) else None
