@@ -1,0 +1,435 @@
+"""Media by routed length, stock lengths, transceivers, switch power and tray fill; ``cable()`` runs the
+whole cabling stage (trays -> routes -> media -> fill) for layout.design.
+
+Every threshold comes from the catalog (``[media.*].reach_m``, listed cheapest first): a link gets the
+first medium whose reach covers its routed length, then the medium's next stock length up (media
+without stock lengths, such as coherent spliced on site, round up to the next ``UNSTOCKED_ROUND_M``).
+A link no medium reaches is a ``reach`` violation.
+
+Jumpers: a link inside one rack is always a jumper; a link between neighbouring racks of a row is a
+jumper through the side panels when its jumper length gets a copper (non-optical) medium, otherwise it
+is routed along the trays like every other link.
+
+Transceivers: an optical link needs a module at each end. On a switch a module carries
+``switch.ports_per_cage`` links (twin-port OSFP: 2) of one medium; on a server a backend (gpu_leaf)
+module carries ``nic.ports_per_module`` links (Cedar-7: 2), other server ports one each.
+
+Switch power follows the media: ``power_w_copper + (power_w_optics - power_w_copper) x optical ports /
+ports`` per switch (seed 000: QM9700 747 W on DAC, 1,500 W on optics).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from layout import route as routing
+from layout import trays as traylib
+from layout.load import Inputs
+from layout.model import Catalog
+from layout.model.catalog import MEDIA_CLASSES
+from layout.violations import Violation
+
+UNSTOCKED_ROUND_M = 10.0
+STATUS = ("ok", "unplaced", "no_tray", "no_path", "reach")
+ROUTES = ("", "rack", "adjacent", "tray")  # no route, in-rack jumper, adjacent-rack jumper, along the trays
+
+
+@dataclass(frozen=True)
+class MediaTable:
+    """The catalog's media as arrays, in catalog (cheapest-first) order."""
+
+    ids: tuple[str, ...]
+    classes: tuple[str, ...]
+    reach_m: np.ndarray
+    optical: np.ndarray
+    area_mm2: np.ndarray
+    stock: tuple[np.ndarray, ...]
+
+    @classmethod
+    def of(cls, catalog: Catalog) -> MediaTable:
+        items = catalog.media_by_reach()
+        return cls(
+            ids=tuple(k for k, _ in items),
+            classes=tuple(m.media_class for _, m in items),
+            reach_m=np.array([m.reach_m for _, m in items], dtype=float),
+            optical=np.array([m.optical for _, m in items], dtype=bool),
+            area_mm2=np.array([np.pi * (m.diameter_mm / 2) ** 2 for _, m in items], dtype=float),
+            stock=tuple(np.asarray(m.stock_lengths_m, dtype=float) for _, m in items),
+        )
+
+    def pick(self, length_m: np.ndarray) -> np.ndarray:
+        """Index of the first medium whose reach covers each length; -1 where none does (or NaN)."""
+        first_reach = np.maximum.accumulate(self.reach_m)  # first i with reach[i] >= L
+        length = np.asarray(length_m, dtype=float)
+        idx = np.searchsorted(first_reach, np.where(np.isfinite(length), length, np.inf), side="left")
+        return np.where(idx < len(self.ids), idx, -1).astype(np.int64)
+
+    def stock_length(self, length_m: np.ndarray, code: np.ndarray) -> np.ndarray:
+        """The medium's next stock length at or above each length (NaN where there is no medium)."""
+        out = np.full(len(length_m), np.nan)
+        for k, stock in enumerate(self.stock):
+            m = code == k
+            if not m.any():
+                continue
+            if len(stock):
+                i = np.searchsorted(stock, length_m[m], side="left")
+                # beyond the longest stock length (reach above it): next UNSTOCKED_ROUND_M
+                longer = np.ceil(length_m[m] / UNSTOCKED_ROUND_M) * UNSTOCKED_ROUND_M
+                out[m] = np.where(i < len(stock), stock[np.minimum(i, len(stock) - 1)], longer)
+            else:
+                out[m] = np.ceil(length_m[m] / UNSTOCKED_ROUND_M) * UNSTOCKED_ROUND_M
+        return out
+
+
+@dataclass(frozen=True)
+class Cabling:
+    """Everything the cabling stage decides. Tables are aligned with the fabric's and placement's.
+
+    ``links``: the fabric's links plus rack_a, rack_b, route (``rack``/``adjacent`` jumper, ``tray``,
+    or ``""`` without a route), tray_m (run along the trays), length_m (routed, before rounding), media,
+    media_class, stock_length_m, status (STATUS).
+    ``edge_fill``: per tray edge (trays.edges order): cables, peak_area_mm2, capacity_mm2, fill (peak
+    over width x depth), over (bool), and ``cables_<media id>``.
+    ``switch_power_kw``/``optical_ports``: per device (NaN / 0 for devices that are not catalog switches).
+    ``modules``: transceiver modules per device and medium (device, end ``switch``/``server``, media,
+    links, modules). ``cables``: cables to buy per medium and stock length (media, stock_length_m, count).
+    """
+
+    trays: traylib.Trays
+    links: pd.DataFrame
+    edge_fill: pd.DataFrame
+    switch_power_kw: np.ndarray
+    optical_ports: np.ndarray
+    modules: pd.DataFrame
+    cables: pd.DataFrame
+    violations: list[Violation] = field(default_factory=list)
+
+    def media_counts(self) -> dict[str, int]:
+        """Links per media class (summary.json ``media``)."""
+        by = self.links["media_class"].value_counts()
+        return {c: int(by.get(c, 0)) for c in MEDIA_CLASSES}
+
+    def transceivers(self) -> dict[str, int]:
+        """Transceiver modules per medium id (both ends)."""
+        by = self.modules.groupby("media", sort=True)["modules"].sum()
+        return {str(k): int(v) for k, v in by.items()}
+
+    def node_optics(self) -> int:
+        """Server-side modules on backend (GPU-to-leaf) links: seed 000's 'node-side optics'."""
+        m = self.modules
+        return int(m.loc[(m["end"] == "server") & m["backend"], "modules"].sum())
+
+    def cable_length_m(self) -> dict[str, Any]:
+        """Cable to buy (stock lengths), total, longest and per medium (summary.json ``cable_length_m``)."""
+        s = self.links["stock_length_m"]
+        by = self.links.groupby("media", sort=True, observed=True)["stock_length_m"].sum()
+        return {
+            "total": round(float(np.nansum(s)), 3),
+            "max": round(float(np.nanmax(s)) if s.notna().any() else 0.0, 3),
+            "by_media": {str(k): round(float(v), 3) for k, v in by.items() if str(k)},
+        }
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "media": self.media_counts(),
+            "cable_length_m": self.cable_length_m(),
+            "transceivers": self.transceivers(),
+            "node_optics": self.node_optics(),
+            "tray_m": self.trays.tray_m(),
+        }
+
+
+def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
+    """Lay the trays, route every link, pick its medium and stock length, count modules, switch power
+    and tray fill, and report what breaks the rules."""
+    catalog = inputs.catalog
+    trays = traylib.build(inputs, placement)
+    mt = MediaTable.of(catalog)
+    links: pd.DataFrame = fabric.links
+    devices: pd.DataFrame = fabric.devices
+    racks: pd.DataFrame = placement.racks
+    heights = {t: tpl.height_ru for t, tpl in inputs.templates.items()}
+    rack_h = racks["template"].map(heights).fillna(48).to_numpy(float) if len(racks) else np.zeros(0)
+    ends = routing.link_ends(links, placement, rack_h)
+    n = len(links)
+
+    # jumpers: in-rack always; neighbouring racks when the jumper gets copper
+    jcode = mt.pick(ends.jumper_length_m)
+    copper = (jcode >= 0) & ~mt.optical[np.clip(jcode, 0, None)]
+    is_jumper = (ends.jumper == routing.JUMPER_RACK) | ((ends.jumper == routing.JUMPER_ADJACENT) & copper)
+    placed = ends.placed
+    need = placed & ~is_jumper
+    ti = np.nonzero(need)[0]
+    paths = routing.tray_paths(trays, ends.rack_a[ti], ends.rack_b[ti])
+    run = paths.dist_m[paths.pair]
+    ra, rb = ends.rack_a[ti], ends.rack_b[ti]
+    drops = np.abs(trays.rack_z_m[ra] - ends.port_z_a_m[ti]) + np.abs(
+        trays.rack_z_m[rb] - ends.port_z_b_m[ti]
+    )
+    tray_len = run + drops + routing.SLACK_M["tray"]
+
+    length = np.full(n, np.nan)
+    tray_m = np.full(n, np.nan)
+    length[is_jumper] = ends.jumper_length_m[is_jumper]
+    tray_m[is_jumper] = 0.0
+    length[ti] = np.where(np.isfinite(tray_len), tray_len, np.nan)
+    tray_m[ti] = np.where(np.isfinite(run), run, np.nan)
+    length = np.round(length, 6)  # no float dust at stock-length and reach boundaries
+    code = mt.pick(length)
+    status = np.zeros(n, dtype=np.int8)
+    status[~placed] = STATUS.index("unplaced")
+    no_tray = np.zeros(n, dtype=bool)
+    no_tray[ti] = (trays.rack_edge[ra] < 0) | (trays.rack_edge[rb] < 0)
+    status[no_tray] = STATUS.index("no_tray")
+    no_path = np.zeros(n, dtype=bool)
+    no_path[ti] = ~np.isfinite(run) & ~no_tray[ti]
+    status[no_path] = STATUS.index("no_path")
+    reach = np.isfinite(length) & (code < 0)
+    status[reach] = STATUS.index("reach")
+    code[status != 0] = -1
+    stock = mt.stock_length(length, code)
+
+    route_code = np.zeros(n, dtype=np.int8)  # ROUTES
+    route_code[is_jumper & (ends.jumper == routing.JUMPER_RACK)] = 1
+    route_code[is_jumper & (ends.jumper == routing.JUMPER_ADJACENT)] = 2
+    route_code[ti[np.isfinite(run)]] = 3
+    none = len(mt.ids)
+    mcode = np.where(code >= 0, code, none)
+    out = links.copy()
+    out["rack_a"] = ends.rack_a
+    out["rack_b"] = ends.rack_b
+    out["route"] = pd.Categorical.from_codes(route_code, categories=pd.Index(ROUTES))
+    out["tray_m"] = tray_m
+    out["length_m"] = length
+    out["media"] = pd.Categorical.from_codes(mcode, categories=pd.Index([*mt.ids, ""]))
+    classes = sorted(set(mt.classes)) + [""]
+    out["media_class"] = pd.Categorical.from_codes(
+        np.array([classes.index(c) for c in (*mt.classes, "")])[mcode], categories=pd.Index(classes)
+    )
+    out["stock_length_m"] = stock
+    out["status"] = pd.Categorical.from_codes(status, categories=pd.Index(STATUS))
+
+    # tray fill (cables on trays only; media index len(ids) = links without a medium)
+    k = len(mt.ids) + 1
+    tcode = np.where(code[ti] >= 0, code[ti], len(mt.ids))
+    area = np.r_[mt.area_mm2, 0.0][tcode]
+    load = routing.edge_loads(trays, paths, area, tcode, k)
+    edge_fill = _edge_fill(trays, load, mt)
+
+    modules = _modules(devices, links, code, mt, catalog, fabric)
+    optical_ports, power_kw = _switch_power(devices, links, code, mt, catalog)
+    cables = _cable_counts(code, stock, mt)
+    violations = [
+        *trays.violations,
+        *_link_violations(out, racks, devices, placement, inputs),
+        *_fill_violations(trays, edge_fill),
+    ]
+    return Cabling(
+        trays=trays,
+        links=out,
+        edge_fill=edge_fill,
+        switch_power_kw=power_kw,
+        optical_ports=optical_ports,
+        modules=modules,
+        cables=cables,
+        violations=violations,
+    )
+
+
+def _edge_fill(trays: traylib.Trays, load: routing.EdgeLoad, mt: MediaTable) -> pd.DataFrame:
+    e = trays.edges
+    gross = (e["width_mm"] * e["depth_mm"]).to_numpy(float)
+    fill = pd.DataFrame(
+        {
+            "kind": e["kind"],
+            "hall": e["hall"],
+            "where": e["where"],
+            "length_m": e["length_m"],
+            "cables": load.cables.sum(axis=1).round().astype(np.int64),
+            "peak_area_mm2": np.round(load.peak_area_mm2, 3),
+            "peak_at_m": np.round(load.peak_at_m, 3),
+            "capacity_mm2": e["capacity_mm2"],
+            "fill": np.round(load.peak_area_mm2 / gross, 6),
+        }
+    )
+    fill["over"] = fill["peak_area_mm2"] > fill["capacity_mm2"] + 1e-6
+    for i, mid in enumerate(mt.ids):
+        fill[f"cables_{mid}"] = load.cables[:, i].round().astype(np.int64)
+    return fill
+
+
+def _cable_counts(code: np.ndarray, stock: np.ndarray, mt: MediaTable) -> pd.DataFrame:
+    ok = code >= 0
+    mm = np.round(stock[ok] * 1000).astype(np.int64)
+    keys, counts = np.unique(code[ok] * (1 << 40) + mm, return_counts=True)
+    return pd.DataFrame(
+        {
+            "media": np.array(mt.ids, dtype=object)[keys >> 40],
+            "stock_length_m": (keys & ((1 << 40) - 1)) / 1000.0,
+            "count": counts.astype(np.int64),
+        }
+    )
+
+
+def _modules(
+    devices: pd.DataFrame,
+    links: pd.DataFrame,
+    code: np.ndarray,
+    mt: MediaTable,
+    catalog: Catalog,
+    fabric: Any,
+) -> pd.DataFrame:
+    """Transceiver modules per (device, medium) for optical links: ceil(links / links per module)."""
+    opt = (code >= 0) & mt.optical[np.clip(code, 0, None)]
+    k = len(mt.ids)
+    backend = (links["kind"].to_numpy()[opt] == "gpu_leaf").astype(np.int64)
+    dev = np.r_[links["a"].to_numpy(np.int64)[opt], links["b"].to_numpy(np.int64)[opt]]
+    key = (dev * k + np.r_[code[opt], code[opt]]) * 2 + np.r_[backend, backend]
+    uk, n_links = np.unique(key, return_counts=True)
+    d, rest = uk // (2 * k), uk % (2 * k)
+    med, bk = rest // 2, (rest % 2).astype(bool)
+    models, model_code = np.unique(devices["model"].to_numpy().astype(str), return_inverse=True)
+    cage_of = np.array(
+        [catalog.switch[m].ports_per_cage if m in catalog.switch else 1 for m in models], dtype=np.int64
+    )
+    nic_id = getattr(fabric, "nic", "")
+    nic_ports = catalog.nic[nic_id].ports_per_module if nic_id in catalog.nic else 1
+    is_server = devices["role"].to_numpy()[d] == "server"
+    per = np.where(is_server, np.where(bk, nic_ports, 1), cage_of[model_code[d]])
+    return pd.DataFrame(
+        {
+            "device": d,
+            "device_id": devices["device_id"].to_numpy()[d],
+            "end": np.where(is_server, "server", "switch"),
+            "media": np.array(mt.ids, dtype=object)[med],
+            "backend": bk,
+            "links": n_links,
+            "modules": -(-n_links // per),
+        }
+    )
+
+
+def _switch_power(
+    devices: pd.DataFrame, links: pd.DataFrame, code: np.ndarray, mt: MediaTable, catalog: Catalog
+) -> tuple[np.ndarray, np.ndarray]:
+    n = len(devices)
+    opt = (code >= 0) & mt.optical[np.clip(code, 0, None)]
+    ends = np.r_[links["a"].to_numpy(np.int64)[opt], links["b"].to_numpy(np.int64)[opt]]
+    optical_ports = np.bincount(ends, minlength=n).astype(np.int64)
+    models, mc = np.unique(devices["model"].to_numpy().astype(str), return_inverse=True)
+    sw = [catalog.switch.get(m) for m in models]
+    ports = np.array([x.ports if x else 0 for x in sw], dtype=float)[mc]
+    copper = np.array([x.power_w_copper if x else np.nan for x in sw], dtype=float)[mc]
+    optics = np.array([x.power_w_optics if x else np.nan for x in sw], dtype=float)[mc]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(ports > 0, np.minimum(optical_ports / np.where(ports > 0, ports, 1), 1.0), np.nan)
+    return optical_ports, (copper + (optics - copper) * share) / 1000.0
+
+
+def _link_violations(
+    out: pd.DataFrame, racks: pd.DataFrame, devices: pd.DataFrame, placement: Any, inputs: Inputs
+) -> list[Violation]:
+    """One violation per (problem, row of the a end) so every link without a route is accounted for."""
+    res: list[Violation] = []
+    bad = out[out["status"] != "ok"]
+    if bad.empty:
+        return res
+    rows = racks["row"].to_numpy() if len(racks) else np.zeros(0, dtype=object)
+    bldg = racks["building"].to_numpy() if len(racks) else np.zeros(0, dtype=object)
+    ducts = {frozenset((d.from_, d.to)) for d in inputs.site.duct}
+    for status, grp in bad.groupby("status", observed=True, sort=True):
+        if status == "unplaced":
+            for kind, kg in grp.groupby("kind", sort=True):
+                devs = np.unique(np.r_[kg["a"][kg["rack_a"] < 0], kg["b"][kg["rack_b"] < 0]])
+                res.append(
+                    Violation(
+                        "no_path",
+                        "site",
+                        f"{len(kg)} {kind} links have an end on a device that is not placed "
+                        f"({len(devs)} devices, e.g. {devices['device_id'].iloc[int(devs[0])]})",
+                        "give the placer room for every rack (see the placement's violations)",
+                        {"links": len(kg), "devices": len(devs)},
+                    )
+                )
+            continue
+        ra = grp["rack_a"].to_numpy()
+        rb = grp["rack_b"].to_numpy()
+        row_a = rows[ra]
+        for r in sorted(set(row_a.tolist())):
+            m = row_a == r
+            n = int(m.sum())
+            far = sorted(set(rows[rb[m]].tolist()))
+            if status == "no_tray":
+                msg = f"{n} links from row {r} reach racks with no tray above them (a tray_block removed it)"
+                kind, tip = "no_path", "move the tray_block or add a tray_add over the row"
+            elif status == "no_path":
+                b1, b2 = bldg[ra[m][0]], bldg[rb[m][0]]
+                why = (
+                    f"no [[duct]] joins buildings {b1} and {b2}"
+                    if b1 != b2 and frozenset((b1, b2)) not in ducts and not _campus_connected(b1, b2, ducts)
+                    else "tray_block lines cut every tray path"
+                )
+                msg = f"{n} links from row {r} to {len(far)} row(s) (first {far[0]}) have no tray path: {why}"
+                kind, tip = "no_path", "add a tray_add or a [[duct]] that joins them, or move the tray_block"
+            else:
+                longest = float(np.nanmax(grp["length_m"].to_numpy()[m]))
+                msg = f"{n} links from row {r} (up to {longest:,.1f} m) are longer than any medium reaches"
+                kind, tip = "reach", "place the two ends closer or add a longer-reach medium to the catalog"
+            res.append(
+                Violation(kind, r, msg, tip, {"links": n, "far_rows": len(far), "status": str(status)})
+            )
+    return res
+
+
+def _campus_connected(b1: str, b2: str, ducts: set[frozenset[str]]) -> bool:
+    seen, todo = {b1}, [b1]
+    while todo:
+        cur = todo.pop()
+        for d in ducts:
+            if cur in d:
+                for o in d - {cur}:
+                    if o not in seen:
+                        seen.add(o)
+                        todo.append(o)
+    return b2 in seen
+
+
+def _fill_violations(trays: traylib.Trays, fill: pd.DataFrame) -> list[Violation]:
+    res: list[Violation] = []
+    over = np.nonzero(fill["over"].to_numpy())[0]
+    if over.size == 0:
+        return res
+    e = trays.edges
+    x, y = trays.nodes["x_m"].to_numpy(), trays.nodes["y_m"].to_numpy()
+    u, v = e["u"].to_numpy()[over], e["v"].to_numpy()[over]
+    length = e["length_m"].to_numpy()[over]
+    t = np.where(length > 0, fill["peak_at_m"].to_numpy()[over] / np.where(length > 0, length, 1), 0.0)
+    px, py = x[u] + (x[v] - x[u]) * t, y[u] + (y[v] - y[u]) * t
+    cols = {
+        c: fill[c].to_numpy()[over]
+        for c in ("kind", "hall", "where", "cables", "peak_area_mm2", "capacity_mm2", "fill")
+    }
+    for j in range(len(over)):
+        kind, hall, where = cols["kind"][j], cols["hall"][j], cols["where"][j]
+        res.append(
+            Violation(
+                "tray_fill",
+                str(where) or str(hall),
+                f"{kind} tray in {hall or 'the campus'} from ({x[u[j]]:.1f}, {y[u[j]]:.1f}) to ({x[v[j]]:.1f}, {y[v[j]]:.1f}) "
+                f"is {cols['fill'][j]:.0%} full at ({px[j]:.1f}, {py[j]:.1f}): {cols['peak_area_mm2'][j]:,.0f} mm2 of cable "
+                f"({int(cols['cables'][j]):,} cables), {cols['capacity_mm2'][j]:,.0f} mm2 allowed",
+                "widen the tray (the hall's tray.width_mm / depth_mm) or add a parallel [[tray_add]]",
+                {
+                    "cables": int(cols["cables"][j]),
+                    "peak_area_mm2": round(float(cols["peak_area_mm2"][j]), 3),
+                    "capacity_mm2": round(float(cols["capacity_mm2"][j]), 3),
+                    "x_m": round(float(px[j]), 3),
+                    "y_m": round(float(py[j]), 3),
+                },
+            )
+        )
+    return res
