@@ -1,0 +1,931 @@
+"""The logical network of an AI cluster: servers, switches and links of a folded Clos (fat tree).
+
+Sizing, by the switch radix ``k`` counted at the server's NIC speed (an 800G port that breaks out into
+two 400G links counts twice):
+
+- Non-blocking inside a pod: every switch below the pod's top tier has as many links up as down, at
+  most ``k/2`` of each. Two tiers hold ``k**2/2`` ports, three ``k**3/4``, four ``k**4/8``.
+- Above the pods, the requested oversubscription ``R``: the pod's top tier takes at most
+  ``floor(k*R/(R+1))`` links down and ``ceil(down/R)`` up; one more tier joins the pods.
+- Buildable wiring: the switches of a tier are made of *groups*. At tier 2 a group is a block of
+  consecutive leaves (whole scalable units when they fit); above, a group is a *plane*: the switches at
+  the same position in the blocks below. Every lower switch connects to every upper switch of its group
+  with the same whole number of links, and the group has the fewest upper switches ``C`` for which that
+  holds: the smallest divisor ``C`` of the lower switches' uplink count with ``sum(ceil(up/C))`` no more
+  than the upper switch's down ports. Planes that need a single switch share it while it has ports.
+- ``rail``: a scalable unit (SU) is ``k/2`` servers and one leaf per rail (= server backend port); rail i
+  of every server goes to leaf i of its SU. ``mor``: all backend ports of a rack (or of a rack pair when
+  two racks together fill no more than ``k/2`` ports) go to that rack's leaf, over copper.
+
+Frontend and storage networks reuse the same sizing on the cluster's switch model (frontend leaves 3:1,
+storage leaves 1:1, non-blocking above the leaf, as many tiers as needed); out-of-band management is one
+48-port ``sn2201`` per 48 management ports of a pod (server BMCs and every switch's management port).
+
+Everything is built with numpy arrays; nothing is one Python object per link.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from layout.load import InputError, Problem
+from layout.model import Catalog, Cluster
+from layout.reliability import time_to_first_failure_min
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+TIER_ROLES = ("leaf", "spine", "core", "super")  # backend tiers 1..4
+TIER_LINKS = ("gpu_leaf", "leaf_spine", "spine_core", "core_super")  # link from tier t-1 to tier t
+MAX_TIERS = len(TIER_ROLES)
+FRONTEND_LEAF_OVERSUBSCRIPTION = 3.0  # frontend (business) traffic is light: 3:1 at the leaf
+STORAGE_LEAF_OVERSUBSCRIPTION = 1.0  # checkpoints and data loading: non-blocking
+OOB_SWITCH = "sn2201"
+DEFAULT_LINK_MTBF_YEARS = 5.0  # per NIC-leaf optical link, seed 000
+
+DEVICE_COLUMNS = [
+    "device_id",
+    "role",
+    "network",
+    "tier",
+    "model",
+    "pod",
+    "group",
+    "su",
+    "rail",
+    "index",
+    "ports_used",
+]
+LINK_COLUMNS = ["a", "b", "kind", "network", "speed_gbps", "pod"]
+LINK_KINDS = (*TIER_LINKS, "frontend", "storage", "oob")  # categories of links.kind
+NETWORKS = ("backend", "frontend", "storage", "oob")  # categories of links.network
+CLUSTER_KEYS = {
+    "gpus": "cluster.gpus",
+    "server": "cluster.server",
+    "switch": "cluster.switch",
+    "design": "cluster.design",
+    "pod_gpus": "cluster.pod_gpus",
+    "oversubscription": "cluster.oversubscription",
+    "nic": "cluster.nic",
+    "link_mtbf_years": "cluster.link_mtbf_years",
+    "tiers": "cluster.tiers",
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Fabric:
+    """The logical network: one row per device and one per physical link (see docs/tables.md).
+
+    ``device_arrays`` / ``link_arrays`` hold the same columns as read-only numpy arrays (``kind`` and
+    ``network`` of links as int8 codes into LINK_KINDS / NETWORKS); the DataFrames are made from them
+    on first use, so that counting (``summary()``) does not need pandas.
+    """
+
+    gpus: int
+    servers: int
+    tiers: int  # backend tiers, including the one above the pods
+    pods: int
+    pod_gpus: int
+    oversubscription: float
+    design: str
+    switch: str
+    server: str
+    nic: str
+    radix: int  # switch ports at the NIC speed
+    link_mtbf_years: float
+    node_optics: int  # optical modules at the server end of GPU-leaf links
+    device_arrays: dict[str, np.ndarray] = field(repr=False)
+    link_arrays: dict[str, np.ndarray] = field(repr=False)
+
+    @cached_property
+    def devices(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame({c: self.device_arrays[c] for c in DEVICE_COLUMNS})
+
+    @cached_property
+    def links(self) -> pd.DataFrame:
+        import pandas as pd
+
+        cols: dict[str, Any] = {c: self.link_arrays[c] for c in LINK_COLUMNS}
+        cols["kind"] = pd.Categorical.from_codes(cols["kind"], categories=pd.Index(LINK_KINDS))
+        cols["network"] = pd.Categorical.from_codes(cols["network"], categories=pd.Index(NETWORKS))
+        return pd.DataFrame(cols)
+
+    def time_to_first_failure_min(self) -> float:
+        """Mean minutes to the first failure of a node-side optical link (inf without any)."""
+        return time_to_first_failure_min(self.link_mtbf_years, self.node_optics)
+
+    def summary(self) -> dict[str, Any]:
+        """The JSON object of `dclayout fabric --json` (DESIGN.md); backend counts only."""
+        names, counts = np.unique(self.device_arrays["role"], return_counts=True)
+        roles = dict(zip(names.tolist(), counts.tolist(), strict=True))
+        kinds = dict(
+            zip(
+                LINK_KINDS,
+                np.bincount(self.link_arrays["kind"], minlength=len(LINK_KINDS)).tolist(),
+                strict=True,
+            )
+        )
+        switches = {r: roles.get(r, 0) for r in TIER_ROLES}
+        links = {k: kinds[k] for k in TIER_LINKS}
+        ttff = self.time_to_first_failure_min()
+        nets: dict[str, Any] = {}
+        for net in ("frontend", "storage", "oob"):
+            if kinds[net]:
+                is_switch = (self.device_arrays["network"] == net) & (self.device_arrays["tier"] > 0)
+                nets[net] = {"switches": int(is_switch.sum()), "links": kinds[net]}
+        return {
+            "gpus": self.gpus,
+            "servers": self.servers,
+            "tiers": self.tiers,
+            "pods": self.pods,
+            "pod_gpus": self.pod_gpus,
+            "oversubscription": float(self.oversubscription),
+            "switches": {
+                "leaf": switches["leaf"],
+                "spine": switches["spine"],
+                "core": switches["core"],
+                "super": switches["super"],
+                "total": sum(switches.values()),
+            },
+            "links": {
+                "gpu_leaf": links["gpu_leaf"],
+                "leaf_spine": links["leaf_spine"],
+                "spine_core": links["spine_core"],
+                "core_super": links["core_super"],
+                "total": sum(links.values()),
+            },
+            "node_optics": self.node_optics,
+            "reliability": {
+                "link_mtbf_years": float(self.link_mtbf_years),
+                "time_to_first_failure_min": None if math.isinf(ttff) else round(ttff, 2),
+            },
+            "design": self.design,
+            "server": self.server,
+            "switch": self.switch,
+            "nic": self.nic,
+            "radix": self.radix,
+            "networks": nets,
+        }
+
+
+# ----------------------------------------------------------------------------------------------- entry
+def build(
+    cluster: Cluster, catalog: Catalog, servers_per_rack: int | None = None, source: str = "site"
+) -> Fabric:
+    """The fabric of a site's cluster. ``servers_per_rack`` (from the rack template) sets the
+    middle-of-rack leaf groups; without it a leaf takes as many whole servers as fill ``k/2`` ports."""
+    mtbf = cluster.link_mtbf_years if "link_mtbf_years" in cluster.model_fields_set else None
+    net = cluster.networks
+    return _build(
+        _Spec(
+            gpus=cluster.gpus,
+            server=cluster.server,
+            switch=cluster.switch,
+            design=cluster.design,
+            pod_gpus=cluster.pod_gpus,
+            oversubscription=cluster.oversubscription,
+            nic=cluster.nic,
+            link_mtbf_years=mtbf,
+            tiers=cluster.tiers,
+            servers_per_rack=servers_per_rack,
+            storage=net.storage,
+            frontend=net.frontend,
+            oob=net.oob,
+            source=source,
+            keys=CLUSTER_KEYS,
+        ),
+        catalog,
+    )
+
+
+def size(
+    gpus: int,
+    server: str = "dgx-h100",
+    switch: str = "qm9700",
+    design: str = "rail",
+    pod_gpus: int = 0,
+    oversubscription: float = 1.0,
+    nic: str = "cx7",
+    link_mtbf_years: float | None = None,
+    catalog: Catalog | None = None,
+    *,
+    tiers: int | None = None,
+    servers_per_rack: int | None = None,
+    source: str = "dclayout fabric",
+    keys: dict[str, str] | None = None,
+) -> Fabric:
+    """The backend fabric for a GPU count, without a site (`dclayout fabric`). Bad values raise
+    InputError naming ``source`` and the option (``--switch`` ...). ``link_mtbf_years=None``: the NIC's
+    own figure if the catalog has one (Cedar-7: 4 years), else 5 years."""
+    if catalog is None:
+        from layout.load import load_catalog
+
+        catalog = load_catalog()
+    names = keys or {k: f"--{k.replace('_', '-')}" for k in CLUSTER_KEYS}
+    return _build(
+        _Spec(
+            gpus=gpus,
+            server=server,
+            switch=switch,
+            design=design,
+            pod_gpus=pod_gpus,
+            oversubscription=oversubscription,
+            nic=nic,
+            link_mtbf_years=link_mtbf_years,
+            tiers=tiers,
+            servers_per_rack=servers_per_rack,
+            storage=False,
+            frontend=False,
+            oob=False,
+            source=source,
+            keys=names,
+        ),
+        catalog,
+    )
+
+
+# ------------------------------------------------------------------------------------------ validation
+@dataclass(frozen=True)
+class _Spec:
+    gpus: int
+    server: str
+    switch: str
+    design: str
+    pod_gpus: int
+    oversubscription: float
+    nic: str
+    link_mtbf_years: float | None
+    tiers: int | None
+    servers_per_rack: int | None
+    storage: bool
+    frontend: bool
+    oob: bool
+    source: str
+    keys: dict[str, str]
+
+    def problem(self, key: str, problem: str, allowed: str = "") -> Problem:
+        return Problem(self.source, self.keys.get(key, key), problem, allowed)
+
+
+def _check(spec: _Spec, catalog: Catalog) -> None:
+    p: list[Problem] = []
+    for key, table, what in (
+        ("server", catalog.server, "server"),
+        ("switch", catalog.switch, "switch"),
+        ("nic", catalog.nic, "NIC"),
+    ):
+        value = getattr(spec, key)
+        if value not in table:
+            p.append(spec.problem(key, f"unknown {what} {value!r}", ", ".join(sorted(table))))
+    if spec.design not in ("rail", "mor"):
+        p.append(spec.problem("design", f"unknown design {spec.design!r}", "rail, mor"))
+    if spec.gpus <= 0:
+        p.append(
+            spec.problem(
+                "gpus", f"need at least one GPU (got {spec.gpus})", "a positive multiple of the server's GPUs"
+            )
+        )
+    if spec.pod_gpus < 0:
+        p.append(
+            spec.problem(
+                "pod_gpus",
+                f"negative pod size (got {spec.pod_gpus})",
+                "0 (one pod) or a positive multiple of the server's GPUs",
+            )
+        )
+    if not 1.0 <= spec.oversubscription <= 64.0:
+        p.append(
+            spec.problem(
+                "oversubscription",
+                f"oversubscription {spec.oversubscription:g} is out of range",
+                ">= 1, <= 64",
+            )
+        )
+    if spec.link_mtbf_years is not None and not 0 < spec.link_mtbf_years <= 100:
+        p.append(
+            spec.problem(
+                "link_mtbf_years", f"link MTBF {spec.link_mtbf_years:g} years is out of range", "> 0, <= 100"
+            )
+        )
+    if spec.server in catalog.server and spec.gpus > 0:
+        per = catalog.server[spec.server].gpus
+        if spec.gpus % per:
+            lo, hi = spec.gpus // per * per, (spec.gpus // per + 1) * per
+            p.append(
+                spec.problem(
+                    "gpus",
+                    f"{spec.gpus} GPUs is not a whole number of {spec.server} servers ({per} GPUs each)",
+                    f"a multiple of {per}, e.g. {lo or hi} or {hi}",
+                )
+            )
+        if spec.pod_gpus > 0 and spec.pod_gpus % per:
+            p.append(
+                spec.problem(
+                    "pod_gpus",
+                    f"{spec.pod_gpus} GPUs is not a whole number of {spec.server} servers",
+                    f"a multiple of {per}, or 0 for one pod",
+                )
+            )
+        elif spec.pod_gpus > spec.gpus:
+            p.append(
+                spec.problem(
+                    "pod_gpus",
+                    f"pod of {spec.pod_gpus} GPUs is larger than the cluster ({spec.gpus})",
+                    f"0 (one pod) up to {spec.gpus}",
+                )
+            )
+    if spec.server in catalog.server and spec.switch in catalog.switch:
+        srv, sw = catalog.server[spec.server], catalog.switch[spec.switch]
+        if sw.port_gbps < srv.backend_port_gbps:
+            fast = sorted(s for s, x in catalog.switch.items() if x.port_gbps >= srv.backend_port_gbps)
+            p.append(
+                spec.problem(
+                    "switch",
+                    f"{spec.switch} ports ({sw.port_gbps} Gb/s) are slower than the "
+                    f"{spec.server} backend ports ({srv.backend_port_gbps} Gb/s)",
+                    ", ".join(fast),
+                )
+            )
+    if p:
+        raise InputError(p)
+
+
+# ------------------------------------------------------------------------------------------ the build
+@dataclass
+class _Layer:
+    """The switches of one tier (local numbers 0..n-1) as seen by the tier above."""
+
+    block: np.ndarray  # block (group at this tier) of each switch, numbered across the network
+    pos: np.ndarray  # position inside its block
+    up: np.ndarray  # links it takes up
+    pod: np.ndarray  # pod label, -1 above the pods
+    spod: np.ndarray  # structural pod: blocks never mix two of them until the tier that joins them
+
+
+@dataclass
+class _Net:
+    """Devices and links of one network, with local device numbers per tier."""
+
+    layers: list[_Layer] = field(default_factory=list)
+    links: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)  # per tier t>=2: (lower, upper)
+    parent: list[np.ndarray] = field(default_factory=list)  # per tier t>=2: block of each tier t-1 switch
+
+    def local_block(self, tier: int) -> np.ndarray:
+        """Per switch of tier 1 or 2: the number, inside its pod, of its 2-tier block (its group)."""
+        if len(self.layers) < 2:
+            return np.zeros(len(self.layers[0].up), dtype=np.int64)
+        blocks = self.parent[0] if tier == 1 else self.layers[1].block
+        spods = self.layers[0].spod if tier == 1 else self.layers[1].spod
+        first = np.full(int(spods.max()) + 1, np.iinfo(np.int64).max)
+        np.minimum.at(first, spods, blocks)
+        return blocks - first[spods]
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def _tier_up(
+    lower: _Layer, new_block_of_lower: np.ndarray, down_max: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Wire ``lower`` to a new tier. Returns (link lower, link upper, upper block, upper position)."""
+    n = len(lower.up)
+    order = np.lexsort((lower.block, lower.pos, new_block_of_lower))
+    key_nb, key_pos = new_block_of_lower[order], lower.pos[order]
+    cut = np.flatnonzero((np.diff(key_nb) != 0) | (np.diff(key_pos) != 0)) + 1
+    starts = np.concatenate(([0], cut))
+    ends = np.concatenate((cut, [n]))
+    per_upper = np.empty(n, dtype=np.int64)  # links from this lower switch to each upper of its group
+    n_upper = np.empty(n, dtype=np.int64)  # uppers in its group
+    base = np.empty(n, dtype=np.int64)  # first upper of its group
+    up_block: list[int] = []
+    up_count: list[int] = []
+    cache: dict[bytes, int] = {}
+    next_upper = 0
+    shared: tuple[int, int, int] | None = None  # (block, ports used, upper) of a single-switch group
+    for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
+        idx = order[s:e]
+        u = lower.up[idx]
+        nb = int(key_nb[s])
+        sig = u.tobytes()
+        c = cache.get(sig)
+        if c is None:
+            c = next(d for d in _divisors(int(u.max())) if int(np.ceil(u / d).sum()) <= down_max)
+            cache[sig] = c
+        ports = int(u.sum())
+        if c == 1 and shared is not None and shared[0] == nb and shared[1] + ports <= down_max:
+            upper = shared[2]
+            shared = (nb, shared[1] + ports, upper)
+        else:
+            upper = next_upper
+            next_upper += c
+            up_block.append(nb)
+            up_count.append(c)
+            shared = (nb, ports, upper) if c == 1 else None
+        per_upper[idx] = -(-u // c)
+        n_upper[idx] = c
+        base[idx] = upper
+    total = n_upper * per_upper
+    a = np.repeat(np.arange(n), total)
+    first = np.repeat(np.cumsum(total) - total, total)
+    b = np.repeat(base, total) + (np.arange(len(a)) - first) // np.repeat(per_upper, total)
+    blocks = np.repeat(np.asarray(up_block, dtype=np.int64), up_count)
+    pos = np.arange(len(blocks)) - np.repeat(_first_index(blocks), _run_lengths(blocks))
+    return a, b, blocks, pos
+
+
+def _first_index(sorted_keys: np.ndarray) -> np.ndarray:
+    if len(sorted_keys) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
+
+
+def _run_lengths(sorted_keys: np.ndarray) -> np.ndarray:
+    starts = _first_index(sorted_keys)
+    return np.diff(np.concatenate((starts, [len(sorted_keys)])))
+
+
+def _group_blocks(layer: _Layer, size: int | None, join_pods: bool) -> np.ndarray:
+    """New block of each switch of ``layer``: ``size`` consecutive blocks of the same structural pod,
+    all blocks of a structural pod (``size`` None), or everything (``join_pods``)."""
+    if join_pods:
+        return np.zeros(len(layer.block), dtype=np.int64)
+    first_block_of_spod = np.full(int(layer.spod.max()) + 1, np.iinfo(np.int64).max)
+    np.minimum.at(first_block_of_spod, layer.spod, layer.block)
+    local = layer.block - first_block_of_spod[layer.spod]
+    sub = local // size if size else np.zeros_like(local)
+    key = layer.spod * (int(sub.max()) + 1) + sub
+    _, dense = np.unique(key, return_inverse=True)
+    return dense.astype(np.int64)
+
+
+def _common_pod(a: np.ndarray, b: np.ndarray, pod_a: np.ndarray, n_upper: int) -> np.ndarray:
+    lo = np.full(n_upper, np.iinfo(np.int64).max)
+    hi = np.full(n_upper, np.iinfo(np.int64).min)
+    np.minimum.at(lo, b, pod_a[a])
+    np.maximum.at(hi, b, pod_a[a])
+    return np.where(lo == hi, lo, -1)
+
+
+def _pod_tiers(leaves: int, block_leaves: int, half: int, top_down: int) -> int:
+    """Fewest tiers whose top holds ``leaves`` leaves of one pod (see _clos for the grouping)."""
+    if leaves <= 1:
+        return 1
+    if leaves <= top_down:
+        return 2
+    blocks, tiers = -(-leaves // block_leaves), 3
+    while blocks > top_down:
+        blocks, tiers = -(-blocks // half), tiers + 1
+    return tiers
+
+
+def _clos(
+    leaf_spod: np.ndarray,
+    leaf_pod: np.ndarray,
+    leaf_down: np.ndarray,
+    pod_tiers: int,
+    join_tier: bool,
+    radix: int,
+    block_leaves: int,
+    top_down: int,
+    top_up: Callable[[np.ndarray], np.ndarray],
+    leaf_up: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> _Net:
+    """Tiers 1..pod_tiers inside each structural pod, plus one tier joining the pods if ``join_tier``.
+    Below the pod top every switch is non-blocking (up = down, at most radix/2 each); the pod top takes
+    at most ``top_down`` links down and ``top_up(down)`` up; the joining tier takes all ``radix`` down."""
+    half = radix // 2
+    tiers = pod_tiers + int(join_tier)
+    net = _Net()
+    n_leaf = len(leaf_down)
+    if leaf_up is not None:
+        up = leaf_up(leaf_down)
+    elif pod_tiers == 1:
+        up = top_up(leaf_down) if join_tier else np.zeros(n_leaf, dtype=np.int64)
+    else:
+        up = leaf_down.copy()
+    layer = _Layer(
+        block=np.arange(n_leaf), pos=np.zeros(n_leaf, dtype=np.int64), up=up, pod=leaf_pod, spod=leaf_spod
+    )
+    net.layers.append(layer)
+    for t in range(2, tiers + 1):
+        if t > pod_tiers:  # the tier that joins the pods
+            new_block = _group_blocks(layer, None, join_pods=True)
+            down_max = radix
+        elif t == pod_tiers:  # the pod top
+            new_block = _group_blocks(layer, None, join_pods=False)
+            down_max = top_down
+        else:
+            new_block = _group_blocks(layer, block_leaves if t == 2 else half, join_pods=False)
+            down_max = half
+        a, b, blocks, pos = _tier_up(layer, new_block, down_max)
+        n_up = len(blocks)
+        down = np.bincount(b, minlength=n_up)
+        if t > pod_tiers:
+            up_links = np.zeros(n_up, dtype=np.int64)
+        elif t == pod_tiers:
+            up_links = top_up(down) if join_tier else np.zeros(n_up, dtype=np.int64)
+        else:
+            up_links = down.copy()
+        block_spod = np.zeros(int(new_block.max()) + 1, dtype=np.int64)
+        if t <= pod_tiers:
+            block_spod[new_block] = layer.spod
+        layer = _Layer(
+            block=blocks,
+            pos=pos,
+            up=up_links,
+            pod=_common_pod(a, b, layer.pod, n_up),
+            spod=block_spod[blocks],
+        )
+        net.layers.append(layer)
+        net.links.append((a, b))
+        net.parent.append(new_block)
+    return net
+
+
+@dataclass
+class _Tables:
+    """Column arrays accumulated while building; turned into two DataFrames at the end."""
+
+    dev: dict[str, list[np.ndarray]] = field(
+        default_factory=lambda: {c: [] for c in DEVICE_COLUMNS if c != "ports_used"}
+    )
+    link: dict[str, list[np.ndarray]] = field(default_factory=lambda: {c: [] for c in LINK_COLUMNS})
+    n_dev: int = 0
+
+    def add_devices(
+        self,
+        ids: list[str],
+        role: str,
+        network: str,
+        tier: int,
+        model: str,
+        pod: np.ndarray,
+        group: np.ndarray | None = None,
+        su: np.ndarray | None = None,
+        rail: np.ndarray | None = None,
+        index: np.ndarray | None = None,
+    ) -> int:
+        n = len(ids)
+        none = np.full(n, -1, dtype=np.int64)
+        self.dev["device_id"].append(np.asarray(ids, dtype=object))
+        self.dev["role"].append(np.full(n, role, dtype=object))
+        self.dev["network"].append(np.full(n, network, dtype=object))
+        self.dev["tier"].append(np.full(n, tier, dtype=np.int64))
+        self.dev["model"].append(np.full(n, model, dtype=object))
+        self.dev["pod"].append(np.asarray(pod, dtype=np.int64))
+        self.dev["group"].append(none if group is None else np.asarray(group, dtype=np.int64))
+        self.dev["su"].append(none if su is None else np.asarray(su, dtype=np.int64))
+        self.dev["rail"].append(none if rail is None else np.asarray(rail, dtype=np.int64))
+        self.dev["index"].append(
+            np.arange(n, dtype=np.int64) if index is None else np.asarray(index, dtype=np.int64)
+        )
+        first = self.n_dev
+        self.n_dev += n
+        return first
+
+    def add_links(
+        self, a: np.ndarray, b: np.ndarray, kind: str, network: str, speed_gbps: int, pod: np.ndarray
+    ) -> None:
+        n = len(a)
+        pa, pb = pod[a], pod[b]
+        self.link["a"].append(a.astype(np.int64))
+        self.link["b"].append(b.astype(np.int64))
+        self.link["kind"].append(np.full(n, LINK_KINDS.index(kind), dtype=np.int8))
+        self.link["network"].append(np.full(n, NETWORKS.index(network), dtype=np.int8))
+        self.link["speed_gbps"].append(np.full(n, speed_gbps, dtype=np.int64))
+        self.link["pod"].append(np.where(pa == pb, pa, -1))
+
+    def pods(self) -> np.ndarray:
+        return np.concatenate(self.dev["pod"]) if self.dev["pod"] else np.zeros(0, dtype=np.int64)
+
+    def arrays(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        dev = {c: np.concatenate(v) for c, v in self.dev.items()}
+        link = {c: np.concatenate(v) if v else np.zeros(0, dtype=np.int64) for c, v in self.link.items()}
+        n = self.n_dev
+        # management (oob) links count on the oob switch, not on the managed device's data ports
+        oob = link["network"] == NETWORKS.index("oob")
+        used = np.bincount(link["a"][~oob], minlength=n) + np.bincount(link["b"], minlength=n)
+        dev["ports_used"] = used.astype(np.int64)
+        for arr in (*dev.values(), *link.values()):
+            arr.flags.writeable = False
+        return dev, link
+
+
+def _ids(prefix: str, *parts: tuple[str, np.ndarray]) -> list[str]:
+    """Zero-padded ids such as be-leaf-p0-u012-r5 (parts with value -1 are left out)."""
+    cols = []
+    for tag, values in parts:
+        width = len(str(max(int(values.max()), 0))) if len(values) else 1
+        cols.append([f"-{tag}{v:0{width}d}" if v >= 0 else "" for v in values.tolist()])
+    return [prefix + "".join(p) for p in zip(*cols, strict=True)] if cols else []
+
+
+def _build(spec: _Spec, catalog: Catalog) -> Fabric:
+    _check(spec, catalog)
+    srv = catalog.server[spec.server]
+    sw = catalog.switch[spec.switch]
+    nic = catalog.nic[spec.nic]
+    speed = srv.backend_port_gbps
+    radix = sw.ports * sw.port_gbps // speed
+    half = radix // 2
+    ports = srv.backend_ports
+    n_srv = spec.gpus // srv.gpus
+    per_pod = spec.pod_gpus // srv.gpus if spec.pod_gpus else n_srv
+    pods = -(-n_srv // per_pod)
+    ratio = spec.oversubscription
+    top_down = radix if pods == 1 else math.floor(radix * ratio / (ratio + 1) + 1e-9)
+
+    def top_up(down: np.ndarray) -> np.ndarray:
+        return np.ceil(down / ratio - 1e-9).astype(np.int64)
+
+    # leaf groups: servers of a scalable unit (rail) or of a rack / rack pair (mor)
+    if spec.design == "rail":
+        group_servers, rails = half, ports
+    else:
+        rack = spec.servers_per_rack or max(1, half // ports)
+        if rack * ports > half:
+            raise InputError(
+                [
+                    spec.problem(
+                        "design",
+                        f"middle-of-rack: a rack of {rack} {spec.server} has {rack * ports} backend "
+                        f"ports, more than half of {spec.switch}'s radix ({radix})",
+                        f"rail, or a switch with at least {2 * rack * ports} ports at {speed}G",
+                    )
+                ]
+            )
+        group_servers = 2 * rack if 2 * rack * ports <= half else rack
+        rails = 1
+    leaves_per_pod = -(-per_pod // group_servers) * rails
+    block_leaves = half // rails * rails if rails <= half else half
+    needed = _pod_tiers(leaves_per_pod, block_leaves, half, top_down) + int(pods > 1)
+    tiers = spec.tiers or needed
+    if tiers < needed:
+        raise InputError(
+            [
+                spec.problem(
+                    "tiers",
+                    f"{tiers} tier(s) cannot hold {per_pod * srv.gpus:,} GPUs per pod on "
+                    f"{spec.switch} (radix {radix}) non-blocking; {needed} needed",
+                    f">= {needed}",
+                )
+            ]
+        )
+    if tiers > MAX_TIERS:
+        join = " and one more to join the pods" if pods > 1 else ""
+        raise InputError(
+            [
+                spec.problem(
+                    "switch",
+                    f"a pod of {per_pod * srv.gpus:,} GPUs needs {tiers - int(pods > 1)} tiers of "
+                    f"{spec.switch} (radix {radix}){join}; at most {MAX_TIERS} are supported",
+                    "a switch with more ports (e.g. sn5600, tomahawk5), or smaller pods (--pod-gpus / cluster.pod_gpus)",
+                )
+            ]
+        )
+    if pods > radix:
+        raise InputError(
+            [
+                spec.problem(
+                    "pod_gpus",
+                    f"{pods} pods cannot be joined by one tier of {spec.switch} (radix {radix})",
+                    f"pods of at least {-(-n_srv // radix) * srv.gpus} GPUs",
+                )
+            ]
+        )
+    pod_tiers = tiers - int(pods > 1)
+
+    # servers and their backend ports
+    s = np.arange(n_srv, dtype=np.int64)
+    srv_pod, srv_local = s // per_pod, s % per_pod
+    srv_su = srv_local // group_servers
+    pod_leaf0 = np.arange(pods, dtype=np.int64) * leaves_per_pod  # leaves of a partial last pod follow
+    port = np.tile(np.arange(ports, dtype=np.int64), n_srv)
+    port_srv = np.repeat(s, ports)
+    leaf_of_port = pod_leaf0[srv_pod[port_srv]] + srv_su[port_srv] * rails + (port if rails > 1 else 0)
+    # renumber leaves densely (a partial last pod has fewer)
+    used_leaves, leaf_of_port = np.unique(leaf_of_port, return_inverse=True)
+    leaf_pod = used_leaves // leaves_per_pod
+    leaf_in_pod = used_leaves % leaves_per_pod
+    leaf_down = np.bincount(leaf_of_port, minlength=len(used_leaves))
+
+    net = _clos(leaf_pod, leaf_pod, leaf_down, pod_tiers, pods > 1, radix, block_leaves, top_down, top_up)
+
+    t = _Tables()
+    # server group = the 2-tier block of its rail-0 leaf; index = position inside (pod, group)
+    leaf_block_local = net.local_block(1)
+    srv_group = leaf_block_local[leaf_of_port[::ports]]
+    t.add_devices(
+        [f"srv-{i:05d}" for i in s.tolist()],
+        "server",
+        "compute",
+        0,
+        spec.server,
+        srv_pod,
+        srv_group,
+        srv_su,
+        index=_rank_in_runs(srv_pod * (n_srv + 1) + srv_group),
+    )
+    leaf_rail = leaf_in_pod % rails if spec.design == "rail" else np.full(len(leaf_pod), -1)
+    leaf_su = leaf_in_pod // rails
+    leaf_first = t.add_devices(
+        _ids("be-leaf", ("p", leaf_pod), ("u", leaf_su), ("r", leaf_rail)),
+        "leaf",
+        "backend",
+        1,
+        spec.switch,
+        leaf_pod,
+        leaf_block_local,
+        leaf_su,
+        leaf_rail,
+        _rank_in_runs(leaf_pod * (len(leaf_pod) + 1) + leaf_block_local),
+    )
+    firsts = [leaf_first]
+    for tier in range(2, tiers + 1):
+        layer = net.layers[tier - 1]
+        role = TIER_ROLES[tier - 1]
+        if tier == 2:
+            grp = net.local_block(2)
+            ids = _ids(f"be-{role}", ("p", layer.pod), ("g", grp), ("", layer.pos))
+            firsts.append(
+                t.add_devices(ids, role, "backend", tier, spec.switch, layer.pod, grp, index=layer.pos)
+            )
+        else:
+            num = _rank_in_runs(layer.pod)
+            firsts.append(
+                t.add_devices(
+                    _ids(f"be-{role}", ("p", layer.pod), ("", num)),
+                    role,
+                    "backend",
+                    tier,
+                    spec.switch,
+                    layer.pod,
+                    index=num,
+                )
+            )
+    pod_of = t.pods()
+    t.add_links(port_srv, leaf_first + leaf_of_port, "gpu_leaf", "backend", speed, pod_of)
+    for tier in range(2, tiers + 1):
+        a, b = net.links[tier - 2]
+        t.add_links(
+            firsts[tier - 2] + a, firsts[tier - 1] + b, TIER_LINKS[tier - 1], "backend", speed, pod_of
+        )
+
+    for name, flag, per_server, over in (
+        ("frontend", spec.frontend, srv.frontend_ports, FRONTEND_LEAF_OVERSUBSCRIPTION),
+        ("storage", spec.storage, srv.storage_ports, STORAGE_LEAF_OVERSUBSCRIPTION),
+    ):
+        if flag and per_server:
+            _side_network(t, name, per_server, over, srv_pod, srv_local, sw.ports, sw.port_gbps, spec)
+    if spec.oob:
+        _oob_network(t, catalog, srv.oob_ports, n_srv, spec)
+
+    devices, links = t.arrays()
+    if spec.link_mtbf_years is not None:
+        mtbf = spec.link_mtbf_years
+    else:
+        mtbf = nic.link_mtbf_years or DEFAULT_LINK_MTBF_YEARS
+    node_optics = n_srv * -(-ports // nic.ports_per_module) if spec.design == "rail" else 0
+    return Fabric(
+        gpus=spec.gpus,
+        servers=n_srv,
+        tiers=tiers,
+        pods=pods,
+        pod_gpus=per_pod * srv.gpus,
+        oversubscription=float(ratio),
+        design=spec.design,
+        switch=spec.switch,
+        server=spec.server,
+        nic=spec.nic,
+        radix=radix,
+        link_mtbf_years=float(mtbf),
+        node_optics=int(node_optics),
+        device_arrays=devices,
+        link_arrays=links,
+    )
+
+
+def _rank_in_runs(keys: np.ndarray) -> np.ndarray:
+    """0, 1, 2 ... restarting whenever the (sorted) key changes."""
+    if len(keys) == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = _first_index(keys)
+    return np.arange(len(keys)) - np.repeat(starts, _run_lengths(keys))
+
+
+def _side_network(
+    t: _Tables,
+    name: str,
+    per_server: int,
+    over: float,
+    srv_pod: np.ndarray,
+    srv_local: np.ndarray,
+    radix: int,
+    speed: int,
+    spec: _Spec,
+) -> None:
+    """A frontend or storage Clos: every port of a server on one leaf (leaves never span two pods),
+    leaves ``over``:1, non-blocking above, one network over the whole cluster."""
+    prefix = "fe" if name == "frontend" else "st"
+    leaf_cap = math.floor(radix * over / (over + 1) + 1e-9)
+    per_leaf = max(1, leaf_cap // per_server)
+    n_srv = len(srv_pod)
+    pods = int(srv_pod.max()) + 1
+    per_pod_leaves = np.bincount(srv_pod, minlength=pods)
+    per_pod_leaves = -(-per_pod_leaves // per_leaf)
+    pod_first_leaf = np.concatenate(([0], np.cumsum(per_pod_leaves)[:-1]))
+    srv_leaf = pod_first_leaf[srv_pod] + srv_local // per_leaf
+    n_leaf = int(per_pod_leaves.sum())
+    leaf_pod = np.repeat(np.arange(pods), per_pod_leaves)
+    leaf_down = np.bincount(srv_leaf, minlength=n_leaf) * per_server
+    half = radix // 2
+
+    def leaf_up(down: np.ndarray) -> np.ndarray:
+        return np.ceil(down / over - 1e-9).astype(np.int64)
+
+    tiers = _pod_tiers(n_leaf, half, half, radix)
+    if tiers > MAX_TIERS:
+        raise InputError(
+            [
+                spec.problem(
+                    "switch",
+                    f"the {name} network of {n_srv:,} servers needs {tiers} tiers of "
+                    f"{spec.switch}; at most {MAX_TIERS} are supported",
+                    "a switch with more ports",
+                )
+            ]
+        )
+    spod = np.zeros(n_leaf, dtype=np.int64)
+    net = _clos(
+        spod,
+        leaf_pod,
+        leaf_down,
+        tiers,
+        False,
+        radix,
+        half,
+        radix,
+        lambda d: np.zeros(len(d), dtype=np.int64),
+        leaf_up=leaf_up if tiers > 1 else None,
+    )
+    firsts = []
+    for tier, layer in enumerate(net.layers, start=1):
+        role = f"{prefix}_{TIER_ROLES[tier - 1]}"
+        ids = _ids(f"{prefix}-{TIER_ROLES[tier - 1]}", ("", np.arange(len(layer.up))))
+        firsts.append(t.add_devices(ids, role, name, tier, spec.switch, layer.pod))
+    pod_of = t.pods()
+    srv_ports = np.repeat(np.arange(n_srv), per_server)
+    t.add_links(srv_ports, firsts[0] + srv_leaf[srv_ports], name, name, speed, pod_of)
+    for tier in range(2, len(net.layers) + 1):
+        a, b = net.links[tier - 2]
+        t.add_links(firsts[tier - 2] + a, firsts[tier - 1] + b, name, name, speed, pod_of)
+
+
+def _oob_network(t: _Tables, catalog: Catalog, oob_ports: int, n_srv: int, spec: _Spec) -> None:
+    """One 48-port management switch per 48 management ports of a pod (those above the pods last)."""
+    if OOB_SWITCH not in catalog.switch:
+        raise InputError(
+            [
+                Problem(
+                    spec.source,
+                    "cluster.networks.oob",
+                    f"the catalog has no {OOB_SWITCH!r} switch for out-of-band management",
+                    f"add [switch.{OOB_SWITCH}] to the catalog, or oob = false",
+                )
+            ]
+        )
+    oob = catalog.switch[OOB_SWITCH]
+    pod = t.pods()
+    n = len(pod)
+    mgmt = np.ones(n, dtype=np.int64)
+    mgmt[:n_srv] = oob_ports
+    key = np.where(pod < 0, int(pod.max()) + 1, pod)  # devices above the pods after the last pod
+    order = np.argsort(key, kind="stable")
+    port_dev = np.repeat(order, mgmt[order])
+    port_key = key[port_dev]
+    rank = _rank_in_runs(port_key)
+    per_key = np.bincount(port_key)
+    switches = -(-per_key // oob.ports)
+    first_sw = np.concatenate(([0], np.cumsum(switches)[:-1]))
+    port_sw = first_sw[port_key] + rank // oob.ports
+    sw_key = np.repeat(np.arange(len(switches)), switches)
+    sw_pod = np.where(sw_key > int(pod.max()), -1, sw_key) if len(sw_key) else sw_key
+    first = t.add_devices(
+        _ids("oob", ("p", sw_pod), ("", _rank_in_runs(sw_key))),
+        "oob",
+        "oob",
+        1,
+        OOB_SWITCH,
+        sw_pod,
+        index=_rank_in_runs(sw_key),
+    )
+    t.add_links(port_dev, first + port_sw, "oob", "oob", oob.port_gbps, t.pods())
