@@ -1,0 +1,1 @@
+"""Exporters: thin adapters that read a finished `layout.design.Design` and write files (atomically)."""

@@ -1,0 +1,312 @@
+"""SVG floor plan of each hall: a preview of the floor before the DXF exists.
+
+Hall outline and wall clearance, columns, keep-outs, cold and hot aisles, racks coloured by kind (GPU
+racks by their kW against the hall's limit), the front of every rack, row labels, a legend, a scale
+bar and a north arrow. Plain text, fixed number formatting: the same design gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from shapely.geometry import Polygon
+
+from layout.export.atomic import write_text
+
+if TYPE_CHECKING:
+    from layout.design import Design
+    from layout.model import Hall
+
+PLAN_PX = 900.0  # the longer side of the hall on the page
+MARGIN = 36.0
+TITLE_H = 64.0
+LEGEND_W = 250.0
+
+KIND_FILL = {
+    "network": "#3b7dd8",
+    "spine": "#7b4fc9",
+    "core": "#e07b1a",
+    "storage": "#2a9d8f",
+    "management": "#8d99ae",
+    "cdu": "#90a4ae",
+}
+KIND_LABEL = {"network": "Leaf / SU network rack", "spine": "Spine rack", "core": "Core / MDF rack", "storage": "Storage rack",
+              "management": "Management rack", "cdu": "CDU"}  # fmt: skip
+# GPU racks by kW use of the hall's max_rack_kw: (upper bound, fill, label)
+USE_BINS = ((0.5, "#b9e3b0", "GPU rack, < 50 % of max kW"), (0.8, "#63b85a", "GPU rack, 50-80 %"),
+            (1.0 + 1e-9, "#f2b134", "GPU rack, 80-100 %"), (np.inf, "#d64541", "GPU rack over the limit"))  # fmt: skip
+EMPTY_FILL = "#ffffff"
+COLD = "#d6e9fb"
+HOT = "#fbe0dc"
+
+
+def _n(v: float) -> str:
+    s = f"{v:.2f}".rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s
+
+
+class _Frame:
+    """Site metres to page pixels (y up in the site, down on the page)."""
+
+    def __init__(self, bounds: tuple[float, float, float, float]):
+        x0, y0, x1, y1 = bounds
+        self.x0, self.y1 = x0, y1
+        self.s = PLAN_PX / max(x1 - x0, y1 - y0, 1e-6)
+        self.w = (x1 - x0) * self.s
+        self.h = (y1 - y0) * self.s
+
+    def x(self, v: float) -> float:
+        return MARGIN + (v - self.x0) * self.s
+
+    def y(self, v: float) -> float:
+        return MARGIN + TITLE_H + (self.y1 - v) * self.s
+
+    def pts(self, coords: list[tuple[float, float]] | np.ndarray) -> str:
+        return " ".join(f"{_n(self.x(float(a)))},{_n(self.y(float(b)))}" for a, b in coords)
+
+    def rect(self, x0: float, y0: float, x1: float, y1: float, **attrs: str) -> str:
+        a = " ".join(f'{k.replace("_", "-")}="{v}"' for k, v in attrs.items())
+        return (f'<rect x="{_n(self.x(min(x0, x1)))}" y="{_n(self.y(max(y0, y1)))}" '
+                f'width="{_n(abs(x1 - x0) * self.s)}" height="{_n(abs(y1 - y0) * self.s)}" {a}/>')  # fmt: skip
+
+
+def hall_svg(design: Design, hall_key: str) -> str:
+    """The floor plan of one hall (``B1/H1``) as SVG text."""
+    inputs = design.inputs
+    hall = next(h for b, h in inputs.site.halls() if f"{b.id}/{h.id}" == hall_key)
+    poly = Polygon(hall.polygon)
+    f = _Frame(poly.bounds)
+    racks = design.placement.racks
+    m = (racks["hall"] == hall_key).to_numpy()
+    sel = racks[m]
+    kw = design.power.rack_kw[m]
+    limit = design.power.rack_limit_kw[m]
+    all_rows = design.placement.rows
+    rows = [
+        {str(k): v for k, v in r.items()} for r in all_rows[all_rows["hall"] == hall_key].to_dict("records")
+    ]
+    depth = float(sel["depth_m"].max()) if len(sel) else 1.2
+
+    width = MARGIN * 2 + f.w + LEGEND_W
+    height = max(MARGIN * 2 + TITLE_H + f.h + 40.0, 620.0)
+    out = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(width)}" height="{_n(height)}" '
+        f'viewBox="0 0 {_n(width)} {_n(height)}" font-family="Helvetica, Arial, sans-serif">',
+        "<defs>",
+        '<pattern id="hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
+        '<rect width="8" height="8" fill="#f7e3e3"/><line x1="0" y1="0" x2="0" y2="8" stroke="#c0392b" stroke-width="2"/></pattern>',
+        "</defs>",
+        f'<rect width="{_n(width)}" height="{_n(height)}" fill="#ffffff"/>',
+    ]
+    out += _title(design, hall_key, hall, int(m.sum()), float(kw.sum()))
+    # floor, wall clearance
+    out.append(
+        f'<polygon points="{f.pts(list(poly.exterior.coords))}" fill="#f1f1ee" stroke="#222222" stroke-width="3"/>'
+    )
+    if hall.wall_clearance_m > 0:
+        inner = poly.buffer(-hall.wall_clearance_m, join_style="mitre")
+        for g in getattr(inner, "geoms", [inner]):
+            if not g.is_empty:
+                out.append(f'<polygon points="{f.pts(list(g.exterior.coords))}" fill="none" stroke="#9a9a9a" '
+                           'stroke-width="1" stroke-dasharray="6 4"/>')  # fmt: skip
+    # aisles: half a cold aisle in front of every row, half a hot aisle behind it
+    for r in rows:
+        out += _aisles(f, r, hall, depth)
+    # keep-outs, columns
+    for k in hall.keepouts:
+        kp = Polygon(k.polygon).intersection(poly)
+        for g in getattr(kp, "geoms", [kp]):
+            if g.is_empty or g.geom_type != "Polygon":
+                continue
+            out.append(
+                f'<polygon points="{f.pts(list(g.exterior.coords))}" fill="url(#hatch)" stroke="#c0392b" stroke-width="1.5"/>'
+            )
+            if k.reason:
+                c = g.representative_point()
+                out.append(f'<text x="{_n(f.x(c.x))}" y="{_n(f.y(c.y))}" font-size="11" text-anchor="middle" '
+                           f'fill="#7b1e14" stroke="#ffffff" stroke-width="3" paint-order="stroke">{escape(k.reason)}</text>')  # fmt: skip
+    for c in hall.columns:
+        (cx, cy), (sx, sy) = c.at, c.size_m
+        out.append(
+            f.rect(
+                cx - sx / 2,
+                cy - sy / 2,
+                cx + sx / 2,
+                cy + sy / 2,
+                fill="#4a4a4a",
+                stroke="#111111",
+                stroke_width="0.8",
+            )
+        )
+    # racks
+    out += _racks(f, sel, kw, limit)
+    # row labels in the front half of the cold aisle, at the row's start
+    fs = max(4.0, min(12.0, 0.45 * hall.cold_aisle_m * f.s))
+    for r in rows:
+        label = str(r["row"]).rsplit("/", 1)[-1]
+        off = depth / 2 + hall.cold_aisle_m * 0.25
+        if r["axis"] == "x":
+            x, y = r["x0_m"] + 0.1, r["y0_m"] + r["front_sign"] * off
+            out.append(
+                f'<text x="{_n(f.x(x))}" y="{_n(f.y(y) + fs * 0.35)}" font-size="{_n(fs)}" fill="#1d3557">{label}</text>'
+            )
+        else:
+            x, y = r["x0_m"] + r["front_sign"] * off, r["y0_m"] + 0.1
+            px, py = f.x(x) + fs * 0.35, f.y(y)
+            out.append(f'<text x="{_n(px)}" y="{_n(py)}" font-size="{_n(fs)}" fill="#1d3557" '
+                       f'transform="rotate(-90 {_n(px)} {_n(py)})">{label}</text>')  # fmt: skip
+    out += _scale_bar(f)
+    out += _north(f)
+    out += _legend(f, hall, sel, kw)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _title(design: Design, hall_key: str, hall: Hall, n_racks: int, kw: float) -> list[str]:
+    site = design.inputs.site.site
+    gpu = design.placement.gpu_rack.get(hall_key)
+    dens = (
+        f", GPU racks: {gpu.template} ({gpu.servers} server{'s' if gpu.servers != 1 else ''} each)"
+        if gpu
+        else ""
+    )
+    return [
+        f'<text x="{_n(MARGIN)}" y="{_n(MARGIN + 4)}" font-size="20" font-weight="bold" fill="#111111">'
+        f"{escape(site.name)} — hall {escape(hall_key)}</text>",
+        f'<text x="{_n(MARGIN)}" y="{_n(MARGIN + 24)}" font-size="12" fill="#333333">{n_racks} racks, IT {kw / 1000:.2f} MW'
+        f"{'' if hall.it_mw is None else f' of {hall.it_mw:g} MW'}{escape(dens)}</text>",
+        f'<text x="{_n(MARGIN)}" y="{_n(MARGIN + 40)}" font-size="12" fill="#333333">{hall.cooling} cooling, max '
+        f"{hall.max_rack_kw:g} kW per rack, floor {hall.floor_load_kg_m2:g} kg/m²; revision {escape(site.revision)}, "
+        f"{escape(site.date)}</text>",
+    ]
+
+
+def _aisles(f: _Frame, r: dict[str, Any], hall: Hall, depth: float) -> list[str]:
+    x0, y0, x1, y1 = (float(r[k]) for k in ("x0_m", "y0_m", "x1_m", "y1_m"))
+    s = int(r["front_sign"])
+    half = depth / 2
+    cold, hot = hall.cold_aisle_m / 2, hall.hot_aisle_m / 2
+    if r["axis"] == "x":
+        return [f.rect(x0, y0 + s * half, x1, y0 + s * (half + cold), fill=COLD),
+                f.rect(x0, y0 - s * half, x1, y0 - s * (half + hot), fill=HOT)]  # fmt: skip
+    return [f.rect(x0 + s * half, y0, x0 + s * (half + cold), y1, fill=COLD),
+            f.rect(x0 - s * half, y0, x0 - s * (half + hot), y1, fill=HOT)]  # fmt: skip
+
+
+def _racks(f: _Frame, sel: pd.DataFrame, kw: np.ndarray, limit: np.ndarray) -> list[str]:
+    out = []
+    use = np.divide(kw, limit, out=np.zeros_like(kw), where=limit > 0)
+    for i, r in enumerate(sel.to_dict("records")):
+        x, y, rot, kind = float(r["x_m"]), float(r["y_m"]), float(r["rotation_deg"]), str(r["kind"])
+        along_x = rot in (0.0, 180.0)
+        hx = (r["width_m"] if along_x else r["depth_m"]) / 2
+        hy = (r["depth_m"] if along_x else r["width_m"]) / 2
+        if kw[i] <= 0:
+            fill = EMPTY_FILL
+        elif kind == "gpu":
+            fill = next(c for ub, c, _ in USE_BINS if use[i] <= ub)
+        else:
+            fill = KIND_FILL.get(kind, "#999999")
+        over = use[i] > 1.0 + 1e-9
+        stroke = ' stroke="#b00020" stroke-width="1.6"' if over else ' stroke="#1b1b1b" stroke-width="0.5"'
+        out.append(f'<rect x="{_n(f.x(x - hx))}" y="{_n(f.y(y + hy))}" width="{_n(2 * hx * f.s)}" '
+                   f'height="{_n(2 * hy * f.s)}" fill="{fill}"{stroke}><title>{escape(str(r["rack_id"]))} '
+                   f'{escape(str(r["template"]))} {kw[i]:.1f} kW</title></rect>')  # fmt: skip
+        # the front edge (cold-aisle side)
+        if rot == 0.0:
+            a, b = (x - hx, y + hy), (x + hx, y + hy)
+        elif rot == 180.0:
+            a, b = (x - hx, y - hy), (x + hx, y - hy)
+        elif rot == 270.0:
+            a, b = (x + hx, y - hy), (x + hx, y + hy)
+        else:
+            a, b = (x - hx, y - hy), (x - hx, y + hy)
+        out.append(f'<line x1="{_n(f.x(a[0]))}" y1="{_n(f.y(a[1]))}" x2="{_n(f.x(b[0]))}" y2="{_n(f.y(b[1]))}" '
+                   'stroke="#0b2545" stroke-width="1.4"/>')  # fmt: skip
+    return out
+
+
+def _nice(length: float) -> float:
+    for v in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000):
+        if v >= length:
+            return float(v)
+    return 1000.0
+
+
+def _scale_bar(f: _Frame) -> list[str]:
+    metres = _nice(PLAN_PX / f.s / 6)
+    x, y = MARGIN, MARGIN + TITLE_H + f.h + 22
+    px = metres * f.s
+    out = []
+    for k in range(4):
+        out.append(f'<rect x="{_n(x + k * px / 4)}" y="{_n(y)}" width="{_n(px / 4)}" height="6" '
+                   f'fill="{"#222222" if k % 2 == 0 else "#ffffff"}" stroke="#222222" stroke-width="0.8"/>')  # fmt: skip
+    out.append(f'<text x="{_n(x)}" y="{_n(y + 18)}" font-size="11" fill="#222222">0</text>')
+    out.append(
+        f'<text x="{_n(x + px)}" y="{_n(y + 18)}" font-size="11" text-anchor="middle" fill="#222222">{_n(metres)} m</text>'
+    )
+    return out
+
+
+def _north(f: _Frame) -> list[str]:
+    cx, top = MARGIN + f.w + LEGEND_W / 2, MARGIN + TITLE_H + 6
+    return [
+        f'<polygon points="{_n(cx)},{_n(top)} {_n(cx - 9)},{_n(top + 30)} {_n(cx)},{_n(top + 23)} {_n(cx + 9)},{_n(top + 30)}" '
+        'fill="#222222"/>',
+        f'<text x="{_n(cx)}" y="{_n(top + 46)}" font-size="14" font-weight="bold" text-anchor="middle" fill="#222222">N</text>',
+    ]
+
+
+def _legend(f: _Frame, hall: Hall, sel: pd.DataFrame, kw: np.ndarray) -> list[str]:
+    x = MARGIN + f.w + 24
+    y = MARGIN + TITLE_H + 80
+    out = [f'<text x="{_n(x)}" y="{_n(y)}" font-size="13" font-weight="bold" fill="#111111">Legend</text>']
+    y += 10
+    entries: list[tuple[str, str]] = [
+        (fill, f"{label} ({hall.max_rack_kw:g} kW)" if ub == np.inf else label)
+        for ub, fill, label in USE_BINS
+    ]
+    kinds = sorted(set(sel["kind"]) - {"gpu"})
+    entries += [(KIND_FILL.get(k, "#999999"), KIND_LABEL.get(k, k)) for k in kinds]
+    entries += [(EMPTY_FILL, "Empty rack (user row)"), ("#4a4a4a", "Building column"), ("url(#hatch)", "Keep-out zone"),
+                (COLD, "Cold aisle (rack fronts)"), (HOT, "Hot aisle (rack backs)")]  # fmt: skip
+    for fill, label in entries:
+        y += 20
+        out.append(
+            f'<rect x="{_n(x)}" y="{_n(y - 11)}" width="18" height="12" fill="{fill}" stroke="#1b1b1b" stroke-width="0.6"/>'
+        )
+        out.append(f'<text x="{_n(x + 26)}" y="{_n(y)}" font-size="11" fill="#222222">{escape(label)}</text>')
+    y += 20
+    out.append(
+        f'<line x1="{_n(x)}" y1="{_n(y - 5)}" x2="{_n(x + 18)}" y2="{_n(y - 5)}" stroke="#0b2545" stroke-width="2"/>'
+    )
+    out.append(f'<text x="{_n(x + 26)}" y="{_n(y)}" font-size="11" fill="#222222">Rack front</text>')
+    y += 28
+    counts = sel["template"].value_counts()
+    out.append(f'<text x="{_n(x)}" y="{_n(y)}" font-size="13" font-weight="bold" fill="#111111">Racks</text>')
+    for t in sorted(counts.index):
+        y += 17
+        out.append(
+            f'<text x="{_n(x)}" y="{_n(y)}" font-size="11" fill="#222222">{int(counts[t])} × {escape(str(t))}</text>'
+        )
+    if len(kw):
+        y += 24
+        out.append(
+            f'<text x="{_n(x)}" y="{_n(y)}" font-size="11" fill="#222222">max rack {float(kw.max()):.1f} kW</text>'
+        )
+    return out
+
+
+def write_svgs(design: Design, out_dir: str | Path, stem: str) -> list[Path]:
+    """One ``{stem}-{building}-{hall}.svg`` per hall, written atomically; returns the paths."""
+    out = []
+    for b, h in design.inputs.site.halls():
+        path = Path(out_dir) / f"{stem}-{b.id}-{h.id}.svg"
+        write_text(path, hall_svg(design, f"{b.id}/{h.id}"))
+        out.append(path)
+    return out

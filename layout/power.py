@@ -1,0 +1,345 @@
+"""Power, energy and floor-load checks: rack kW, row/hall/building/site MW, annual energy and cost.
+
+Per device (kW):
+- server: the catalog ``power_kw`` + the NIC option's ``power_w_extra`` per backend port + the node-side
+  optical modules (one per optical backend port, or one per ``ports_per_module`` ports for dual-port
+  modules; one per optical frontend/storage port) at the default optical module's power;
+- switch: ``power_w_copper`` plus, for each port whose link is optical, the per-port difference
+  ``(power_w_optics - power_w_copper) / ports`` (the catalog figures are the switch with all ports on
+  DAC vs all ports on optics, module power included).
+
+Until the cabling step assigns media, a link is taken as optical when it leaves the rack (its two ends
+sit in different racks, or one end is not placed) and as copper inside a rack; out-of-band links are
+copper (RJ45). The cabling step can pass its own ``link_optical`` flags, or a whole per-device power
+array, to :func:`check`.
+
+Every breach is a :class:`~layout.violations.Violation` (never an exception): ``rack_kw``, ``hall_mw``,
+``building_mw``, ``site_mw``, ``floor_load``, ``cooling``. Rack-level breaches are reported once per hall
+(and template), with the worst rack as the location and the count in the figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from layout.violations import Violation
+
+if TYPE_CHECKING:
+    from layout.fabric import Fabric
+    from layout.load import Inputs
+    from layout.model import Catalog, RackTemplate
+    from layout.place import Placement
+
+HOURS_PER_YEAR = 8760.0
+COOLING_RANK = {"air": 0, "rear-door": 1, "liquid": 2}
+
+
+def default_module_w(catalog: Catalog) -> float:
+    """Power of one optical module before media are assigned: the first optical medium in the catalog."""
+    for m in catalog.media.values():
+        if m.optical:
+            return float(m.module_power_w)
+    return 0.0
+
+
+def estimate_gpu_rack_kw(inputs: Inputs, template: RackTemplate, servers: int) -> float:
+    """Expected kW of a full GPU rack before the fabric exists (used to pick the rack density).
+
+    Servers with their NIC extras; rail: one optical module per backend port (per module for dual-port
+    NICs); middle-of-rack: the leaf in the rack, half its ports on copper, half on optics.
+    """
+    cat = inputs.catalog
+    cl = inputs.site.cluster
+    srv = cat.server[cl.server]
+    nic = cat.nic[cl.nic]
+    kw = servers * (srv.power_kw + nic.power_w_extra * srv.backend_ports / 1000.0)
+    if cl.design == "mor" and template.leaf_slot() is not None:
+        sw = cat.switch[cl.switch]
+        kw += (sw.power_w_copper + sw.power_w_optics) / 2000.0
+    else:
+        modules = -(-srv.backend_ports // nic.ports_per_module)
+        kw += servers * modules * default_module_w(cat) / 1000.0
+    return kw
+
+
+def estimate_switch_kw(catalog: Catalog, model: str) -> float:
+    """A switch in a network rack before placement: every port optical (its links leave the rack)."""
+    sw = catalog.switch.get(model)
+    return 0.0 if sw is None else sw.power_w_optics / 1000.0
+
+
+# ------------------------------------------------------------------------------------------ per device
+def link_optical_default(fabric: Fabric, device_rack: np.ndarray) -> np.ndarray:
+    """Per link: True when it leaves the rack (or an end is unplaced), False in-rack and for oob."""
+    a = fabric.links["a"].to_numpy()
+    b = fabric.links["b"].to_numpy()
+    ra, rb = device_rack[a], device_rack[b]
+    leaves = (ra != rb) | (ra < 0) | (rb < 0)
+    return np.asarray(leaves & (fabric.links["network"].to_numpy() != "oob"))
+
+
+def device_power_kw(
+    inputs: Inputs, fabric: Fabric, device_rack: np.ndarray, link_optical: np.ndarray | None = None
+) -> np.ndarray:
+    """kW per device of the fabric (servers and switches), aligned with ``fabric.devices``."""
+    cat = inputs.catalog
+    dev = fabric.devices
+    n = len(dev)
+    links = fabric.links
+    optical = (
+        link_optical_default(fabric, device_rack) if link_optical is None else np.asarray(link_optical, bool)
+    )
+    a = links["a"].to_numpy()
+    b = links["b"].to_numpy()
+    models = dev["model"].to_numpy()
+    is_server = dev["role"].to_numpy() == "server"
+    out = np.zeros(n)
+
+    # switches: copper baseline + optical ports x per-port optics delta
+    opt_ports = np.bincount(a[optical], minlength=n) + np.bincount(b[optical], minlength=n)
+    for model in pd.unique(models[~is_server]):
+        sw = cat.switch.get(str(model))
+        if sw is None:
+            continue
+        m = (models == model) & ~is_server
+        out[m] = (
+            sw.power_w_copper + (sw.power_w_optics - sw.power_w_copper) * opt_ports[m] / sw.ports
+        ) / 1000.0
+
+    # servers: catalog power + NIC extras + node-side optical modules
+    if is_server.any():
+        nic = cat.nic[fabric.nic] if fabric.nic in cat.nic else cat.nic[inputs.site.cluster.nic]
+        module_w = default_module_w(cat)
+        server_end = np.where(is_server[a], a, np.where(is_server[b], b, -1))
+        backend = links["network"].to_numpy() == "backend"
+        sel = optical & (server_end >= 0)
+        be_ports = np.bincount(server_end[sel & backend], minlength=n)
+        other_ports = np.bincount(server_end[sel & ~backend], minlength=n)
+        modules = -(-be_ports // nic.ports_per_module) + other_ports
+        for model in pd.unique(models[is_server]):
+            srv = cat.server[str(model)]
+            m = (models == model) & is_server
+            out[m] = (
+                srv.power_kw + nic.power_w_extra * srv.backend_ports / 1000.0 + modules[m] * module_w / 1000.0
+            )
+    return out
+
+
+def device_weight_kg(inputs: Inputs, fabric: Fabric) -> np.ndarray:
+    cat = inputs.catalog
+    models = fabric.devices["model"].to_numpy()
+    out = np.zeros(len(models))
+    for model in pd.unique(models):
+        spec = cat.server.get(str(model)) or cat.switch.get(str(model))
+        if spec is not None:
+            out[models == model] = spec.weight_kg
+    return out
+
+
+# ------------------------------------------------------------------------------------------- report
+@dataclass(frozen=True)
+class PowerReport:
+    """Power and floor figures of a placed design. Arrays align with ``placement.racks`` or devices."""
+
+    device_kw: np.ndarray
+    rack_kw: np.ndarray
+    rack_limit_kw: np.ndarray  # the hall's max_rack_kw for each rack
+    rack_floor_kg_m2: np.ndarray
+    rows: pd.DataFrame  # row, hall, racks, it_kw
+    halls: pd.DataFrame  # hall, building, racks, it_kw, limit_mw
+    buildings: pd.DataFrame  # building, racks, it_kw, limit_mw
+    it_mw: float
+    facility_mw: float
+    utility_mw: float
+    annual_twh: float
+    annual_cost_usd: float
+    max_rack_kw: float
+    violations: tuple[Violation, ...]
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "it_mw": round(self.it_mw, 4),
+            "facility_mw": round(self.facility_mw, 4),
+            "annual_twh": round(self.annual_twh, 5),
+            "annual_cost_usd": round(self.annual_cost_usd, 2),
+            "max_rack_kw": round(self.max_rack_kw, 3),
+        }
+
+
+def check(
+    inputs: Inputs,
+    fabric: Fabric,
+    placement: Placement,
+    device_kw: np.ndarray | None = None,
+    link_optical: np.ndarray | None = None,
+) -> PowerReport:
+    """Sum power per rack, row, hall, building and site; check every budget and the floor load."""
+    site = inputs.site
+    racks = placement.racks
+    nr = len(racks)
+    dkw = (
+        device_power_kw(inputs, fabric, placement.device_rack, link_optical)
+        if device_kw is None
+        else np.asarray(device_kw, float)
+    )
+    placed = placement.device_rack >= 0
+    rack_kw = np.bincount(placement.device_rack[placed], weights=dkw[placed], minlength=nr)
+
+    halls_by_key = {f"{b.id}/{h.id}": h for b, h in site.halls()}
+    hall_keys = racks["hall"].to_numpy()
+    limit = np.array([halls_by_key[k].max_rack_kw for k in hall_keys], float) if nr else np.zeros(0)
+
+    weight = np.bincount(
+        placement.device_rack[placed], weights=device_weight_kg(inputs, fabric)[placed], minlength=nr
+    )
+    tpl = racks["template"].to_numpy()
+    empty = np.array([inputs.templates[t].weight_kg_empty for t in tpl], float) if nr else np.zeros(0)
+    area = racks["width_m"].to_numpy() * racks["depth_m"].to_numpy()
+    floor = (weight + empty) / np.where(area > 0, area, 1.0)
+
+    it_kw = float(dkw.sum())
+    it_mw = it_kw / 1000.0
+    facility_mw = it_mw * site.site.pue
+    annual_kwh = facility_mw * 1000.0 * HOURS_PER_YEAR
+    frame = pd.DataFrame(
+        {"row": racks["row"], "hall": racks["hall"], "building": racks["building"], "it_kw": rack_kw}
+    )
+    rows = (
+        frame.groupby("row", sort=True)
+        .agg(hall=("hall", "first"), racks=("it_kw", "size"), it_kw=("it_kw", "sum"))
+        .reset_index()
+    )
+    bld_keys = racks["building"].to_numpy()
+    v: list[Violation] = _rack_violations(inputs, racks, rack_kw, limit, floor)
+    hall_rows: list[dict[str, Any]] = []
+    for b, h in site.halls():
+        key = f"{b.id}/{h.id}"
+        m = hall_keys == key
+        kw, n = float(rack_kw[m].sum()), int(m.sum())
+        hall_rows.append({"hall": key, "building": b.id, "racks": n, "it_kw": kw, "limit_mw": h.it_mw})
+        if h.it_mw is not None and kw / 1000.0 > h.it_mw + 1e-9:
+            v.append(_budget("hall_mw", key, kw / 1000.0, h.it_mw, "hall", n))
+    bld_rows: list[dict[str, Any]] = []
+    for b in site.building:
+        m = bld_keys == b.id
+        kw, n = float(rack_kw[m].sum()), int(m.sum())
+        bld_rows.append({"building": b.id, "racks": n, "it_kw": kw, "limit_mw": b.it_mw})
+        if b.it_mw is not None and kw / 1000.0 > b.it_mw + 1e-9:
+            v.append(_budget("building_mw", b.id, kw / 1000.0, b.it_mw, "building", n))
+    halls = pd.DataFrame(hall_rows, columns=["hall", "building", "racks", "it_kw", "limit_mw"])
+    buildings = pd.DataFrame(bld_rows, columns=["building", "racks", "it_kw", "limit_mw"])
+    if facility_mw > site.site.utility_mw + 1e-9:
+        v.append(
+            Violation(
+                "site_mw",
+                "site",
+                f"facility power {facility_mw:.2f} MW (IT {it_mw:.2f} MW x PUE {site.site.pue:g}) exceeds the "
+                f"utility feed of {site.site.utility_mw:g} MW",
+                "raise site.utility_mw, lower the PUE or build fewer GPUs",
+                {
+                    "facility_mw": round(facility_mw, 3),
+                    "it_mw": round(it_mw, 3),
+                    "utility_mw": site.site.utility_mw,
+                },
+            )
+        )
+    return PowerReport(
+        device_kw=dkw,
+        rack_kw=rack_kw,
+        rack_limit_kw=limit,
+        rack_floor_kg_m2=floor,
+        rows=rows,
+        halls=halls,
+        buildings=buildings,
+        it_mw=it_mw,
+        facility_mw=facility_mw,
+        utility_mw=site.site.utility_mw,
+        annual_twh=annual_kwh / 1e9,
+        annual_cost_usd=annual_kwh * site.site.electricity_usd_per_kwh,
+        max_rack_kw=float(rack_kw.max()) if nr else 0.0,
+        violations=tuple(v),
+    )
+
+
+def _budget(kind: str, where: str, mw: float, limit: float, what: str, racks: int) -> Violation:
+    return Violation(
+        kind,
+        where,
+        f"{what} {where} draws {mw:.2f} MW of IT over {racks} racks, above its {limit:g} MW limit "
+        f"({mw - limit:.2f} MW over)",
+        f"move racks to another {what}, raise {where}'s it_mw, or build fewer GPUs",
+        {"it_mw": round(mw, 3), "limit_mw": limit, "racks": racks},
+    )
+
+
+def _rack_violations(
+    inputs: Inputs, racks: pd.DataFrame, rack_kw: np.ndarray, limit: np.ndarray, floor: np.ndarray
+) -> list[Violation]:
+    """rack_kw, floor_load and cooling breaches, one per hall (and template) with the worst rack."""
+    out: list[Violation] = []
+    if not len(racks):
+        return out
+    halls = {f"{b.id}/{h.id}": h for b, h in inputs.site.halls()}
+    ids = racks["rack_id"].to_numpy()
+    hall_col = racks["hall"].to_numpy()
+    tpl_col = racks["template"].to_numpy()
+    for key in pd.unique(hall_col):
+        hall = halls[str(key)]
+        m = hall_col == key
+        over = m & (rack_kw > limit + 1e-9)
+        if over.any():
+            i = int(np.flatnonzero(over)[np.argmax(rack_kw[over])])
+            n = int(over.sum())
+            out.append(
+                Violation(
+                    "rack_kw",
+                    str(ids[i]),
+                    f"{n} rack(s) in {key} exceed the hall's {hall.max_rack_kw:g} kW per rack; worst {ids[i]} "
+                    f"at {rack_kw[i]:.1f} kW",
+                    "name a lower-density rack template in cluster.rack_low_density, or raise the hall's "
+                    "max_rack_kw (rear-door or liquid cooling)",
+                    {"racks": n, "max_kw": round(float(rack_kw[i]), 2), "limit_kw": hall.max_rack_kw},
+                )
+            )
+        heavy = m & (floor > hall.floor_load_kg_m2 + 1e-9)
+        if heavy.any():
+            i = int(np.flatnonzero(heavy)[np.argmax(floor[heavy])])
+            n = int(heavy.sum())
+            out.append(
+                Violation(
+                    "floor_load",
+                    str(ids[i]),
+                    f"{n} rack(s) in {key} load the floor above its {hall.floor_load_kg_m2:g} kg/m2 rating; "
+                    f"worst {ids[i]} ({tpl_col[i]}) at {floor[i]:.0f} kg/m2",
+                    "put these racks on a slab or a reinforced floor, or spread the load with a larger plinth",
+                    {
+                        "racks": n,
+                        "max_kg_m2": round(float(floor[i]), 1),
+                        "limit_kg_m2": hall.floor_load_kg_m2,
+                    },
+                )
+            )
+        for t in sorted(pd.unique(tpl_col[m])):
+            need = inputs.templates[str(t)].cooling
+            if COOLING_RANK[need] > COOLING_RANK[hall.cooling]:
+                mt = m & (tpl_col == t)
+                i = int(np.flatnonzero(mt)[0])
+                out.append(
+                    Violation(
+                        "cooling",
+                        str(ids[i]),
+                        f"{int(mt.sum())} rack(s) of {t} need {need} cooling but hall {key} is {hall.cooling}-cooled",
+                        f"place {t} in a {need}-cooled hall or change the hall's cooling",
+                        {
+                            "racks": int(mt.sum()),
+                            "template": str(t),
+                            "needs": need,
+                            "hall_cooling": hall.cooling,
+                        },
+                    )
+                )
+    return out
