@@ -1,0 +1,138 @@
+"""`dclayout design SITE [--out DIR] [--strict] [--svg/--no-svg]`: run the whole pipeline on a site and
+write ``DIR/summary.json`` and one SVG floor plan per hall (default DIR: ``outputs/<site file stem>/``).
+
+Exit codes (DESIGN.md): 0 done (violations are reported), 1 violations under ``--strict``, 2 bad input,
+3 an export failed (nothing half-written is left behind).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from typing import Any
+
+SHOW_PROGRESS_AFTER_S = 1.0
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("design", help="place racks, check power and write summary.json + hall SVGs")
+    p.add_argument("site", metavar="SITE", help="site TOML file")
+    p.add_argument(
+        "--out", default=None, metavar="DIR", help="output folder (default: outputs/<site file stem>/)"
+    )
+    p.add_argument("--strict", action="store_true", help="exit 1 when the design has violations")
+    p.add_argument(
+        "--svg", action=argparse.BooleanOptionalAction, default=True, help="write one SVG floor plan per hall"
+    )
+    p.add_argument(
+        "--templates",
+        default=None,
+        metavar="DIR",
+        help="rack template + catalog folder (default: beside the site)",
+    )
+    p.set_defaults(run=run)
+
+
+class _Progress:
+    """A rich progress line on stderr, shown only when the run takes longer than a second."""
+
+    def __init__(self, stages: tuple[str, ...]):
+        from rich.console import Console
+
+        self.console = Console(stderr=True)
+        self.stages = stages
+        self.stage = stages[0] if stages else ""
+        self.done = 0
+        self.lock = threading.Lock()
+        self.progress: Any = None
+        self.task: Any = None
+        self.timer = threading.Timer(SHOW_PROGRESS_AFTER_S, self._show)
+        self.timer.daemon = True
+        if self.console.is_terminal:
+            self.timer.start()
+
+    def __call__(self, stage: str) -> None:
+        with self.lock:
+            if stage in self.stages:
+                self.done = self.stages.index(stage)
+            self.stage = stage
+            if self.progress is not None:
+                self.progress.update(self.task, completed=self.done, description=stage)
+
+    def _show(self) -> None:
+        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        with self.lock:
+            self.progress = Progress(
+                SpinnerColumn(), TextColumn("{task.description:<12}"), BarColumn(), TimeElapsedColumn(),
+                console=self.console, transient=True,
+            )  # fmt: skip
+            self.task = self.progress.add_task(self.stage, total=len(self.stages), completed=self.done)
+            self.progress.start()
+
+    def close(self) -> None:
+        self.timer.cancel()
+        with self.lock:
+            if self.progress is not None:
+                self.progress.stop()
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from layout import design as design_mod
+    from layout.cli import EXIT_EXPORT_FAILED, EXIT_OK, EXIT_VIOLATIONS
+    from layout.export.atomic import write_text
+    from layout.load import load_site
+
+    started = time.monotonic()
+    inputs = load_site(args.site, Path(args.templates) if args.templates else None)
+    progress = _Progress(design_mod.STAGES)
+    try:
+        design = design_mod.run(inputs, progress)
+    finally:
+        progress.close()
+    out_dir = Path(args.out) if args.out else Path("outputs") / inputs.stem
+    summary = design.summary()
+    written: list[Path] = []
+    try:
+        written.append(
+            write_text(out_dir / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
+        )
+        if args.svg:
+            from layout.export.svg import write_svgs
+
+            written += write_svgs(design, out_dir, inputs.stem)
+    except OSError as e:
+        print(f"{args.site}: export failed: {e}", file=sys.stderr)
+        return EXIT_EXPORT_FAILED
+    _print_summary(args.site, summary, written, time.monotonic() - started)
+    return EXIT_VIOLATIONS if args.strict and design.violations else EXIT_OK
+
+
+def _print_summary(site: str, s: dict[str, Any], written: list[Any], seconds: float) -> None:
+    racks = s["racks"]
+    by_t = ", ".join(f"{n:,} {t}" for t, n in racks["by_template"].items())
+    sw = s["switches"]
+    p = s["power"]
+    tiers = ", ".join(f"{sw[k]:,} {k}" for k in ("leaf", "spine", "core", "super") if sw.get(k))
+    lines = [
+        f"{site}: {s['site']}",
+        f"  {s['gpus']:,} GPUs on {s['servers']:,} servers; {racks['total']:,} racks ({by_t})"
+        + (f"; {racks['missing']:,} racks do not fit" if racks.get("missing") else ""),
+        f"  backend switches: {tiers}; {s['links']['total']:,} backend links",
+        f"  IT {p['it_mw']:.2f} MW, facility {p['facility_mw']:.2f} MW, {p['annual_twh']:.3f} TWh/yr, "
+        f"${p['annual_cost_usd'] / 1e6:,.1f} M/yr; max rack {p['max_rack_kw']:.1f} kW",
+    ]
+    v = s["violations"]
+    if v:
+        lines.append(f"  {len(v)} violation(s):")
+        lines += [f"    {x['kind']} at {x['where']}: {x['message']}" for x in v]
+    else:
+        lines.append("  no violations")
+    folder = written[0].parent if written else "-"
+    lines.append(f"  wrote {len(written)} file(s) to {folder}/ in {seconds:.1f} s")
+    print("\n".join(lines))

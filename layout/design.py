@@ -1,0 +1,92 @@
+"""The whole pipeline as one call: ``run(inputs) -> Design`` (pure; the CLI, the TUI and the exporters
+read only a Design).
+
+``run`` is a plain sequence of stages; each stage is a pure function of the inputs and the earlier
+stages' results. ``progress`` (optional) is called with each stage's name before it starts, so a front
+end can show progress without the core importing a UI library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from layout import fabric as fabric_mod
+from layout import place as place_mod
+from layout import power as power_mod
+from layout.fabric import Fabric
+from layout.load import Inputs
+from layout.place import Placement
+from layout.power import PowerReport
+from layout.violations import Violation
+
+STAGES = ("fabric", "place", "power")
+MEDIA_CLASSES = ("dac", "aec", "mmf", "smf", "coherent")
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True, eq=False)
+class Design:
+    """One immutable result of the pipeline."""
+
+    inputs: Inputs
+    fabric: Fabric
+    placement: Placement
+    power: PowerReport
+    violations: tuple[Violation, ...]
+
+    def summary(self) -> dict[str, Any]:
+        """The ``summary.json`` object of DESIGN.md (cabling keys are zero until that stage exists)."""
+        fab = self.fabric.summary()
+        pl = self.placement
+        racks = pl.racks
+        halls = {}
+        for row in self.power.halls.to_dict("records"):
+            gpu = pl.gpu_rack.get(str(row["hall"]))
+            halls[str(row["hall"])] = {
+                "racks": int(row["racks"]),
+                "it_mw": round(float(row["it_kw"]) / 1000.0, 4),
+                "gpu_rack": gpu.template if gpu else None,
+                "servers_per_rack": gpu.servers if gpu else 0,
+            }
+        return {
+            "site": self.inputs.site.site.name,
+            "gpus": self.fabric.gpus,
+            "servers": self.fabric.servers,
+            "racks": {
+                "total": int(len(racks)),
+                "by_template": pl.racks_by_template(),
+                "missing": int(pl.racks_missing),
+            },
+            "halls": halls,
+            "switches": fab["switches"],
+            "links": fab["links"],
+            "media": dict.fromkeys(MEDIA_CLASSES, 0),
+            "cable_length_m": {"total": 0.0, "max": 0.0, "by_media": {}},
+            "power": self.power.summary(),
+            "reliability": {"time_to_first_failure_min": fab["reliability"]["time_to_first_failure_min"]},
+            "cost_usd": {"total": 0.0},
+            "violations": [v.to_dict() for v in self.violations],
+        }
+
+
+def build_fabric(inputs: Inputs) -> Fabric:
+    """The site's fabric, wired for the rack density the halls allow (middle-of-rack leaf groups)."""
+    return fabric_mod.build(
+        inputs.site.cluster, inputs.catalog, place_mod.fabric_servers_per_rack(inputs), str(inputs.path)
+    )
+
+
+def run(inputs: Inputs, progress: Progress | None = None) -> Design:
+    """Run every stage on validated inputs. Design-rule breaches are in ``Design.violations``."""
+    step: Progress = progress or (lambda _name: None)
+    step("fabric")
+    fabric = build_fabric(inputs)
+    step("place")
+    placement = place_mod.place(inputs, fabric)
+    step("power")
+    power = power_mod.check(inputs, fabric, placement)
+    violations = tuple(placement.violations) + tuple(power.violations)
+    return Design(inputs=inputs, fabric=fabric, placement=placement, power=power, violations=violations)
