@@ -1,0 +1,185 @@
+"""Media by routed length (thresholds from the catalog only), stock lengths, transceivers, switch power
+and tray fill, on hand-built sites."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from layout.media import MediaTable, cable
+from layout.trays import RU_M
+
+_spec = importlib.util.spec_from_file_location(
+    "handbuilt", Path(__file__).parents[1] / "data" / "cabling" / "handbuilt.py"
+)
+assert _spec and _spec.loader
+hb = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(hb)
+
+
+def test_each_medium_serves_up_to_its_catalog_reach_and_no_further() -> None:
+    catalog = hb.site("one-row").catalog
+    mt = MediaTable.of(catalog)
+    ids = list(catalog.media)
+    reach = np.array([catalog.media[k].reach_m for k in ids])
+    got = mt.pick(reach)
+    assert [mt.ids[i] for i in got] == ids
+    beyond = mt.pick(reach + 0.01)
+    assert [mt.ids[i] if i >= 0 else None for i in beyond] == [*ids[1:], None]
+    # the seed's ladder, as the shipped catalog states it
+    assert [mt.classes[i] for i in mt.pick(np.array([3.0, 7.0, 50.0, 500.0, 2000.0, 2000.01]))] == [
+        "dac", "aec", "mmf", "smf", "smf", "coherent",
+    ]  # fmt: skip
+
+
+def test_thresholds_move_with_the_catalog() -> None:
+    inputs = hb.with_media(hb.site("one-row"), ["dac", "aec", "mmf"], dac=2.0, aec=9.0)
+    mt = MediaTable.of(inputs.catalog)
+    assert [mt.ids[i] for i in mt.pick(np.array([2.0, 2.5, 9.0, 9.5]))] == ["dac", "aec", "aec", "mmf"]
+    # catalog order decides, not reach order: a long-reach medium listed first takes everything it reaches
+    inputs = hb.with_media(hb.site("one-row"), ["mmf", "dac"])
+    mt = MediaTable.of(inputs.catalog)
+    assert [mt.ids[i] for i in mt.pick(np.array([1.0, 40.0]))] == ["mmf", "mmf"]
+
+
+def test_stock_lengths_round_up_and_unstocked_media_round_to_10_m() -> None:
+    mt = MediaTable.of(hb.site("one-row").catalog)
+    lengths = np.array([0.4, 1.6335, 3.2, 6.5775, 49.2, 50.5, 104.222, 1030.022, 2530.022])
+    code = mt.pick(lengths)
+    stock = mt.stock_length(lengths, code)
+    assert [mt.ids[c] for c in code] == [
+        "dac",
+        "dac",
+        "aec",
+        "aec",
+        "mmf",
+        "smf-dr",
+        "smf-dr",
+        "smf-fr",
+        "coherent",
+    ]
+    assert stock.tolist() == [0.5, 2.0, 4.0, 7.0, 50.0, 60.0, 125.0, 1250.0, 2540.0]
+
+
+def test_links_beyond_every_reach_are_violations() -> None:
+    inputs = hb.with_media(hb.site("two-buildings"), ["dac", "aec", "mmf", "smf-dr"])
+    racks = hb.racks_table([("B1/H1/R01/K01", 30.3, 10), ("B2/H1/R01/K01", 1049.1, 10)])
+    fab = hb.fabric([("s", "server", "dgx-h100"), ("l", "leaf", "qm9700")], [(0, 1, "gpu_leaf")])
+    c = cable(inputs, fab, hb.placement(racks, [0, 1], [20, 20]))
+    link = c.links.iloc[0]
+    assert link["status"] == "reach" and link["media"] == "" and math.isnan(link["stock_length_m"])
+    assert link["length_m"] > 500
+    (v,) = [v for v in c.violations if v.kind == "reach"]
+    assert v.where == "B1/H1/R01" and v.figures["links"] == 1
+
+
+def transceiver_site(nic: str) -> object:
+    # K01 holds servers s0..s4 (RU 3) and leaf l1 (RU 40); K03 holds leaf l0 (RU 3). s0..s3 have two
+    # links to l0, s4 one; each server has one link to l1 (same rack, copper). K01-K03 by tray:
+    # 1.0 + 2 x (2.9 - 3 x 0.04445) + 2.0 = 8.533 m -> multimode.
+    racks = hb.racks_table(
+        [("B1/H1/R01/K01", 5.25, 5), ("B1/H1/R01/K02", 5.75, 5), ("B1/H1/R01/K03", 6.25, 5)], width_m=0.5
+    )
+    devs = [(f"s{i}", "server", "dgx-h100") for i in range(5)] + [
+        ("l0", "leaf", "qm9700"),
+        ("l1", "leaf", "qm9700"),
+    ]
+    links = [(s, 5, "gpu_leaf") for s in range(4) for _ in range(2)] + [(4, 5, "gpu_leaf")]
+    links += [(s, 6, "gpu_leaf") for s in range(5)]
+    pl = hb.placement(racks, [0, 0, 0, 0, 0, 2, 0], [3, 3, 3, 3, 3, 3, 40])
+    return cable(hb.site("one-row"), hb.fabric(devs, links, nic=nic), pl)
+
+
+def test_transceivers_twin_port_on_switches_and_per_nic_module_on_servers() -> None:
+    c = transceiver_site("cx7")
+    assert c.links["length_m"].iloc[0] == pytest.approx(1.0 + 2 * (2.9 - 3 * RU_M) + 2.0, abs=0.005)
+    assert c.links["media"].tolist() == ["mmf"] * 9 + ["dac"] * 5
+    m = c.modules.set_index(["device_id", "media"])["modules"]
+    assert m[("l0", "mmf")] == 5  # 9 links on twin-port OSFP cages: ceil(9 / 2)
+    assert [m[(f"s{i}", "mmf")] for i in range(5)] == [2, 2, 2, 2, 1]  # CX-7: one module per port
+    assert c.transceivers() == {"mmf": 5 + 9}
+    assert c.node_optics() == 9
+    assert "l1" not in c.modules["device_id"].tolist()  # copper only
+
+    c7 = transceiver_site("cedar7")
+    m = c7.modules.set_index(["device_id", "media"])["modules"]
+    assert [m[(f"s{i}", "mmf")] for i in range(5)] == [1, 1, 1, 1, 1]  # dual-port modules: ceil(n / 2)
+    assert c7.node_optics() == 5
+
+
+def test_switch_power_follows_the_media() -> None:
+    c = transceiver_site("cx7")
+    qm = hb.site("one-row").catalog.switch["qm9700"]
+    # l0: 9 optical ports of 64; l1: all copper
+    assert c.optical_ports.tolist() == [2, 2, 2, 2, 1, 9, 0]
+    assert c.switch_power_kw[5] == pytest.approx(
+        (qm.power_w_copper + (qm.power_w_optics - qm.power_w_copper) * 9 / 64) / 1000
+    )
+    assert c.switch_power_kw[6] == pytest.approx(qm.power_w_copper / 1000)
+    assert np.isnan(c.switch_power_kw[:5]).all()
+
+
+def narrow_tray_site(n_links: int) -> object:
+    def narrow(data: dict) -> None:
+        data["building"][0]["hall"][0]["tray"] = {
+            "height_m": 2.9,
+            "width_mm": 60,
+            "depth_mm": 21,
+            "fill_limit": 0.5,
+        }
+
+    racks = hb.racks_table(
+        [("B1/H1/R01/K01", 5.25, 5), ("B1/H1/R01/K02", 5.75, 5), ("B1/H1/R01/K03", 6.25, 5)], width_m=0.5
+    )
+    devs = [("s0", "server", "dgx-h100"), ("l0", "leaf", "qm9700")]
+    pl = hb.placement(racks, [0, 2], [10, 40])
+    return cable(hb.site_edited("one-row", narrow), hb.fabric(devs, [(0, 1, "gpu_leaf")] * n_links), pl)
+
+
+def test_overfull_tray_segment_is_a_violation_with_its_location() -> None:
+    # 6.5775 m links -> AEC, 9.4 mm: 69.4 mm2 each; the 60 x 21 mm tray at 50 % takes 630 mm2
+    area = math.pi * 4.7**2
+    ok = narrow_tray_site(9)  # 624.6 mm2
+    assert not [v for v in ok.violations if v.kind == "tray_fill"]
+    c = narrow_tray_site(10)  # 694.0 mm2
+    (v,) = [v for v in c.violations if v.kind == "tray_fill"]
+    assert v.where == "B1/H1/R01"
+    assert v.figures["cables"] == 10
+    assert v.figures["peak_area_mm2"] == pytest.approx(10 * area, abs=0.01)
+    assert v.figures["capacity_mm2"] == pytest.approx(630.0)
+    assert (v.figures["x_m"], v.figures["y_m"]) == pytest.approx((5.5, 5.0))  # between K01 and K02
+    row = c.edge_fill[c.edge_fill["kind"] == "row"].iloc[0]
+    assert row["cables_aec"] == 10 and row["fill"] == pytest.approx(10 * area / (60 * 21), abs=1e-6)
+    assert c.edge_fill.loc[c.edge_fill["kind"] != "row", "cables"].eq(0).all()
+
+
+def test_fill_counts_cables_on_the_stretches_they_use() -> None:
+    # s0 in R01/K01 has 3 links to the next rack (jumpers, no tray) and 2 to R02/K01 three metres north
+    # (tray: west along R01 to the ring, up the ring, east along R02)
+    racks = hb.racks_table([("B1/H1/R01/K01", 5.3, 5), ("B1/H1/R01/K02", 5.9, 5), ("B1/H1/R02/K01", 5.3, 8)])
+    devs = [("s0", "server", "dgx-h100"), ("l0", "leaf", "qm9700"), ("l1", "leaf", "qm9700")]
+    links = [(0, 1, "gpu_leaf")] * 3 + [(0, 2, "gpu_leaf")] * 2
+    pl = hb.placement(racks, [0, 1, 2], [3, 3, 3])
+    c = cable(hb.site("one-row"), hb.fabric(devs, links), pl)
+    assert c.links["route"].tolist() == ["adjacent"] * 3 + ["tray"] * 2
+    f = c.edge_fill
+    rows = f[f["kind"] == "row"].set_index("where")
+    assert rows.loc["B1/H1/R01", "cables"] == 2 and rows.loc["B1/H1/R02", "cables"] == 2
+    ring = f[(f["kind"] == "cross") & (f["cables"] > 0)]
+    assert ring["length_m"].tolist() == [3.0] and ring["cables"].tolist() == [2]  # west ring side, y 5..8
+    area = math.pi * (hb.site("one-row").catalog.media[c.links["media"].iloc[3]].diameter_mm / 2) ** 2
+    assert rows.loc["B1/H1/R01", "peak_area_mm2"] == pytest.approx(2 * area, abs=0.01)
+
+
+def test_summary_counts_and_cables_to_buy_add_up() -> None:
+    c = transceiver_site("cx7")
+    assert c.media_counts() == {"dac": 5, "aec": 0, "mmf": 9, "smf": 0, "coherent": 0}
+    assert int(c.cables["count"].sum()) == len(c.links)
+    lengths = c.cable_length_m()
+    assert lengths["total"] == pytest.approx(float(c.links["stock_length_m"].sum()))
+    assert lengths["by_media"] == {"dac": 5 * 2.0, "mmf": 9 * 10.0}  # in-rack: 37 RU + 0.3 m = 1.945 m
+    assert lengths["max"] == 10.0
