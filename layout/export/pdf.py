@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -22,7 +21,7 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 import tomlkit
-from reportlab.graphics.shapes import Drawing, Group, Line, Polygon, PolyLine, Rect, String
+from reportlab.graphics.shapes import Drawing, Line, Rect, String
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
 from reportlab.lib.pagesizes import A4
@@ -35,6 +34,7 @@ from reportlab.platypus import (
     CondPageBreak,
     Flowable,
     Frame,
+    KeepTogether,
     LongTable,
     NextPageTemplate,
     PageBreak,
@@ -45,6 +45,8 @@ from reportlab.platypus import (
     TableStyle,
 )
 from reportlab.platypus.tableofcontents import TableOfContents
+
+from layout.export.atomic import write_bytes
 
 # ------------------------------------------------------------------------------------------ page + style
 PAGE_W, PAGE_H = A4
@@ -658,7 +660,9 @@ KW_BANDS: tuple[tuple[float, str, colors.Color], ...] = (
 NETWORK_KINDS = frozenset({"network", "spine", "core"})
 NETWORK_EDGE = colors.HexColor("#08306b")
 TRAY_COLOUR = colors.HexColor("#8c6bb1")
+TRAY_FULL = colors.HexColor("#cb181d")
 KEEPOUT_FILL = colors.HexColor("#e0e0e0")
+BUILDING_FILL = colors.HexColor("#f7f9fb")
 
 
 def kw_band(ratio: np.ndarray) -> np.ndarray:
@@ -676,6 +680,141 @@ def nice_length(target: float) -> float:
         if m * 10**k <= target:
             return float(m * 10**k)
     return float(10**k)
+
+
+def _pdf_colour(c: colors.Color | None, op: str) -> str:
+    return "" if c is None else f"{c.red:.3f} {c.green:.3f} {c.blue:.3f} {op} "
+
+
+def _pdf_text(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One bulk paint operation of a Plan: many shapes sharing one style.
+
+    kind: ``rects`` (data columns x, y, w, h), ``lines`` (x0, y0, x1, y1), ``path`` (one polygon or
+    polyline: x, y per vertex), ``text`` (x, y; ``labels`` holds the strings)."""
+
+    kind: str
+    data: np.ndarray
+    fill: colors.Color | None = None
+    stroke: colors.Color | None = None
+    line_w: float = 0.0
+    dash: tuple[float, ...] = ()
+    closed: bool = True
+    labels: tuple[str, ...] = ()
+    font: str = FONT
+    size: float = 6.0
+    anchor: str = "start"
+
+
+class Plan(Flowable):
+    """A vector drawing painted straight into the page's content stream, one PDF path per style batch.
+
+    reportlab.graphics builds one Python object per shape and renders each separately, which takes
+    seconds for the thousands of racks of a campus. Here numpy arrays become PDF path operators in bulk;
+    the batches stay inspectable (``batches``) for tests."""
+
+    def __init__(self, width: float, height: float) -> None:
+        super().__init__()
+        self.width = width
+        self.height = height
+        self.batches: list[Batch] = []
+
+    def wrap(self, aw: float, ah: float) -> tuple[float, float]:
+        return self.width, self.height
+
+    def rects(
+        self,
+        x: Any,
+        y: Any,
+        w: Any,
+        h: Any,
+        fill: colors.Color | None,
+        stroke: colors.Color | None = None,
+        line_w: float = 0.0,
+    ) -> None:
+        data = np.column_stack(np.broadcast_arrays(*(np.asarray(v, float) for v in (x, y, w, h))))
+        if len(data):
+            self.batches.append(Batch("rects", data.reshape(-1, 4), fill, stroke, line_w))
+
+    def lines(self, segs: Any, stroke: colors.Color, line_w: float, dash: tuple[float, ...] = ()) -> None:
+        data = np.asarray(segs, float).reshape(-1, 4)
+        if len(data):
+            self.batches.append(Batch("lines", data, None, stroke, line_w, dash))
+
+    def path(
+        self,
+        pts: Sequence[tuple[float, float]],
+        fill: colors.Color | None,
+        stroke: colors.Color | None,
+        line_w: float,
+        closed: bool = True,
+        dash: tuple[float, ...] = (),
+    ) -> None:
+        self.batches.append(
+            Batch("path", np.asarray(pts, float).reshape(-1, 2), fill, stroke, line_w, dash, closed)
+        )
+
+    def text(
+        self,
+        x: Any,
+        y: Any,
+        labels: Sequence[str],
+        size: float,
+        colour: colors.Color = INK,
+        font: str = FONT,
+        anchor: str = "start",
+    ) -> None:
+        data = np.column_stack(np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float)))
+        if len(labels):
+            self.batches.append(
+                Batch(
+                    "text",
+                    data.reshape(-1, 2),
+                    colour,
+                    None,
+                    0.0,
+                    labels=tuple(safe_plain(t) for t in labels),
+                    font=font,
+                    size=size,
+                    anchor=anchor,
+                )
+            )
+
+    def draw(self) -> None:
+        canv = self.canv
+        for b in self.batches:
+            canv.addLiteral(self._ops(b, canv))
+
+    @staticmethod
+    def _ops(b: Batch, canv: Canvas) -> str:
+        head = "q " + _pdf_colour(b.fill, "rg") + _pdf_colour(b.stroke, "RG")
+        if b.stroke is not None:
+            head += f"{b.line_w:.2f} w " + (f"[{' '.join(f'{d:g}' for d in b.dash)}] 0 d " if b.dash else "")
+        paint = "B" if b.fill is not None and b.stroke is not None else ("f" if b.fill is not None else "S")
+        d = b.data
+        if b.kind == "rects":
+            body = "\n".join(f"{x:.2f} {y:.2f} {w:.2f} {h:.2f} re" for x, y, w, h in d.tolist())
+            return f"{head}\n{body}\n{paint} Q"
+        if b.kind == "lines":
+            body = "\n".join(f"{a:.2f} {c:.2f} m {e:.2f} {f:.2f} l" for a, c, e, f in d.tolist())
+            return f"{head}\n{body}\nS Q"
+        if b.kind == "path":
+            pts = d.tolist()
+            body = f"{pts[0][0]:.2f} {pts[0][1]:.2f} m " + " ".join(f"{x:.2f} {y:.2f} l" for x, y in pts[1:])
+            return f"{head}\n{body}{' h' if b.closed else ''}\n{paint if b.closed else 'S'} Q"
+        # text
+        fname = canv._doc.getInternalFontName(b.font)
+        widths = {t: stringWidth(t, b.font, b.size) for t in set(b.labels)}
+        shift = {"start": 0.0, "middle": 0.5, "end": 1.0}[b.anchor]
+        body = "\n".join(
+            f"1 0 0 1 {x - shift * widths[t]:.2f} {y:.2f} Tm ({_pdf_text(t)}) Tj"
+            for (x, y), t in zip(d.tolist(), b.labels, strict=True)
+        )
+        return f"q BT {fname} {b.size:.2f} Tf {_pdf_colour(b.fill, 'rg')}\n{body}\nET Q"
 
 
 @dataclass(frozen=True)
@@ -696,10 +835,21 @@ class PlanRacks:
 @dataclass(frozen=True)
 class PlanRow:
     label: str
-    x_m: float  # where the label goes (the row's first rack end)
+    x_m: float  # where the label goes: the row's west end (x rows) or south end (y rows)
     y_m: float
     axis: str
     spine: bool
+
+
+@dataclass(frozen=True)
+class PlanTrays:
+    """Tray segments to draw (x0, y0, x1, y1 in m) and which of them are filled beyond their limit."""
+
+    segments: np.ndarray
+    over: np.ndarray  # bool per segment
+
+
+NO_TRAYS = PlanTrays(np.zeros((0, 4)), np.zeros(0, bool))
 
 
 class _Frame:
@@ -712,137 +862,102 @@ class _Frame:
         self.ox = bx + (bw - (x1 - x0) * self.scale) / 2 - x0 * self.scale
         self.oy = by + (bh - (y1 - y0) * self.scale) / 2 - y0 * self.scale
 
-    def x(self, v: float) -> float:
-        return self.ox + v * self.scale
+    def x(self, v: Any) -> Any:
+        return self.ox + np.asarray(v, float) * self.scale
 
-    def y(self, v: float) -> float:
-        return self.oy + v * self.scale
+    def y(self, v: Any) -> Any:
+        return self.oy + np.asarray(v, float) * self.scale
 
-    def pts(self, ring: Iterable[tuple[float, float]]) -> list[float]:
-        out: list[float] = []
-        for px, py in ring:
-            out += [self.x(px), self.y(py)]
-        return out
+    def pts(self, ring: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
+        return [(float(self.x(px)), float(self.y(py))) for px, py in ring]
+
+
+LEGEND_H = 40.0
 
 
 def _plan_canvas(
     bounds: tuple[float, float, float, float], width: float, height: float
-) -> tuple[_Frame, Drawing]:
+) -> tuple[_Frame, Plan]:
     """The drawing for a plan of ``bounds`` (m), as tall as the plan needs (up to ``height``) plus the
     legend strip at the bottom, and the metre-to-point mapping into it."""
     dx, dy = bounds[2] - bounds[0], bounds[3] - bounds[1]
     scale = min(width / max(dx, 1e-9), (height - LEGEND_H - 4) / max(dy, 1e-9))
     plan_h = dy * scale
-    return _Frame(bounds, (0, LEGEND_H, width, plan_h)), Drawing(width, plan_h + LEGEND_H + 4)
+    return _Frame(bounds, (0, LEGEND_H, width, plan_h)), Plan(width, plan_h + LEGEND_H + 4)
 
 
-def _scale_bar(g: Group, fr: _Frame, x: float, y: float, max_w: float) -> None:
+def _scale_bar(p: Plan, fr: _Frame, x: float, y: float, max_w: float) -> None:
     length = nice_length(max_w / fr.scale)
     w = length * fr.scale
-    for i in range(4):
-        g.add(
-            Rect(
-                x + i * w / 4,
-                y,
-                w / 4,
-                3.5,
-                fillColor=INK if i % 2 == 0 else colors.white,
-                strokeColor=INK,
-                strokeWidth=0.4,
-            )
-        )
-    for frac in (0.0, 0.5, 1.0):
-        g.add(
-            String(
-                x + frac * w,
-                y + 6,
-                f"{length * frac:g}",
-                fontName=FONT,
-                fontSize=6,
-                fillColor=INK,
-                textAnchor="middle",
-            )
-        )
-    g.add(String(x + w + 4, y, "m", fontName=FONT, fontSize=6.5, fillColor=INK))
+    xs = x + np.arange(4) * w / 4
+    p.rects(xs[0::2], y, w / 4, 3.5, INK, INK, 0.4)
+    p.rects(xs[1::2], y, w / 4, 3.5, colors.white, INK, 0.4)
+    p.text([x, x + w / 2, x + w], y + 6, [f"{length * f:g}" for f in (0, 0.5, 1)], 6, anchor="middle")
+    p.text(x + w + 4, y, ["m"], 6.5)
 
 
-def _north_arrow(g: Group, x: float, y: float) -> None:
-    g.add(Polygon([x, y, x + 4, y - 10, x, y - 7, x - 4, y - 10], fillColor=INK, strokeColor=None))
-    g.add(String(x, y + 2, "N", fontName=FONT_BOLD, fontSize=7, fillColor=INK, textAnchor="middle"))
+def _north_arrow(p: Plan, x: float, y: float) -> None:
+    p.path([(x, y), (x + 4, y - 10), (x, y - 7), (x - 4, y - 10)], INK, None, 0)
+    p.text(x, y + 2, ["N"], 7, font=FONT_BOLD, anchor="middle")
 
 
-def _rack_shapes(g: Group, fr: _Frame, racks: PlanRacks, labels: bool) -> None:
-    rotated = np.isin(np.round(racks.rotation_deg) % 180, [90])
+def _rack_shapes(p: Plan, fr: _Frame, racks: PlanRacks, detail: bool) -> None:
+    """Racks as rectangles filled by kW band. ``detail`` (hall plans): outlines, network racks in dark
+    blue, position labels sized to the rack. Without (site plans): fills only, which stay legible when
+    a rack is a point wide."""
+    rotated = np.round(racks.rotation_deg) % 180 == 90
     wx = np.where(rotated, racks.depth_m, racks.width_m) * fr.scale
     wy = np.where(rotated, racks.width_m, racks.depth_m) * fr.scale
-    px = fr.ox + racks.x_m * fr.scale - wx / 2
-    py = fr.oy + racks.y_m * fr.scale - wy / 2
+    px = fr.x(racks.x_m) - wx / 2
+    py = fr.y(racks.y_m) - wy / 2
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(racks.limit_kw > 0, racks.power_kw / racks.limit_kw, 0.0)
     band = kw_band(ratio)
     network = np.isin(racks.kind, list(NETWORK_KINDS))
-    fills = [b[2] for b in KW_BANDS]
-    font = float(min(np.min(wx), np.min(wy)) * 0.55) if len(wx) else 0.0
-    for i in range(len(px)):
-        net = bool(network[i])
-        g.add(
-            Rect(
-                float(px[i]),
-                float(py[i]),
-                float(wx[i]),
-                float(wy[i]),
-                fillColor=fills[int(band[i])],
-                strokeColor=NETWORK_EDGE if net else INK,
-                strokeWidth=0.6 if net else 0.15,
-            )
-        )
-        if labels and font >= 0.8:
-            g.add(
-                String(
-                    float(px[i] + wx[i] / 2),
-                    float(py[i] + wy[i] / 2 - font * 0.35),
-                    str(racks.label[i]),
-                    fontName=FONT,
-                    fontSize=font,
-                    fillColor=INK,
-                    textAnchor="middle",
-                )
+    for bi, (_, _, fill) in enumerate(KW_BANDS):
+        for net in (False, True):
+            m = (band == bi) & (network == net)
+            if not m.any():
+                continue
+            if detail:
+                p.rects(px[m], py[m], wx[m], wy[m], fill, NETWORK_EDGE if net else INK, 0.6 if net else 0.15)
+            else:
+                p.rects(px[m], py[m], wx[m], wy[m], fill)
+    if detail and len(px):
+        font = float(min(np.min(wx), np.min(wy)) * 0.55)
+        if font >= 0.8:
+            p.text(
+                px + wx / 2, py + wy / 2 - font * 0.35, [str(t) for t in racks.label], font, anchor="middle"
             )
 
 
-def _legend(g: Group, x: float, y: float, limit_text: str) -> float:
-    """Draws the colour legend from (x, y) rightwards; returns the x it ended at."""
-    g.add(String(x, y + 1, f"Rack kW vs {limit_text}:", fontName=FONT_BOLD, fontSize=6.5, fillColor=INK))
-    x += stringWidth(f"Rack kW vs {limit_text}:", FONT_BOLD, 6.5) + 5
+def _legend(p: Plan, x: float, y: float, limit_text: str) -> None:
+    head = f"Rack kW vs {limit_text}:"
+    p.text(x, y + 1, [head], 6.5, font=FONT_BOLD)
+    x += stringWidth(head, FONT_BOLD, 6.5) + 5
     for _, label, col in KW_BANDS:
-        g.add(Rect(x, y, 8, 6, fillColor=col, strokeColor=INK, strokeWidth=0.15))
-        g.add(String(x + 10, y + 1, label, fontName=FONT, fontSize=6.5, fillColor=INK))
+        p.rects(x, y, 8, 6, col, INK, 0.15)
+        p.text(x + 10, y + 1, [label], 6.5)
         x += 10 + stringWidth(label, FONT, 6.5) + 7
-    return x
 
 
-def _legend_symbols(g: Group, x: float, y: float) -> None:
-    items: list[tuple[str, Callable[[float, float], None]]] = [
-        (
-            "network / spine rack",
-            lambda a, b: g.add(
-                Rect(a, b, 8, 6, fillColor=colors.white, strokeColor=NETWORK_EDGE, strokeWidth=0.9)
-            ),
-        ),
-        (
-            "cable tray",
-            lambda a, b: g.add(Line(a, b + 3, a + 10, b + 3, strokeColor=TRAY_COLOUR, strokeWidth=1.2)),
-        ),
-        ("building column", lambda a, b: g.add(Rect(a + 1, b, 6, 6, fillColor=INK, strokeColor=None))),
-        (
-            "keep-out",
-            lambda a, b: g.add(Rect(a, b, 8, 6, fillColor=KEEPOUT_FILL, strokeColor=MUTED, strokeWidth=0.4)),
-        ),
-    ]
-    for label, draw in items:
-        draw(x, y)
-        g.add(String(x + 12, y + 1, label, fontName=FONT, fontSize=6.5, fillColor=INK))
+def _legend_symbols(p: Plan, x: float, y: float, trays: bool) -> None:
+    def item(label: str) -> None:
+        nonlocal x
+        p.text(x + 12, y + 1, [label], 6.5)
         x += 12 + stringWidth(label, FONT, 6.5) + 9
+
+    p.rects(x, y, 8, 6, colors.white, NETWORK_EDGE, 0.9)
+    item("network / spine rack")
+    if trays:
+        p.lines([[x, y + 3, x + 10, y + 3]], TRAY_COLOUR, 1.2)
+        item("cable tray")
+        p.lines([[x, y + 3, x + 10, y + 3]], TRAY_FULL, 1.6)
+        item("tray over its fill limit")
+    p.rects(x + 1, y, 6, 6, INK)
+    item("building column")
+    p.rects(x, y, 8, 6, KEEPOUT_FILL, MUTED, 0.4)
+    item("keep-out")
 
 
 @dataclass(frozen=True)
@@ -854,75 +969,64 @@ class HallOutline:
     max_rack_kw: float
 
 
-LEGEND_H = 40.0
-
-
 def hall_plan(
     hall: HallOutline,
     racks: PlanRacks,
     rows: Sequence[PlanRow],
-    trays: np.ndarray,
+    trays: PlanTrays = NO_TRAYS,
     width: float = FRAME_W,
     height: float = FRAME_H - 60,
-) -> Drawing:
-    """Vector plan of one hall: walls, keep-outs, columns, trays (segments x0, y0, x1, y1 in m), racks
-    coloured by kW against the hall's limit with their position number, row labels, legend, scale bar."""
-    xs = [p[0] for p in hall.polygon]
-    ys = [p[1] for p in hall.polygon]
-    bounds = (min(xs) - 1.0, min(ys) - 1.0, max(xs) + 1.0, max(ys) + 1.0)
-    fr, d = _plan_canvas(bounds, width, height)
-    g = Group()
-    g.add(Polygon(fr.pts(hall.polygon), fillColor=colors.white, strokeColor=INK, strokeWidth=1.2))
+) -> Plan:
+    """Vector plan of one hall: walls, keep-outs, columns, cable trays, racks coloured by kW against the
+    hall's limit with their position number, row labels, legend, scale bar, north arrow."""
+    xs = [q[0] for q in hall.polygon]
+    ys = [q[1] for q in hall.polygon]
+    bounds = (min(xs) - 3.0, min(ys) - 1.0, max(xs) + 1.0, max(ys) + 1.0)
+    fr, p = _plan_canvas(bounds, width, height)
+    p.path(fr.pts(hall.polygon), colors.white, INK, 1.2)
     for ring, reason in hall.keepouts:
-        g.add(Polygon(fr.pts(ring), fillColor=KEEPOUT_FILL, strokeColor=MUTED, strokeWidth=0.4))
-        cx = sum(p[0] for p in ring) / len(ring)
-        cy = sum(p[1] for p in ring) / len(ring)
+        p.path(fr.pts(ring), KEEPOUT_FILL, MUTED, 0.4)
         if reason:
-            g.add(
-                String(
-                    fr.x(cx),
-                    fr.y(cy),
-                    safe_plain(reason),
-                    fontName=FONT_ITALIC,
-                    fontSize=6,
-                    fillColor=MUTED,
-                    textAnchor="middle",
-                )
-            )
-    for x0, y0, x1, y1 in np.asarray(trays, dtype=float).reshape(-1, 4):
-        g.add(Line(fr.x(x0), fr.y(y0), fr.x(x1), fr.y(y1), strokeColor=TRAY_COLOUR, strokeWidth=0.8))
-    _rack_shapes(g, fr, racks, labels=True)
-    for cx, cy, sx, sy in hall.columns:
-        g.add(
-            Rect(
-                fr.x(cx - sx / 2),
-                fr.y(cy - sy / 2),
-                sx * fr.scale,
-                sy * fr.scale,
-                fillColor=INK,
-                strokeColor=None,
-            )
+            cx = sum(q[0] for q in ring) / len(ring)
+            cy = sum(q[1] for q in ring) / len(ring)
+            p.text(fr.x(cx), fr.y(cy), [reason], 6, MUTED, FONT_ITALIC, "middle")
+    seg = np.asarray(trays.segments, float).reshape(-1, 4)
+    pts = np.column_stack([fr.x(seg[:, 0]), fr.y(seg[:, 1]), fr.x(seg[:, 2]), fr.y(seg[:, 3])])
+    p.lines(pts[~trays.over], TRAY_COLOUR, 0.8)
+    _rack_shapes(p, fr, racks, detail=True)
+    p.lines(pts[trays.over], TRAY_FULL, 1.6)
+    if hall.columns:
+        c = np.asarray(hall.columns, float)
+        p.rects(
+            fr.x(c[:, 0] - c[:, 2] / 2),
+            fr.y(c[:, 1] - c[:, 3] / 2),
+            c[:, 2] * fr.scale,
+            c[:, 3] * fr.scale,
+            INK,
         )
-    for r in rows:
-        size = 5.0 if not r.spine else 5.5
-        text = f"{r.label} spine" if r.spine else r.label
-        g.add(
-            String(
-                fr.x(r.x_m) - 2,
-                fr.y(r.y_m) - size * 0.35,
-                safe_plain(text),
-                fontName=FONT_BOLD if r.spine else FONT,
-                fontSize=size,
-                fillColor=NETWORK_EDGE if r.spine else INK,
-                textAnchor="end",
-            )
-        )
-    _north_arrow(g, width - 6, LEGEND_H - 12)
-    _legend(g, 0, 20, f"the hall limit of {hall.max_rack_kw:g} kW")
-    _legend_symbols(g, 0, 8)
-    _scale_bar(g, fr, width - 120, 8, 100)
-    d.add(g)
-    return d
+    for spine in (False, True):
+        sel = [r for r in rows if r.spine == spine]
+        size = 5.5 if spine else 5.0
+        style: dict[str, Any] = {
+            "colour": NETWORK_EDGE if spine else INK,
+            "font": FONT_BOLD if spine else FONT,
+        }
+        for axis, anchor in (("x", "end"), ("y", "middle")):
+            rs = [r for r in sel if r.axis == axis]
+            if not rs:
+                continue
+            labels = [f"{r.label} spine" if spine else r.label for r in rs]
+            x = fr.x([r.x_m for r in rs]) - (2 if axis == "x" else 0)
+            y = fr.y([r.y_m for r in rs]) - (size * 0.35 if axis == "x" else size + 1)
+            w = np.array([stringWidth(t, style["font"], size) for t in labels])
+            left = x - (w if axis == "x" else w / 2)
+            p.rects(left - 0.5, y - 1, w + 1, size + 1.5, colors.white)  # keeps labels legible over walls
+            p.text(x, y, labels, size, anchor=anchor, **style)
+    _north_arrow(p, width - 6, LEGEND_H - 12)
+    _legend(p, 0, 20, f"the hall limit of {hall.max_rack_kw:g} kW")
+    _legend_symbols(p, 0, 8, trays=len(seg) > 0)
+    _scale_bar(p, fr, width - 120, 8, 100)
+    return p
 
 
 @dataclass(frozen=True)
@@ -934,46 +1038,37 @@ class SiteOutline:
 
 def site_plan(
     site: SiteOutline, racks: PlanRacks, width: float = FRAME_W, height: float = FRAME_H - 60
-) -> Drawing:
+) -> Plan:
     """Vector plan of the campus: buildings, halls, inter-building ducts, every rack coloured by kW use."""
-    pts = [p for _, ring in site.buildings for p in ring] + [p for _, path in site.ducts for p in path]
-    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    pts = [q for _, ring in site.buildings for q in ring] + [q for _, path in site.ducts for q in path]
+    xs, ys = [q[0] for q in pts], [q[1] for q in pts]
     pad = 0.04 * max(max(xs) - min(xs), max(ys) - min(ys))
     bounds = (min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad)
-    fr, d = _plan_canvas(bounds, width, height)
-    g = Group()
+    fr, p = _plan_canvas(bounds, width, height)
     for _, path in site.ducts:
-        g.add(PolyLine(fr.pts(path), strokeColor=TRAY_COLOUR, strokeWidth=1.4, strokeDashArray=[4, 2]))
+        p.path(fr.pts(path), None, TRAY_COLOUR, 1.4, closed=False, dash=(4, 2))
     for _, ring in site.buildings:
-        g.add(Polygon(fr.pts(ring), fillColor=colors.HexColor("#f7f9fb"), strokeColor=INK, strokeWidth=1.2))
+        p.path(fr.pts(ring), BUILDING_FILL, INK, 1.2)
     for _, ring in site.halls:
-        g.add(Polygon(fr.pts(ring), fillColor=colors.white, strokeColor=MUTED, strokeWidth=0.5))
-    _rack_shapes(g, fr, racks, labels=False)
+        p.path(fr.pts(ring), colors.white, MUTED, 0.5)
+    _rack_shapes(p, fr, racks, detail=False)
     for name, ring in site.buildings:
-        x = max(p[0] for p in ring)
-        y = max(p[1] for p in ring)
-        g.add(
-            String(
-                fr.x(x),
-                fr.y(y) + 3,
-                safe_plain(name),
-                fontName=FONT_BOLD,
-                fontSize=8,
-                fillColor=INK,
-                textAnchor="end",
-            )
+        p.text(
+            fr.x(max(q[0] for q in ring)),
+            fr.y(max(q[1] for q in ring)) + 3,
+            [name],
+            8,
+            font=FONT_BOLD,
+            anchor="end",
         )
     for name, ring in site.halls:
-        x = min(p[0] for p in ring)
-        y = max(p[1] for p in ring)
-        g.add(String(fr.x(x) + 2, fr.y(y) - 7, safe_plain(name), fontName=FONT, fontSize=6, fillColor=MUTED))
-    _north_arrow(g, width - 6, LEGEND_H - 12)
-    _legend(g, 0, 20, "each hall's limit")
-    g.add(PolyLine([0, 11, 12, 11], strokeColor=TRAY_COLOUR, strokeWidth=1.4, strokeDashArray=[4, 2]))
-    g.add(String(15, 9, "duct between buildings", fontName=FONT, fontSize=6.5, fillColor=INK))
-    _scale_bar(g, fr, width - 120, 8, 100)
-    d.add(g)
-    return d
+        p.text(fr.x(min(q[0] for q in ring)) + 2, fr.y(max(q[1] for q in ring)) - 7, [name], 6, MUTED)
+    _north_arrow(p, width - 6, LEGEND_H - 12)
+    _legend(p, 0, 20, "each hall's limit")
+    p.lines([[0, 11, 12, 11]], TRAY_COLOUR, 1.4, dash=(4, 2))
+    p.text(15, 9, ["duct between buildings"], 6.5)
+    _scale_bar(p, fr, width - 120, 8, 100)
+    return p
 
 
 # ----------------------------------------------------------------------------------------------- cover
@@ -1089,15 +1184,509 @@ def render(story: list[Flowable], meta: ReportMeta) -> bytes:
     return buf.getvalue()
 
 
-def write_atomic(data: bytes, path: Path) -> Path:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and os.replace."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+# ===================================================================================== the Design report
+# Everything below reads a finished layout.design.Design. Headline figures come from Design.summary(),
+# so the PDF states the same numbers as summary.json.
+
+
+def _energy(twh: float) -> str:
+    return f"{twh:,.3f} TWh" if twh >= 1 else f"{twh * 1000:,.1f} GWh"
+
+
+def _money_short(usd: float) -> str:
+    if usd >= 1e9:
+        return f"${usd / 1e9:,.2f} bn"
+    if usd >= 1e6:
+        return f"${usd / 1e6:,.1f} M"
+    return fmt_usd(usd)
+
+
+def _minutes(v: float | None) -> str:
+    if v is None or not math.isfinite(v):
+        return "no node-side optical links"
+    if v >= 600:
+        return f"{v / 60:,.1f} h ({v:,.0f} min)"
+    return f"{v:,.2f} min"
+
+
+def _short(key: str) -> str:
+    """Last part of a hierarchical id: B1/H1/R03 -> R03."""
+    return key.rsplit("/", 1)[-1]
+
+
+def meta_of(design: Any) -> ReportMeta:
+    info = design.inputs.site.site
+    return ReportMeta(site_name=info.name, revision=info.revision, date=info.date)
+
+
+def _cover_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
+    inp = design.inputs
+    fab = design.fabric
+    cat = inp.catalog
+    site = inp.site
+    halls = len(site.halls())
+    server = cat.server[fab.server].name
+    switch = cat.switch[fab.switch].name
+    pods = (
+        f", {fab.pods} pods of {fab.pod_gpus:,} GPUs joined {fab.oversubscription:g}:1"
+        if fab.pods > 1
+        else ""
+    )
+    lines = [
+        f"{fab.gpus:,} GPUs in {fab.servers:,} x {server}, {summary['racks']['total']:,} racks in "
+        f"{len(site.building)} building(s) and {halls} hall(s).",
+        f"{'Rail-optimized' if fab.design == 'rail' else 'Middle-of-rack'} fabric on {switch}: "
+        f"{fab.tiers} tier(s){pods}.",
+        f"Site file {inp.path.name}; catalog {inp.templates_dir.name}/catalog.toml.",
+    ]
+    pw = summary["power"]
+    ttff = summary["reliability"]["time_to_first_failure_min"]
+    n_viol = len(summary["violations"])
+    kpis = [
+        Kpi("GPUs", fmt_int(summary["gpus"])),
+        Kpi("racks", fmt_int(summary["racks"]["total"])),
+        Kpi("IT power (critical load)", f"{pw['it_mw']:,.2f} MW"),
+        Kpi(f"facility power at PUE {site.site.pue:g}", f"{pw['facility_mw']:,.2f} MW"),
+        Kpi("annual energy", _energy(pw["annual_twh"])),
+        Kpi(
+            f"annual electricity at ${site.site.electricity_usd_per_kwh:g}/kWh",
+            _money_short(pw["annual_cost_usd"]),
+        ),
+        Kpi("mean time to the first link failure", _minutes(ttff)),
+        Kpi("design-rule violations", fmt_int(n_viol), alarm=n_viol > 0),
+    ]
+    note = (
+        "Prices are indicative catalog figures meant to be replaced by quotes; every figure used and its "
+        "source is listed under Assumptions. Power is computed per device from the catalog."
+    )
+    return cover(meta_of(design), lines, kpis, note)
+
+
+# ------------------------------------------------------------------------------------------ plans
+def _plan_racks(design: Any, mask: np.ndarray | None = None) -> PlanRacks:
+    r = design.placement.racks
+    pw = design.power
+    m = np.ones(len(r), bool) if mask is None else mask
+    return PlanRacks(
+        x_m=r["x_m"].to_numpy(float)[m],
+        y_m=r["y_m"].to_numpy(float)[m],
+        width_m=r["width_m"].to_numpy(float)[m],
+        depth_m=r["depth_m"].to_numpy(float)[m],
+        rotation_deg=r["rotation_deg"].to_numpy(float)[m],
+        kind=r["kind"].to_numpy(str)[m],
+        power_kw=np.asarray(pw.rack_kw, float)[m],
+        limit_kw=np.asarray(pw.rack_limit_kw, float)[m],
+        label=np.char.zfill(r["pos"].to_numpy(int)[m].astype(str), 2),
+    )
+
+
+def _plan_rows(design: Any, hall: str) -> list[PlanRow]:
+    rows = design.placement.rows
+    out = []
+    for r in rows[rows["hall"] == hall].itertuples():
+        x = min(r.x0_m, r.x1_m) if r.axis == "x" else r.x0_m
+        y = r.y0_m if r.axis == "x" else min(r.y0_m, r.y1_m)
+        out.append(
+            PlanRow(_short(str(r.row)), float(x), float(y), str(r.axis), str(r.kind) in ("spine", "core"))
+        )
+    return out
+
+
+def _plans_story(design: Any) -> list[Flowable]:
+    site = design.inputs.site
+    racks = design.placement.racks
+    out: list[Flowable] = [*h1("Site and hall plans")]
+    out.append(
+        para(
+            "Racks are drawn to scale and coloured by their power draw against their hall's per-rack limit; "
+            "network racks (leaf, spine, core) have a dark blue outline. Each rack carries its position in "
+            "the row; zoom in to read them. North is up."
+        )
+    )
+    if len(site.halls()) > 1:
+        outline = SiteOutline(
+            buildings=[(b.id, list(b.footprint)) for b in site.building],
+            halls=[(f"{b.id}/{h.id}", list(h.polygon)) for b, h in site.halls()],
+            ducts=[(f"{d.from_}-{d.to}", list(d.path)) for d in site.duct if d.path],
+        )
+        out += [*h2("Site plan"), site_plan(outline, _plan_racks(design), height=FRAME_H - 80)]
+    hall_keys = racks["hall"].to_numpy(str)
+    empty = []
+    for b, h in site.halls():
+        key = f"{b.id}/{h.id}"
+        mask = hall_keys == key
+        if not mask.any():
+            empty.append(key)
+            continue
+        outline_h = HallOutline(
+            key,
+            list(h.polygon),
+            [(c.at[0], c.at[1], c.size_m[0], c.size_m[1]) for c in h.columns],
+            [(list(k.polygon), k.reason) for k in h.keepouts],
+            h.max_rack_kw,
+        )
+        plan = hall_plan(outline_h, _plan_racks(design, mask), _plan_rows(design, key), height=FRAME_H - 70)
+        by_tpl = racks[mask].groupby("template").size()
+        kw = np.asarray(design.power.rack_kw)[mask]
+        caption = para(
+            f"{int(mask.sum()):,} racks ({', '.join(f'{n:,} {t}' for t, n in by_tpl.items())}); "
+            f"{kw.sum() / 1000:,.2f} MW of IT; hottest rack {kw.max():,.1f} kW against {h.max_rack_kw:g} kW "
+            f"({h.cooling} cooling).",
+            "caption",
+        )
+        out.append(KeepTogether([Paragraph(safe(f"Hall {key}"), STYLES["h2"]), plan, caption]))
+    if empty:
+        out.append(para(f"Halls without racks: {', '.join(empty)}.", "body"))
+    return out
+
+
+# ------------------------------------------------------------------------------------------ power
+def _budget_rows(frame: Any, key: str) -> list[list[Cell]]:
+    rows: list[list[Cell]] = []
+    for r in frame.itertuples():
+        mw = float(r.it_kw) / 1000.0
+        limit = (
+            None
+            if r.limit_mw is None or (isinstance(r.limit_mw, float) and math.isnan(r.limit_mw))
+            else float(r.limit_mw)
+        )
+        use = fmt_pct(mw / limit, 0) if limit else "no limit"
+        rows.append(
+            [str(getattr(r, key)), fmt_int(r.racks), fmt_num(mw, 2), fmt_num(limit, 2) if limit else "-", use]
+        )
+    return rows
+
+
+def _limit(v: Any) -> float | None:
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+def _power_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
+    pw = design.power
+    info = design.inputs.site.site
+    out: list[Flowable] = [*h1("Power")]
+    s = summary["power"]
+    out.append(
+        para(
+            f"The IT load is {s['it_mw']:,.2f} MW; at a PUE of {info.pue:g} the facility draws {s['facility_mw']:,.2f} MW "
+            f"from a utility feed of {info.utility_mw:g} MW. Device power comes from the catalog: servers with their "
+            "NIC option and node-side optics, switches between their all-copper and all-optics figures by the "
+            "share of their ports on optics."
+        )
+    )
+    budgets = [Budget("Site (facility vs utility)", pw.facility_mw, pw.utility_mw)]
+    budgets += [
+        Budget(f"Building {r.building}", r.it_kw / 1000.0, _limit(r.limit_mw))
+        for r in pw.buildings.itertuples()
+    ]
+    budgets += [Budget(f"Hall {r.hall}", r.it_kw / 1000.0, _limit(r.limit_mw)) for r in pw.halls.itertuples()]
+    out += [*h2("Budgets: site, buildings, halls"), budget_bars(budgets), Spacer(1, 4)]
+    cols = [
+        Col("Building", 130),
+        Col("Racks", 70, True),
+        Col("IT MW", 90, True),
+        Col("Limit MW", 90, True),
+        Col("Use", 80, True),
+    ]
+    out += [data_table(cols, _budget_rows(pw.buildings, "building")), Spacer(1, 6)]
+    cols = [Col("Hall", 130), *cols[1:]]
+    out += [data_table(cols, _budget_rows(pw.halls, "hall"))]
+
+    racks = design.placement.racks
+    kw = np.asarray(pw.rack_kw, float)
+    limit = np.asarray(pw.rack_limit_kw, float)
+    floor = np.asarray(pw.rack_floor_kg_m2, float)
+    order = np.lexsort((racks["rack_id"].to_numpy(str), -kw))[:20]
+    rows: list[list[Cell]] = []
+    for i in order:
+        rows.append(
+            [
+                str(racks["rack_id"].iat[i]),
+                str(racks["template"].iat[i]),
+                fmt_num(kw[i], 1),
+                f"{limit[i]:g}",
+                fmt_pct(kw[i] / limit[i], 0) if limit[i] else "-",
+                fmt_int(floor[i]),
+            ]
+        )
+    cols = [
+        Col("Rack", 110),
+        Col("Template", 110),
+        Col("kW", 60, True),
+        Col("Hall limit kW", 75, True),
+        Col("Of limit", 60, True),
+        Col("Floor kg/m2", 70, True),
+    ]
+    out += [*h2(f"The {len(order)} hottest racks"), data_table(cols, rows)]
+
+    halls = {f"{b.id}/{h.id}": h for b, h in design.inputs.site.halls()}
+    hall_col = racks["hall"].to_numpy(str)
+    rows = []
+    for key, h in halls.items():
+        m = hall_col == key
+        if not m.any():
+            continue
+        worst = int(np.flatnonzero(m)[np.argmax(floor[m])])
+        over = int((floor[m] > h.floor_load_kg_m2 + 1e-9).sum())
+        rows.append(
+            [
+                key,
+                f"{h.floor_load_kg_m2:,.0f}",
+                fmt_int(floor[m].max()),
+                str(racks["rack_id"].iat[worst]),
+                fmt_int(over),
+            ]
+        )
+    cols = [
+        Col("Hall", 90),
+        Col("Rating kg/m2", 90, True),
+        Col("Heaviest kg/m2", 90, True),
+        Col("Heaviest rack", 120, True),
+        Col("Racks over rating", 95, True),
+    ]
+    out += [
+        *h2("Floor load"),
+        para("Rack weight (servers, switches and the empty cabinet) over its footprint."),
+        data_table(cols, rows),
+    ]
+    out += [
+        *h2("Energy and cost"),
+        kv_table(
+            [
+                ("IT load", f"{s['it_mw']:,.3f} MW"),
+                (f"Facility load (IT x PUE {info.pue:g})", f"{s['facility_mw']:,.3f} MW"),
+                ("Annual energy (8,760 h)", _energy(s["annual_twh"])),
+                (
+                    f"Annual electricity cost at ${info.electricity_usd_per_kwh:g}/kWh",
+                    fmt_usd(s["annual_cost_usd"]),
+                ),
+                ("Hottest rack", f"{s['max_rack_kw']:,.1f} kW"),
+            ],
+            width=FRAME_W * 0.75,
+        ),
+    ]
+    return out
+
+
+# ----------------------------------------------------------------------------------------- network
+ROLE_ORDER = (
+    "server",
+    "leaf",
+    "spine",
+    "core",
+    "super",
+    "fe_leaf",
+    "fe_spine",
+    "fe_core",
+    "st_leaf",
+    "st_spine",
+    "st_core",
+    "oob",
+)
+KIND_ORDER = ("gpu_leaf", "leaf_spine", "spine_core", "core_super", "frontend", "storage", "oob")
+
+
+def _network_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
+    fab = design.fabric
+    cat = design.inputs.catalog
+    out: list[Flowable] = [*h1("Network")]
+    nic = cat.nic[fab.nic]
+    out += [
+        kv_table(
+            [
+                (
+                    "Design",
+                    "rail-optimized (each server's NICs go to different leaves)"
+                    if fab.design == "rail"
+                    else "middle-of-rack (the leaf sits in the GPU rack)",
+                ),
+                ("Backend switch", f"{cat.switch[fab.switch].name}, {fab.radix} ports at the NIC speed"),
+                ("NIC", nic.name),
+                ("Backend tiers", str(fab.tiers)),
+                ("Pods", f"{fab.pods} x {fab.pod_gpus:,} GPUs"),
+                ("Oversubscription between pods", f"{fab.oversubscription:g}:1"),
+                ("Node-side optical modules", fmt_int(fab.node_optics)),
+                (
+                    "Links",
+                    fmt_int(summary["links"]["total"])
+                    + " backend, "
+                    + fmt_int(len(fab.links) - summary["links"]["total"])
+                    + " frontend, storage and management",
+                ),
+            ]
+        )
+    ]
+    dev = fab.devices
+    counts = (
+        dev.groupby(["network", "role", "model"], observed=True)
+        .agg(n=("device_id", "size"), ports=("ports_used", "sum"))
+        .reset_index()
+    )
+    counts["o"] = counts["role"].map({r: i for i, r in enumerate(ROLE_ORDER)}).fillna(99)
+    rows: list[list[Cell]] = []
+    for r in counts.sort_values(["o", "model"]).itertuples():
+        spec = cat.switch.get(str(r.model))
+        name = (
+            cat.server[str(r.model)].name
+            if str(r.model) in cat.server
+            else (spec.name if spec else str(r.model))
+        )
+        cap = f"{int(r.n) * spec.ports:,}" if spec else "-"
+        rows.append([str(r.network), str(r.role), name, fmt_int(r.n), fmt_int(r.ports) if spec else "-", cap])
+    cols = [
+        Col("Network", 60),
+        Col("Role", 55),
+        Col("Model", 190),
+        Col("Count", 55, True),
+        Col("Ports used", 60, True),
+        Col("Ports", 55, True),
+    ]
+    out += [*h2("Switches and servers"), data_table(cols, rows)]
+    links = fab.links
+    lc = links.groupby(["network", "kind", "speed_gbps"], observed=True).size().reset_index(name="n")
+    lc["o"] = lc["kind"].astype(str).map({k: i for i, k in enumerate(KIND_ORDER)}).fillna(99)
+    rows = [
+        [str(r.network), str(r.kind), f"{int(r.speed_gbps):,}G", fmt_int(r.n)]
+        for r in lc.sort_values(["o", "speed_gbps"]).itertuples()
+    ]
+    cols = [Col("Network", 90), Col("Link", 110), Col("Speed", 70, True), Col("Links", 80, True)]
+    out += [*h2("Links per tier"), data_table(cols, rows)]
+    return out
+
+
+# ------------------------------------------------------------------------------------- reliability
+def _reliability_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
+    fab = design.fabric
+    ttff = summary["reliability"]["time_to_first_failure_min"]
+    out: list[Flowable] = [*h1("Reliability")]
+    out.append(
+        para(
+            f"Every node-side optical link can stop a synchronous training job. With {fab.node_optics:,} such links "
+            f"and a mean time between failures of {fab.link_mtbf_years:g} years per link, one of them fails on average "
+            f"every {_minutes(ttff)}."
+        )
+    )
+    return out
+
+
+# --------------------------------------------------------------------------------------- violations
+def _violations_story(design: Any) -> list[Flowable]:
+    out: list[Flowable] = [*h1("Violations")]
+    vs = sorted(design.violations, key=lambda v: (v.kind, v.where))
+    if not vs:
+        return [*out, para("No design rule is breached.")]
+    out.append(
+        para(
+            f"{len(vs)} design-rule breach(es), by kind and location. None stops the design; "
+            "`dclayout design --strict` fails on them."
+        )
+    )
+    rows: list[list[Cell]] = [[v.kind, v.where, v.message, v.suggestion or "-"] for v in vs]
+    cols = [Col("Kind", 55), Col("Where", 85), Col("What", 210), Col("Suggestion", FRAME_W - 350)]
+    out.append(data_table(cols, rows))
+    return out
+
+
+# -------------------------------------------------------------------------------------- assumptions
+def _used_catalog(design: Any) -> dict[str, set[str]]:
+    models = set(design.fabric.devices["model"].astype(str))
+    cat = design.inputs.catalog
+    return {
+        "server": models & set(cat.server),
+        "switch": models & set(cat.switch),
+        "nic": {design.fabric.nic},
+        "media": set(cat.media),
+    }
+
+
+def _assumptions_story(design: Any) -> list[Flowable]:
+    inp = design.inputs
+    s = inp.site
+    out: list[Flowable] = [*h1("Assumptions")]
+    out.append(
+        para(
+            "Every figure the design used, with its source: the site file for the site's own inputs, the rack "
+            "templates for the cabinets, and the comment written next to each figure in the catalog. "
+            "'no source given' marks a catalog figure without one; 'unverified' is the catalog's own warning."
+        )
+    )
+    rows: list[list[Cell]] = [
+        ["site.utility_mw", f"{s.site.utility_mw:g}"],
+        ["site.pue", f"{s.site.pue:g}"],
+        ["site.electricity_usd_per_kwh", f"{s.site.electricity_usd_per_kwh:g}"],
+        ["cluster.gpus", fmt_int(s.cluster.gpus)],
+        ["cluster.oversubscription", f"{s.cluster.oversubscription:g}"],
+        ["cluster.link_mtbf_years", f"{s.cluster.link_mtbf_years:g}"],
+        ["training.step_s", f"{s.training.step_s:g}"],
+        ["training.checkpoint_every_steps", fmt_int(s.training.checkpoint_every_steps)],
+        ["training.hbm_gb", f"{s.training.hbm_gb:g}"],
+    ]
+    for b, h in s.halls():
+        k = f"{b.id}/{h.id}"
+        rows += [
+            [f"{k} max_rack_kw", f"{h.max_rack_kw:g}"],
+            [f"{k} floor_load_kg_m2", f"{h.floor_load_kg_m2:g}"],
+            [f"{k} it_mw", f"{h.it_mw:g}" if h.it_mw else "no limit"],
+        ]
+    out += [
+        *h2(f"Site inputs ({inp.path.name})"),
+        data_table([Col("Key", 250), Col("Value", 120, True)], rows),
+    ]
+    used_tpl = sorted(set(design.placement.racks["template"].astype(str)))
+    rows = []
+    for t in used_tpl:
+        tpl = inp.templates[t]
+        rows.append(
+            [
+                t,
+                tpl.name,
+                f"{tpl.width_mm:g} x {tpl.depth_mm:g}",
+                f"{tpl.weight_kg_empty:g}",
+                f"{tpl.pdu_kw:g}",
+                tpl.cooling,
+            ]
+        )
+    cols = [
+        Col("Template", 70),
+        Col("Name", 190),
+        Col("W x D mm", 65, True),
+        Col("Empty kg", 50, True),
+        Col("PDU kW", 45, True),
+        Col("Cooling", FRAME_W - 420),
+    ]
+    out += [*h2("Rack templates used"), data_table(cols, rows)]
+    figs = catalog_figures(inp.templates_dir / "catalog.toml", _used_catalog(design))
+    rows = []
+    for f in figs:
+        src = safe(f.source) if f.source else "<i>no source given</i>"
+        rows.append(
+            [f"{f.section}.{f.item}" if f.item else f.section, f.key, f.value, Paragraph(src, STYLES["cell"])]
+        )
+    cols = [Col("Catalog item", 95), Col("Figure", 90), Col("Value", 75, True), Col("Source", FRAME_W - 260)]
+    out += [*h2("Catalog figures used"), data_table(cols, rows)]
+    return out
+
+
+# --------------------------------------------------------------------------------------- the report
+def build_story(design: Any) -> list[Flowable]:
+    summary = design.summary()
+    story: list[Flowable] = _cover_story(design, summary)
+    story += contents_page()
+    story += _plans_story(design)
+    story += _power_story(design, summary)
+    story += _network_story(design, summary)
+    story += _reliability_story(design, summary)
+    story += _violations_story(design)
+    story += _assumptions_story(design)
+    return story
+
+
+def render_pdf(design: Any) -> bytes:
+    """The report of ``design`` as PDF bytes (deterministic)."""
+    return render(build_story(design), meta_of(design))
+
+
+def write_pdf(design: Any, path: str | os.PathLike[str]) -> Path:
+    """Write the report of ``design`` to ``path`` atomically: it is built in memory and moved into place,
+    so a failure leaves no file (and an older report untouched)."""
+    return write_bytes(path, render_pdf(design))

@@ -113,7 +113,7 @@ def test_nice_length(target: float, expected: float) -> None:
     assert P.nice_length(target) == pytest.approx(expected)
 
 
-def _walk(node):  # every shape of a drawing, groups flattened
+def _walk(node):  # every shape of a reportlab Drawing, groups flattened
     for c in getattr(node, "contents", []):
         yield c
         yield from _walk(c)
@@ -124,7 +124,7 @@ def test_hall_plan_colours_each_rack_by_its_kw_against_the_limit() -> None:
     kw = np.array([10.0, 30.0, 36.0, 39.0, 44.0])  # 25 %, 75 %, 90 %, 97.5 %, 110 % of 40 kW
     n = len(kw)
     racks = P.PlanRacks(
-        x_m=np.arange(n) * 0.6 + 3,
+        x_m=np.arange(n) * 1.5 + 3,
         y_m=np.full(n, 3.0),
         width_m=np.full(n, 0.6),
         depth_m=np.full(n, 1.2),
@@ -134,22 +134,38 @@ def test_hall_plan_colours_each_rack_by_its_kw_against_the_limit() -> None:
         limit_kw=np.full(n, 40.0),
         label=np.array([f"{i + 1:02d}" for i in range(n)]),
     )
-    d = P.hall_plan(hall, racks, [P.PlanRow("R01", 3, 3, "x", False)], np.array([[1, 1, 19, 1]]))
+    trays = P.PlanTrays(np.array([[1, 1, 19, 1], [1, 8, 19, 8]]), np.array([False, True]))
+    plan = P.hall_plan(hall, racks, [P.PlanRow("R01", 3, 3, "x", False)], trays)
     fills = [b[2] for b in P.KW_BANDS]
-    rack_rects = [
-        s
-        for s in _walk(d)
-        if isinstance(s, Rect) and s.fillColor in fills and s.strokeWidth in (0.15, 0.6) and s.width > 8
-    ]
-    assert [fills.index(r.fillColor) for r in rack_rects] == [0, 1, 2, 3, 4]
-    # rotated racks (90/270) lie across: their drawn width is the depth
-    w = [r.width for r in rack_rects]
-    h = [r.height for r in rack_rects]
-    assert w[3] == pytest.approx(h[0]) and h[3] == pytest.approx(w[0])
-    assert rack_rects[4].strokeColor == P.NETWORK_EDGE  # the spine rack stands out
-    texts = {s.text for s in _walk(d) if isinstance(s, String)}
-    assert {"01", "05", "R01", "N", "m"} <= texts
+    found = []  # (x, band, w, h, stroke) of every rack drawn
+    for b in plan.batches:
+        if b.kind == "rects" and b.fill in fills and b.line_w in (0.15, 0.6):
+            found += [(x, fills.index(b.fill), w, h, b.stroke) for x, _, w, h in b.data.tolist() if w != 8]
+    found.sort()
+    assert [f[1] for f in found] == [0, 1, 2, 3, 4]
+    # rotated racks (90/270) lie across the row: their drawn width is the depth
+    assert found[3][2] == pytest.approx(found[0][3]) and found[3][3] == pytest.approx(found[0][2])
+    assert found[4][4] == P.NETWORK_EDGE and found[0][4] == P.INK  # the spine rack stands out
+    texts = {t for b in plan.batches if b.kind == "text" for t in b.labels}
+    assert {"01", "05", "R01", "N", "m", "cable tray", "tray over its fill limit"} <= texts
     assert any("40 kW" in t for t in texts)
+    tray_lines = {
+        b.stroke: len(b.data)
+        for b in plan.batches
+        if b.kind == "lines" and b.line_w >= 0.8 and len(b.data) == 1 and b.data[0][2] - b.data[0][0] > 100
+    }
+    assert tray_lines == {P.TRAY_COLOUR: 1, P.TRAY_FULL: 1}
+
+
+def test_plan_paints_batches_as_pdf_paths() -> None:
+    plan = P.Plan(100, 50)
+    plan.rects([1, 2], [3, 4], 5, 6, P.INK)
+    plan.text([10], [20], ["a(b)"], 6, anchor="start")
+    data = P.render([plan], META)
+    stream = PdfReader(io.BytesIO(data)).pages[0].get_contents().get_data()
+    assert b"1.00 3.00 5.00 6.00 re\n2.00 4.00 5.00 6.00 re\nf Q" in stream
+    assert b"(a\\(b\\)) Tj" in stream
+    assert "a(b)" in pages_text(data)[0]
 
 
 def test_budget_bars_state_use_limit_and_share() -> None:
@@ -206,19 +222,3 @@ def test_catalog_figures_from_a_small_file(tmp_path: Path) -> None:
         ("switch", "x", "price_usd", "10.5", ""),
         ("rack_part", "", "rack_usd", "1", "quote 42"),
     ]
-
-
-def test_write_atomic_leaves_nothing_when_the_replace_fails(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    target = tmp_path / "out" / "r.pdf"
-    P.write_atomic(b"old", target)
-
-    def boom(*_a: object) -> None:
-        raise OSError("disk full")
-
-    monkeypatch.setattr(P.os, "replace", boom)
-    with pytest.raises(OSError):
-        P.write_atomic(b"new", target)
-    assert target.read_bytes() == b"old"
-    assert sorted(p.name for p in target.parent.iterdir()) == ["r.pdf"]

@@ -1,0 +1,187 @@
+"""The PDF report of a real design, read back with pypdf, and `dclayout report` over several sites."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from layout.design import Design, run
+from layout.export import pdf
+from layout.load import load_site
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = ROOT / "sites" / "superpod-4su.toml"
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def pdf_text(data: bytes) -> str:
+    return flat("\n".join(p.extract_text() for p in PdfReader(io.BytesIO(data)).pages))
+
+
+@pytest.fixture(scope="module")
+def small() -> tuple[Design, bytes]:
+    design = run(load_site(SMALL))
+    return design, pdf.render_pdf(design)
+
+
+def overloaded_site(tmp_path: Path) -> Path:
+    """The small hall with budgets it cannot meet: a 1.0 MW hall, a 600 kg/m2 floor, a 1.5 MW feed."""
+    text = SMALL.read_text()
+    for old, new in (
+        ("it_mw = 1.5", "it_mw = 1.0"),
+        ("floor_load_kg_m2 = 1500.0", "floor_load_kg_m2 = 600.0"),
+        ("utility_mw = 2.5", "utility_mw = 1.5"),
+    ):
+        assert old in text
+        text = text.replace(old, new)
+    (tmp_path / "sites").mkdir(exist_ok=True)
+    site = tmp_path / "sites" / "overloaded.toml"
+    site.write_text(text)
+    shutil.copytree(ROOT / "rack_templates", tmp_path / "rack_templates", dirs_exist_ok=True)
+    return site
+
+
+def test_headline_figures_match_summary_json(small: tuple[Design, bytes]) -> None:
+    design, data = small
+    s = design.summary()
+    text = pdf_text(data)
+    cover = flat(PdfReader(io.BytesIO(data)).pages[0].extract_text())
+    pw = s["power"]
+    for figure in (
+        f"{s['gpus']:,}",
+        f"{s['racks']['total']:,}",
+        f"{pw['it_mw']:.2f} MW",
+        f"{pw['facility_mw']:.2f} MW",
+        f"{pw['annual_twh'] * 1000:.1f} GWh",
+        f"{len(s['violations'])}",
+    ):
+        assert figure in cover, figure
+    ttff = s["reliability"]["time_to_first_failure_min"]
+    assert f"{ttff:,.0f} min" in cover
+    # the body states the exact figures
+    assert f"${pw['annual_cost_usd']:,.0f}" in text
+    assert f"{pw['it_mw']:.3f} MW" in text and f"{pw['max_rack_kw']:.1f} kW" in text
+    for role, n in (("leaf", s["switches"]["leaf"]), ("spine", s["switches"]["spine"])):
+        assert re.search(rf"backend {role} NVIDIA Quantum-2 QM9700 \(InfiniBand NDR\) {n:,} ", text), role
+    for kind in ("gpu_leaf", "leaf_spine"):
+        assert re.search(rf"backend {kind} 400G {s['links'][kind]:,}", text), kind
+
+
+def test_every_chapter_is_in_the_contents_and_the_outline(small: tuple[Design, bytes]) -> None:
+    _, data = small
+    reader = PdfReader(io.BytesIO(data))
+    chapters = [o.title for o in reader.outline if not isinstance(o, list)]
+    assert chapters[:3] == ["Site and hall plans", "Power", "Network"]
+    assert {"Reliability", "Violations", "Assumptions"} <= set(chapters)
+    toc = flat(reader.pages[1].extract_text())
+    for c in chapters:
+        assert c in toc
+
+
+def test_every_violation_is_listed_with_its_location(tmp_path: Path) -> None:
+    design = run(load_site(overloaded_site(tmp_path)))
+    kinds = {v.kind for v in design.violations}
+    assert {"hall_mw", "floor_load", "site_mw"} <= kinds, kinds
+    text = pdf_text(pdf.render_pdf(design))
+    for v in design.violations:
+        assert flat(v.message) in text, v.message
+        assert f"{v.kind} {v.where}" in text
+    cover = flat(PdfReader(io.BytesIO(pdf.render_pdf(design))).pages[0].extract_text())
+    assert f"{len(design.violations)} design-rule violations" in cover
+
+
+def test_assumptions_give_each_catalog_figure_its_source(small: tuple[Design, bytes]) -> None:
+    _, data = small
+    text = pdf_text(data)
+    start = text.index("Catalog figures used")
+    part = text[start:]
+    assert "server.dgx-h100 height_ru 8 NVIDIA DGX H100 user guide" in part
+    assert "switch.qm9700 power_w_optics 1500 seed 000 (Quantum-2 with multimode optics)" in part
+    assert "server.dgx-h100 gpus 8 no source given" in part
+    assert "gb200-nvl72" not in part, "only figures of parts the design uses"
+
+
+def test_same_design_same_bytes_and_a_clean_file(small: tuple[Design, bytes], tmp_path: Path) -> None:
+    design, data = small
+    again = pdf.render_pdf(run(load_site(SMALL)))
+    assert again == data
+    out = pdf.write_pdf(design, tmp_path / "r.pdf")
+    assert out.read_bytes() == data
+    info = PdfReader(out).metadata
+    assert info["/CreationDate"].startswith("D:" + design.inputs.site.site.date.replace("-", ""))
+    if shutil.which("qpdf") is None:
+        pytest.skip("qpdf not installed")
+    res = subprocess.run(["qpdf", "--check", str(out)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_a_failed_export_leaves_no_file(
+    small: tuple[Design, bytes], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    design, _ = small
+    target = tmp_path / "r.pdf"
+    target.write_bytes(b"the previous report")
+
+    def broken(*_a: object) -> bytes:
+        raise RuntimeError("layout failed")
+
+    monkeypatch.setattr(pdf, "render", broken)
+    with pytest.raises(RuntimeError):
+        pdf.write_pdf(design, target)
+    assert target.read_bytes() == b"the previous report"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.pdf"]
+
+
+# ------------------------------------------------------------------------------------- the batch command
+def report(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "layout", "report", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_batch_writes_the_good_sites_and_reports_the_bad_one(tmp_path: Path) -> None:
+    bad = tmp_path / "broken.toml"
+    bad.write_text(SMALL.read_text().replace("gpus = 1024", "gpus = 1023"))
+    out = tmp_path / "out"
+    res = report(str(SMALL), str(bad), str(ROOT / "sites" / "gb200-hall.toml"), "--out", str(out), "-j", "2")
+    assert res.returncode == 2, res.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["gb200-hall.pdf", "superpod-4su.pdf"], (
+        "nothing half-written"
+    )
+    err = flat(res.stderr)
+    assert f"{bad}: cluster.gpus: 1023 GPUs is not a whole number" in err
+    assert "2 of 3 report(s) written" in err
+    for name in ("gb200-hall.pdf", "superpod-4su.pdf"):
+        assert PdfReader(out / name).pages, name
+
+
+def test_batch_export_failure_exits_3(tmp_path: Path) -> None:
+    blocker = tmp_path / "out"
+    blocker.write_text("a file where the output folder should be")
+    res = report(str(SMALL), "--out", str(blocker))
+    assert res.returncode == 3, res.stderr
+    assert "export failed" in res.stderr
+    assert blocker.read_text().startswith("a file")
+
+
+def test_batch_refuses_two_sites_that_would_write_the_same_file(tmp_path: Path) -> None:
+    other = tmp_path / "superpod-4su.toml"
+    other.write_text(SMALL.read_text())
+    res = report(str(SMALL), str(other), "--out", str(tmp_path / "out"))
+    assert res.returncode == 2
+    assert "distinct file names" in res.stderr
+    assert not (tmp_path / "out").exists()
