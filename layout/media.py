@@ -94,6 +94,8 @@ class Cabling:
     media_class, stock_length_m, status (STATUS).
     ``edge_fill``: per tray edge (trays.edges order): cables, peak_area_mm2, capacity_mm2, fill (peak
     over width x depth), over (bool), and ``cables_<media id>``.
+    ``link_optical``: per link, True when its medium is optical (links without a medium: True when they
+    leave the rack), for ``power.check(..., link_optical=...)``.
     ``switch_power_kw``/``optical_ports``: per device (NaN / 0 for devices that are not catalog switches).
     ``modules``: transceiver modules per device and medium (device, end ``switch``/``server``, media,
     links, modules). ``cables``: cables to buy per medium and stock length (media, stock_length_m, count).
@@ -102,6 +104,7 @@ class Cabling:
     trays: traylib.Trays
     links: pd.DataFrame
     edge_fill: pd.DataFrame
+    link_optical: np.ndarray
     switch_power_kw: np.ndarray
     optical_ports: np.ndarray
     modules: pd.DataFrame
@@ -232,6 +235,7 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
         trays=trays,
         links=out,
         edge_fill=edge_fill,
+        link_optical=np.where(code >= 0, mt.optical[np.clip(code, 0, None)], ends.rack_a != ends.rack_b),
         switch_power_kw=power_kw,
         optical_ports=optical_ports,
         modules=modules,

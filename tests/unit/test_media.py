@@ -116,6 +116,7 @@ def test_switch_power_follows_the_media() -> None:
     qm = hb.site("one-row").catalog.switch["qm9700"]
     # l0: 9 optical ports of 64; l1: all copper
     assert c.optical_ports.tolist() == [2, 2, 2, 2, 1, 9, 0]
+    assert c.link_optical.tolist() == [True] * 9 + [False] * 5
     assert c.switch_power_kw[5] == pytest.approx(
         (qm.power_w_copper + (qm.power_w_optics - qm.power_w_copper) * 9 / 64) / 1000
     )
