@@ -381,8 +381,17 @@ class _Floor:
         self.last_line = -1
         self.user_free = list(hall.user_slots)
         self.lines_used: set[int] = set()
-        self.skip: set[int] = set()  # cells taken by another floor (spine rows)
         self.count: dict[int, int] = {}  # racks per cell, at most max_row_racks
+        self.free: dict[int, list[tuple[float, float]]] = {}  # cells with spans taken by a spine row
+
+    def free_of(self, c: int) -> list[tuple[float, float]]:
+        return self.free.get(c, self.cells[c].free)
+
+    def take_span(self, c: int, a: float, b: float) -> None:
+        """Another floor (a spine row) put a rack at [a, b] of cell ``c``."""
+        self.free[c] = [
+            iv for lo, hi in self.free_of(c) for iv in _subtract((lo, hi), [(a, b)], self.hall.min_width_m)
+        ]
 
     def state(self) -> tuple[int, int, float, int, int]:
         return self.k, self.iv, self.u, self.last_line, len(self.user_free)
@@ -400,18 +409,15 @@ class _Floor:
     def _take(self, w: float) -> tuple[int, float] | None:
         while self.k < len(self.order):
             c = self.order[self.k]
-            if c in self.skip or self.count.get(c, 0) >= self.hall.model.max_row_racks:
-                self.k += 1
-                self.iv = 0
-                self.u = -math.inf
-                continue
-            cell = self.cells[c]
-            while self.iv < len(cell.free):
-                a, b = cell.free[self.iv]
+            free = self.free_of(c)
+            if self.count.get(c, 0) >= self.hall.model.max_row_racks:
+                free = []
+            while self.iv < len(free):
+                a, b = free[self.iv]
                 u = max(self.u, a)
                 if u + w <= b + EPS:
                     self.u = u + w
-                    self.last_line = cell.line
+                    self.last_line = self.cells[c].line
                     self.count[c] = self.count.get(c, 0) + 1
                     return c, u
                 self.iv += 1
@@ -450,30 +456,26 @@ class _Floor:
     def later_cells(self) -> list[int]:
         """Cells of the lines after the current one (from the current line if it is still empty)."""
         k = self.k
-        while k < len(self.order) and self.order[k] in self.skip:
-            k += 1
         if k >= len(self.order):
             return []
         line = self.cells[self.order[k]].line
         if self.last_line == line or self.started():
             while k < len(self.order) and self.cells[self.order[k]].line == line:
                 k += 1
-        return [c for c in self.order[k:] if c not in self.skip]
+        return self.order[k:]
 
     def fits_in_cell(self, widths: list[float]) -> bool:
         """Would these widths fit from the cursor without leaving the current cell?"""
-        while self.k < len(self.order) and self.order[self.k] in self.skip and not self.started():
-            self.k += 1
         if self.k >= len(self.order):
             return False
         c = self.order[self.k]
         if self.count.get(c, 0) + len(widths) > self.hall.model.max_row_racks:
             return False
-        cell = self.cells[c]
+        free = self.free_of(c)
         iv, u = self.iv, self.u
         for w in widths:
-            while iv < len(cell.free):
-                a, b = cell.free[iv]
+            while iv < len(free):
+                a, b = free[iv]
                 uu = max(u, a)
                 if uu + w <= b + EPS:
                     u = uu + w
@@ -672,6 +674,38 @@ def _pack(
     return racks
 
 
+def network_templates(inputs: Inputs) -> tuple[RackTemplate, RackTemplate, RackTemplate]:
+    """The rack templates for SU network racks, spine racks and MDF racks (kinds network, spine, core;
+    ``net-leaf``, ``net-spine``, ``net-core`` when present, else the first id of that kind)."""
+    out = []
+    for kind, preferred in (("network", "net-leaf"), ("spine", "net-spine"), ("core", "net-core")):
+        t = inputs.templates
+        ids = (
+            [preferred]
+            if preferred in t and t[preferred].kind == kind
+            else sorted(k for k, v in t.items() if v.kind == kind)
+        )
+        if not ids:
+            raise InputError(
+                [Problem(str(inputs.templates_dir), "kind", f"no rack template of kind {kind!r} for the network racks",
+                         f'a template with kind = "{kind}"')]
+            )  # fmt: skip
+        out.append(t[ids[0]])
+    return out[0], out[1], out[2]
+
+
+def floor_positions(inputs: Inputs, width_m: float) -> dict[str, int]:
+    """How many racks ``width_m`` wide the placer's rows hold in each hall (``B1/H1``): the same wall
+    clearance, aisles, columns, keep-outs, user rows and ``max_row_racks`` as :func:`place`, with
+    cross aisles every ``max_row_racks`` narrowest racks."""
+    halls, cells = _build_halls(inputs, gpu_racks(inputs), network_templates(inputs), {})
+    out = {h.key: 0 for h in halls}
+    for c in cells:
+        n = sum(int((b - a + EPS) // width_m) for a, b in c.free)
+        out[halls[c.hall].key] += min(n, halls[c.hall].model.max_row_racks)
+    return out
+
+
 # ------------------------------------------------------------------------------------------- placer
 @dataclass
 class _Trial:
@@ -686,9 +720,7 @@ class _Placer:
         self.site = inputs.site
         self.cl = inputs.site.cluster
         self.gpu = gpu_racks(inputs)
-        self.t_net = self._template("network", "net-leaf")
-        self.t_spine = self._template("spine", "net-spine")
-        self.t_core = self._template("core", "net-core")
+        self.t_net, self.t_spine, self.t_core = network_templates(inputs)
         self.d = _Devices(inputs, fabric)
         self._blocks: dict[tuple[int, str], _Block] = {}
         self.n_su = len(self.d.su_servers)
@@ -704,24 +736,6 @@ class _Placer:
         su_kw = sum(self.block(su, first_gpu).kw for su in range(self.n_su))
         rest = float(self.d.est_kw[self.d.spine | self.d.mdf].sum())
         self.overhead = 1.0 + rest / su_kw if su_kw > 0 else 1.0
-
-    def _template(self, kind: str, preferred: str) -> RackTemplate:
-        t = self.inputs.templates
-        if preferred in t and t[preferred].kind == kind:
-            return t[preferred]
-        ids = sorted(k for k, v in t.items() if v.kind == kind)
-        if not ids:
-            raise InputError(
-                [
-                    Problem(
-                        str(self.inputs.templates_dir),
-                        "kind",
-                        f"no rack template of kind {kind!r} for the network racks",
-                        f'a template with kind = "{kind}"',
-                    )
-                ]
-            )
-        return t[ids[0]]
 
     def _campus_building(self) -> int:
         pts = []
@@ -968,8 +982,8 @@ class _Placer:
         return spots, missing
 
     def _spine_row(self, f: _Floor, items: list[_Item], spots: list[_Spot]) -> list[_Item]:
-        """Spine racks in the next row line, in the cells nearest the middle of the hall; those cells
-        are then skipped by the SUs that follow. Returns the items that found no room."""
+        """Spine racks in the next row line, in the cells nearest the middle of the hall; the SUs that
+        follow fill around them. Returns the items that found no room."""
         hall = f.hall
         u_mid = (hall.usable.bounds[0] + hall.usable.bounds[2]) / 2
         later = f.later_cells()
@@ -987,8 +1001,9 @@ class _Placer:
             ),
         )
         tmp = _Floor(hall, self.cells, order)
-        tmp.user_free = f.user_free
+        tmp.user_free, tmp.count, tmp.free = f.user_free, f.count, f.free
         left = []
+        taken = []
         for it in items:
             sp = tmp.put(it)
             if sp is None:
@@ -996,7 +1011,9 @@ class _Placer:
             else:
                 spots.append(sp)
                 if sp.cell >= 0:
-                    f.skip.add(sp.cell)
+                    taken.append((sp.cell, sp.u, sp.u + it.width_m))
+        for c, a, b in taken:
+            f.take_span(c, a, b)
         return left
 
     def _elsewhere(

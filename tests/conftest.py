@@ -1,0 +1,119 @@
+"""Shared fixtures: the shipped sites (loaded and designed once per test session) and small sites built
+in code.
+
+- ``shipped_sites``: the stems of ``sites/*.toml``.
+- ``inputs_of(stem)`` / ``design_of(stem)``: a shipped site's validated inputs / ``design.run`` result,
+  built once per session (the 100k campus is the expensive one: ask for it in one place only).
+- ``make_inputs(**changes)``: a small one-hall site (10 m x 6 m hall, 1 SU of 32 DGX H100 on QM9700,
+  rail, no side networks) with ``changes`` deep-merged into its TOML data, validated like a site file.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from layout.load import DEFAULT_TEMPLATES_DIR, Inputs, load_catalog, load_site, load_templates, site_from_data
+
+ROOT = Path(__file__).resolve().parents[1]
+SITES_DIR = ROOT / "sites"
+SHIPPED = sorted(p.stem for p in SITES_DIR.glob("*.toml"))
+
+SMALL_SITE: dict[str, Any] = {
+    "format": 1,
+    "site": {"name": "small test site", "utility_mw": 5.0, "pue": 1.25, "electricity_usd_per_kwh": 0.1},
+    "building": [
+        {
+            "id": "B1",
+            "footprint": [[0, 0], [40, 0], [40, 30], [0, 30]],
+            "entry": [0, 3],
+            "hall": [
+                {
+                    "id": "H1",
+                    "polygon": [[0, 0], [10, 0], [10, 6], [0, 6]],
+                    "cooling": "rear-door",
+                    "max_rack_kw": 45.0,
+                    "floor_load_kg_m2": 1500.0,
+                    "row_axis": "x",
+                    "cold_aisle_m": 1.2,
+                    "hot_aisle_m": 1.2,
+                    "wall_clearance_m": 0.5,
+                    "cross_aisle_m": 1.2,
+                    "max_row_racks": 20,
+                }
+            ],
+        }
+    ],
+    "cluster": {
+        "gpus": 256,
+        "server": "dgx-h100",
+        "rack": "dgx-h100-x4",
+        "rack_low_density": "dgx-h100-x2",
+        "switch": "qm9700",
+        "design": "rail",
+        "nic": "cx7",
+    },
+}
+
+
+def merge(base: Any, changes: Any) -> Any:
+    """Deep-merge ``changes`` into a copy of ``base``: dicts merge key by key, lists of dicts item by
+    item (``{0: {...}}`` patches item 0), anything else replaces."""
+    if isinstance(base, dict) and isinstance(changes, dict):
+        out = dict(base)
+        for k, v in changes.items():
+            out[k] = merge(base[k], v) if k in base else copy.deepcopy(v)
+        return out
+    if isinstance(base, list) and isinstance(changes, dict) and all(isinstance(k, int) for k in changes):
+        out_list = list(base)
+        for i, v in changes.items():
+            out_list[i] = merge(base[i], v)
+        return out_list
+    return copy.deepcopy(changes)
+
+
+@pytest.fixture(scope="session")
+def shipped_sites() -> list[str]:
+    return list(SHIPPED)
+
+
+@pytest.fixture(scope="session")
+def inputs_of() -> Callable[[str], Inputs]:
+    cache: dict[str, Inputs] = {}
+
+    def get(stem: str) -> Inputs:
+        if stem not in cache:
+            cache[stem] = load_site(SITES_DIR / f"{stem}.toml")
+        return cache[stem]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def design_of(inputs_of: Callable[[str], Inputs]) -> Callable[[str], Any]:
+    from layout import design
+
+    cache: dict[str, Any] = {}
+
+    def get(stem: str) -> Any:
+        if stem not in cache:
+            cache[stem] = design.run(inputs_of(stem))
+        return cache[stem]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def make_inputs() -> Callable[..., Inputs]:
+    catalog = load_catalog(DEFAULT_TEMPLATES_DIR)
+    templates = load_templates(DEFAULT_TEMPLATES_DIR)
+
+    def make(changes: dict[str, Any] | None = None, name: str = "small.toml") -> Inputs:
+        data = merge(SMALL_SITE, changes or {})
+        return site_from_data(data, Path(name), catalog, templates, DEFAULT_TEMPLATES_DIR)
+
+    return make

@@ -1,0 +1,272 @@
+"""The placer on small sites built in code, against positions computed by hand.
+
+The small site (tests/conftest.py): a 10 m x 6 m hall with 0.5 m wall clearance, so the usable floor is
+x 0.5..9.5, y 0.5..5.5. Rows run along x with 1.2 m deep racks: row line 0 is y 0.5..1.7 (fronts face
++y), the 1.2 m cold aisle, row line 1 is y 2.9..4.1 (fronts face -y); a third line would need y up to
+6.5. One SU of 32 DGX H100 on QM9700 = 8 GPU racks of 4 servers + 1 leaf rack (8 leaves), 4 spines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from layout import fabric, place
+from layout.load import Inputs
+
+Make = Callable[..., Inputs]
+
+
+def run(inputs: Inputs) -> tuple[Any, place.Placement]:
+    fab = fabric.build(inputs.site.cluster, inputs.catalog, place.fabric_servers_per_rack(inputs))
+    return fab, place.place(inputs, fab)
+
+
+def hall(**kw: Any) -> dict[str, Any]:
+    return {"building": {0: {"hall": {0: kw}}}}
+
+
+# ------------------------------------------------------------------------------------ floor geometry
+def test_free_floor_of_a_plain_hall_is_two_rows_of_fifteen(make_inputs: Make) -> None:
+    # 9 m of usable length / 0.6 m = 15 racks per row line, 2 row lines
+    assert place.floor_positions(make_inputs(), 0.6) == {"B1/H1": 30}
+    # 800 mm racks: floor(9 / 0.8) = 11 per line
+    assert place.floor_positions(make_inputs(), 0.8) == {"B1/H1": 22}
+
+
+def test_cross_aisle_after_max_row_racks(make_inputs: Make) -> None:
+    # rows of at most 10 racks (6 m), a 1.2 m cross aisle, then 9.5 - 7.7 = 1.8 m = 3 more racks
+    assert place.floor_positions(make_inputs(hall(max_row_racks=10)), 0.6) == {"B1/H1": 26}
+
+
+def test_a_column_breaks_a_row_which_continues_past_it(make_inputs: Make) -> None:
+    # column x 4.7..5.3, y 2.7..3.3 cuts row line 1: 0.5..4.7 (7 racks) and 5.3..9.5 (7 racks)
+    inputs = make_inputs(hall(columns=[{"at": [5.0, 3.0], "size_m": [0.6, 0.6]}]))
+    assert place.floor_positions(inputs, 0.6) == {"B1/H1": 15 + 14}
+
+
+def test_keepout_and_wider_aisles(make_inputs: Make) -> None:
+    # a keep-out over x 0..4 of row line 0 leaves 4..9.5 = 9 racks there; line 1 keeps 15
+    ko = [{"polygon": [[0, 0], [4, 0], [4, 2], [0, 2]], "reason": "CRAH"}]
+    assert place.floor_positions(make_inputs(hall(keepouts=ko)), 0.6) == {"B1/H1": 9 + 15}
+    # a 3 m cold aisle pushes line 1 to y 4.7..5.9, past 5.5: one row line left
+    assert place.floor_positions(make_inputs(hall(cold_aisle_m=3.0)), 0.6) == {"B1/H1": 15}
+
+
+def test_rows_along_y_swap_the_frame(make_inputs: Make) -> None:
+    # rows along y: 5 m of usable length = 8 racks; across x 0.5..9.5 holds lines at 0.5, 2.9, 5.3, 7.7
+    assert place.floor_positions(make_inputs(hall(row_axis="y")), 0.6) == {"B1/H1": 4 * 8}
+
+
+# ------------------------------------------------------------------------------------- one SU placed
+def test_one_su_hand_placed(make_inputs: Make) -> None:
+    fab, p = run(make_inputs())
+    r = p.racks
+    assert list(r["rack_id"]) == [f"B1/H1/R01/K{k:02d}" for k in range(1, 10)] + ["B1/H1/R02/K01"]
+    assert list(r["template"]) == ["dgx-h100-x4"] * 4 + ["net-leaf"] + ["dgx-h100-x4"] * 4 + ["net-spine"]
+    # fronts of row line 0 face +y at y = 1.7: rack centres at y 1.1; x from 0.5, 600 / 800 mm wide
+    assert r["x_m"].tolist()[:9] == pytest.approx([0.8, 1.4, 2.0, 2.6, 3.3, 4.0, 4.6, 5.2, 5.8])
+    assert r["y_m"].tolist()[:9] == pytest.approx([1.1] * 9)
+    assert r["rotation_deg"].tolist() == [0.0] * 9 + [180.0]
+    # the spine rack in the next row line (y 2.9..4.1, fronts facing -y)
+    assert (r["x_m"].iat[9], r["y_m"].iat[9]) == pytest.approx((0.9, 3.5))
+    assert p.rows[["row", "axis", "front_sign", "kind"]].values.tolist() == [
+        ["B1/H1/R01", "x", 1, "gpu"],
+        ["B1/H1/R02", "x", -1, "spine"],
+    ]
+    assert p.rows[["x0_m", "y0_m", "x1_m", "y1_m"]].values.tolist()[0] == pytest.approx([0.5, 1.1, 6.1, 1.1])
+    # every device in a rack; servers at the template's RUs, leaves and spines in switch slots
+    dev = fab.devices
+    assert (p.device_rack >= 0).all()
+    srv = (dev["role"] == "server").to_numpy()
+    assert sorted(set(p.device_ru[srv].tolist())) == [3, 12, 29, 38]
+    leaves = (dev["role"] == "leaf").to_numpy()
+    assert set(p.device_rack[leaves].tolist()) == {4}
+    assert sorted(p.device_ru[leaves].tolist()) == [4, 8, 12, 16, 20, 24, 28, 32]
+    spines = (dev["role"] == "spine").to_numpy()
+    assert set(p.device_rack[spines].tolist()) == {9}
+    assert sorted(p.device_ru[spines].tolist()) == [4, 8, 12, 16]
+    assert p.violations == ()
+    assert p.racks_missing == 0
+
+
+def test_servers_fill_racks_in_order(make_inputs: Make) -> None:
+    fab, p = run(make_inputs())
+    srv = np.flatnonzero((fab.devices["role"] == "server").to_numpy())
+    racks = p.device_rack[srv]
+    # 32 servers, 4 per rack, racks 0-3 and 5-8 (the leaf rack sits in the middle)
+    assert racks.tolist() == [k for k in (0, 1, 2, 3, 5, 6, 7, 8) for _ in range(4)]
+    assert p.racks["servers"].tolist() == [4, 4, 4, 4, 0, 4, 4, 4, 4, 0]
+
+
+def test_middle_of_rack_leaf_sits_in_the_gpu_rack(make_inputs: Make) -> None:
+    fab, p = run(make_inputs({"cluster": {"design": "mor"}}))
+    dev = fab.devices
+    leaves = np.flatnonzero((dev["role"] == "leaf").to_numpy())
+    assert len(leaves) == 8
+    kinds = p.racks["kind"].to_numpy()[p.device_rack[leaves]]
+    assert set(kinds) == {"gpu"}
+    assert set(p.device_ru[leaves].tolist()) == {21}  # the template's leaf slot
+    # each leaf in the rack of its own servers
+    links = fab.links[fab.links["kind"] == "gpu_leaf"]
+    assert (p.device_rack[links["a"].to_numpy()] == p.device_rack[links["b"].to_numpy()]).all()
+    assert "net-leaf" not in p.racks_by_template()
+
+
+def test_middle_of_rack_pairs_in_a_30kw_hall(make_inputs: Make) -> None:
+    # 30 kW: 2 DGX per rack; a QM9700 leaf serves a rack pair (32 ports) from the pair's first rack
+    inputs = make_inputs(
+        {"cluster": {"design": "mor"}, **hall(max_rack_kw=30.0, polygon=[[0, 0], [14, 0], [14, 6], [0, 6]])}
+    )
+    fab, p = run(inputs)
+    assert p.racks_by_template()["dgx-h100-x2"] == 16
+    dev = fab.devices
+    leaves = np.flatnonzero((dev["role"] == "leaf").to_numpy())
+    links = fab.links[fab.links["kind"] == "gpu_leaf"]
+    srv_rack = p.device_rack[links["a"].to_numpy()]
+    assert len(leaves) == 8
+    for leaf in leaves.tolist():
+        mine = srv_rack[links["b"].to_numpy() == leaf]
+        assert len(set(mine.tolist())) == 2  # a pair of racks
+        assert p.device_rack[leaf] == min(mine)  # in the first of them
+        assert p.device_ru[leaf] == 21
+
+
+# --------------------------------------------------------------------------------------- density
+def test_density_follows_the_hall_limit(inputs_of: Callable[[str], Inputs]) -> None:
+    seed = inputs_of("seed002-32k")
+    assert {(c.template, c.servers) for c in place.gpu_racks(seed).values()} == {("dgx-h100-x2", 2)}
+    halls = [
+        b.model_copy(update={"hall": [h.model_copy(update={"max_rack_kw": 60.0}) for h in b.hall]})
+        for b in seed.site.building
+    ]
+    hot = Inputs(seed.site.model_copy(update={"building": halls}), seed.catalog, seed.templates, seed.path)
+    assert {(c.template, c.servers) for c in place.gpu_racks(hot).values()} == {("dgx-h100-x4", 4)}
+
+
+def test_too_dense_without_a_low_density_template_is_placed_and_reported(make_inputs: Make) -> None:
+    inputs = make_inputs({"cluster": {"rack_low_density": None}, **hall(max_rack_kw=40.0)})
+    choice = place.gpu_racks(inputs)["B1/H1"]
+    assert (choice.template, choice.fits) == ("dgx-h100-x4", False)
+    _, p = run(inputs)
+    assert p.racks_by_template()["dgx-h100-x4"] == 8
+
+
+def test_low_density_doubles_the_gpu_racks(make_inputs: Make) -> None:
+    inputs = make_inputs({**hall(max_rack_kw=40.0, polygon=[[0, 0], [16, 0], [16, 6], [0, 6]])})
+    _, p = run(inputs)
+    assert p.racks_by_template()["dgx-h100-x2"] == 16
+    assert "dgx-h100-x4" not in p.racks_by_template()
+
+
+# ------------------------------------------------------------------------------------- capacity
+def test_hall_too_small_places_what_fits_and_counts_the_rest(make_inputs: Make) -> None:
+    big = hall(polygon=[[0, 0], [30, 0], [30, 20], [0, 20]])
+    _, roomy = run(make_inputs({"cluster": {"gpus": 1024}, **big}))
+    needed = len(roomy.racks)
+    assert roomy.racks_missing == 0
+    fab, p = run(make_inputs({"cluster": {"gpus": 1024}}))  # 4 SU: 36 racks + spines, 30 places
+    assert p.racks_missing == needed - len(p.racks) > 0
+    (v,) = [v for v in p.violations if v.kind == "capacity"]
+    assert v.where == "B1"
+    assert v.figures["racks_missing"] == p.racks_missing
+    assert f"{p.racks_missing} racks" in v.message and "B1/H1" in v.message
+    assert len(p.racks) <= 30
+    # the devices of the racks that do not fit are not placed; everything placed is in one rack
+    assert (p.device_rack < 0).any()
+    placed = p.device_rack >= 0
+    assert p.device_rack[placed].max() < len(p.racks)
+
+
+def test_pods_stay_in_their_building(make_inputs: Make) -> None:
+    b2 = {
+        "id": "B2",
+        "footprint": [[100, 0], [140, 0], [140, 30], [100, 30]],
+        "entry": [100, 3],
+        "hall": [{"id": "H1", "polygon": [[100, 0], [110, 0], [110, 6], [100, 6]], "cooling": "rear-door",
+                  "max_rack_kw": 45.0, "wall_clearance_m": 0.5}],
+    }  # fmt: skip
+    base = make_inputs()
+    data = base.site.model_dump(by_alias=True, exclude_none=True)
+    data["building"].append(b2)
+    data["cluster"].update(gpus=512, pod_gpus=256)
+    from layout.load import site_from_data
+
+    inputs = site_from_data(data, base.path, base.catalog, base.templates, base.templates_dir)
+    fab, p = run(inputs)
+    dev = fab.devices
+    srv = (dev["role"] == "server").to_numpy()
+    bld = p.racks["building"].to_numpy()[p.device_rack[srv]]
+    pod = dev["pod"].to_numpy()[srv]
+    assert set(bld[pod == 0]) == {"B1"}
+    assert set(bld[pod == 1]) == {"B2"}
+    assert p.racks_missing == 0
+
+
+def test_a_pod_with_no_building_left_is_reported(make_inputs: Make) -> None:
+    fab, p = run(make_inputs({"cluster": {"gpus": 512, "pod_gpus": 256}}))
+    dev = fab.devices
+    srv = (dev["role"] == "server").to_numpy()
+    pod = dev["pod"].to_numpy()
+    assert (p.device_rack[srv & (pod == 0)] >= 0).all()
+    assert (p.device_rack[srv & (pod == 1)] < 0).all()
+    (v,) = [v for v in p.violations if v.kind == "capacity"]
+    assert v.where == "site" and "pod 1" in v.message
+
+
+def test_pod_spanning_buildings_respects_building_power(inputs_of: Callable[[str], Inputs]) -> None:
+    seed = inputs_of("seed002-32k")
+    site = seed.site.model_copy(
+        update={"cluster": seed.site.cluster.model_copy(update={"pod_spans_buildings": True})}
+    )
+    inputs = Inputs(site, seed.catalog, seed.templates, seed.path)
+    from layout import power
+
+    fab, p = run(inputs)
+    pw = power.check(inputs, fab, p)
+    kw = dict(zip(pw.buildings["building"], pw.buildings["it_kw"], strict=True))
+    assert kw["B1"] <= 30_000 and kw["B2"] > 0
+    assert not [v for v in pw.violations if v.kind == "building_mw"]
+
+
+# ------------------------------------------------------------------------------------- user rows
+def test_user_rows_are_kept_and_filled_around(make_inputs: Make) -> None:
+    row = {"hall": "B1/H1", "origin": [3.0, 3.8], "axis": "x", "racks": 3, "template": "dgx-h100-x4"}
+    fab, p = run(make_inputs({"row": [row], **hall(polygon=[[0, 0], [14, 0], [14, 10], [0, 10]])}))
+    user = p.racks[p.racks["user_row"]]
+    assert user["x_m"].tolist() == pytest.approx([3.3, 3.9, 4.5])
+    assert user["y_m"].tolist() == pytest.approx([4.4] * 3)
+    assert (user["servers"] == 4).all()  # the first GPU racks went into the user row
+    assert p.racks_by_template()["dgx-h100-x4"] == 8
+    polys = place.rack_polygons(p.racks)
+    import shapely
+
+    tree = shapely.STRtree(polys)
+    a, b = tree.query(polys, predicate="intersects")
+    overlap = [
+        (i, j) for i, j in zip(a, b, strict=True) if i < j and polys[i].intersection(polys[j]).area > 1e-9
+    ]
+    assert overlap == []
+    assert not [v for v in p.violations if v.kind == "user_row"]
+
+
+def test_user_row_on_a_column_is_reported(make_inputs: Make) -> None:
+    row = {"hall": "B1/H1", "origin": [4.5, 2.5], "axis": "x", "racks": 2, "template": "net-spine"}
+    _, p = run(
+        make_inputs(
+            {"row": [row], **hall(columns=[{"at": [5.0, 3.0]}], polygon=[[0, 0], [14, 0], [14, 10], [0, 10]])}
+        )
+    )
+    (v,) = [v for v in p.violations if v.kind == "user_row"]
+    assert v.figures["racks"] == 1
+
+
+def test_same_input_same_tables(make_inputs: Make) -> None:
+    inputs = make_inputs({"cluster": {"gpus": 768}, **hall(polygon=[[0, 0], [20, 0], [20, 12], [0, 12]])})
+    _, a = run(inputs)
+    _, b = run(inputs)
+    assert a.racks.equals(b.racks) and a.rows.equals(b.rows)
+    assert np.array_equal(a.device_rack, b.device_rack) and np.array_equal(a.device_ru, b.device_ru)

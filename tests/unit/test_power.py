@@ -1,0 +1,147 @@
+"""Power, energy and floor checks on the small site (tests/conftest.py), against hand-computed figures.
+
+One SU of 32 DGX H100 on QM9700 (catalog: 10.2 kW per server; QM9700 747 W all copper, 1,500 W all
+optics, 64 ports; multimode module 8.5 W), 8 leaves and 4 spines, PUE 1.25, $0.10/kWh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from layout import fabric, place, power
+from layout.load import Inputs
+
+Make = Callable[..., Inputs]
+
+
+def run(inputs: Inputs) -> tuple[Any, place.Placement, power.PowerReport]:
+    fab = fabric.build(inputs.site.cluster, inputs.catalog, place.fabric_servers_per_rack(inputs))
+    p = place.place(inputs, fab)
+    return fab, p, power.check(inputs, fab, p)
+
+
+def hall(**kw: Any) -> dict[str, Any]:
+    return {"building": {0: {"hall": {0: kw}}}}
+
+
+def by_role(fab: Any, values: np.ndarray, role: str) -> set[float]:
+    return {round(float(v), 6) for v in values[(fab.devices["role"] == role).to_numpy()]}
+
+
+def test_rail_device_power_by_hand(make_inputs: Make) -> None:
+    fab, p, r = run(make_inputs())
+    # server: 10.2 kW + 8 node-side modules x 8.5 W; every leaf and spine port is optical (leaves the rack)
+    assert by_role(fab, r.device_kw, "server") == {10.268}
+    assert by_role(fab, r.device_kw, "leaf") == {1.5}
+    assert by_role(fab, r.device_kw, "spine") == {1.5}
+    it_kw = 32 * 10.268 + 12 * 1.5
+    assert r.it_mw == pytest.approx(it_kw / 1000)
+    assert r.rack_kw.tolist() == pytest.approx([4 * 10.268] * 4 + [8 * 1.5] + [4 * 10.268] * 4 + [4 * 1.5])
+    assert r.max_rack_kw == pytest.approx(41.072)
+    assert r.facility_mw == pytest.approx(it_kw / 1000 * 1.25)
+    assert r.annual_twh == pytest.approx(it_kw * 1.25 * 8760 / 1e9)
+    assert r.annual_cost_usd == pytest.approx(it_kw * 1.25 * 8760 * 0.10)
+    assert r.violations == ()
+
+
+def test_middle_of_rack_is_copper_inside_the_rack(make_inputs: Make) -> None:
+    fab, p, r = run(make_inputs({"cluster": {"design": "mor"}}))
+    # no node-side optics; the leaf: 32 copper ports down, 32 optical up = 747 + 753 / 2 W
+    assert by_role(fab, r.device_kw, "server") == {10.2}
+    assert by_role(fab, r.device_kw, "leaf") == {1.1235}
+    gpu = (p.racks["kind"] == "gpu").to_numpy()
+    assert r.rack_kw[gpu] == pytest.approx(np.full(8, 4 * 10.2 + 1.1235))
+
+
+def test_media_flags_from_the_cabling_step(make_inputs: Make) -> None:
+    inputs = make_inputs()
+    fab, p, _ = run(inputs)
+    copper = power.check(inputs, fab, p, link_optical=np.zeros(len(fab.links), bool))
+    assert by_role(fab, copper.device_kw, "server") == {10.2}
+    assert by_role(fab, copper.device_kw, "leaf") == {0.747}
+    given = np.arange(len(fab.devices), dtype=float)
+    assert power.check(inputs, fab, p, device_kw=given).it_mw == pytest.approx(given.sum() / 1000)
+
+
+@pytest.mark.parametrize(("nic", "server_kw"), [("bf3", 10.2 + 0.4 + 0.068), ("cedar7", 10.2 + 4 * 0.0085)])
+def test_nic_options(make_inputs: Make, nic: str, server_kw: float) -> None:
+    # BlueField-3: +50 W per backend port; Cedar-7: one twin-port module per two ports
+    fab, _, r = run(make_inputs({"cluster": {"nic": nic}}))
+    assert by_role(fab, r.device_kw, "server") == {round(server_kw, 6)}
+
+
+def test_sum_of_devices_is_the_it_power(make_inputs: Make) -> None:
+    fab, p, r = run(make_inputs({"cluster": {"gpus": 512, "networks": {"oob": True, "frontend": True, "storage": True}},
+                                 **hall(polygon=[[0, 0], [20, 0], [20, 12], [0, 12]])}))  # fmt: skip
+    assert (p.device_rack >= 0).all()
+    assert r.rack_kw.sum() == pytest.approx(r.device_kw.sum())
+    assert r.it_mw == pytest.approx(r.device_kw.sum() / 1000)
+    assert r.halls["it_kw"].sum() == pytest.approx(r.device_kw.sum())
+    assert r.rows["it_kw"].sum() == pytest.approx(r.device_kw.sum())
+
+
+# ----------------------------------------------------------------------------------- violations
+def test_hall_over_its_mw(make_inputs: Make) -> None:
+    _, _, r = run(make_inputs(hall(it_mw=0.2)))
+    (v,) = r.violations
+    assert (v.kind, v.where) == ("hall_mw", "B1/H1")
+    assert v.figures["it_mw"] == round(0.346576, 3) and v.figures["limit_mw"] == 0.2
+    assert "0.35 MW" in v.message and "0.2 MW" in v.message and v.suggestion
+
+
+def test_building_and_site_over_budget(make_inputs: Make) -> None:
+    _, _, r = run(make_inputs({"site": {"utility_mw": 0.4}, "building": {0: {"it_mw": 0.3}}}))
+    kinds = {v.kind: v for v in r.violations}
+    assert set(kinds) == {"building_mw", "site_mw"}
+    assert kinds["building_mw"].where == "B1"
+    # facility 0.346576 x 1.25 = 0.433 MW > 0.4 MW utility
+    assert kinds["site_mw"].figures["facility_mw"] == round(0.346576 * 1.25, 3)
+
+
+def test_rack_over_the_hall_limit(make_inputs: Make) -> None:
+    _, p, r = run(make_inputs({"cluster": {"rack_low_density": None}, **hall(max_rack_kw=40.0)}))
+    (v,) = r.violations
+    assert v.kind == "rack_kw" and v.figures["racks"] == 8
+    assert v.figures["max_kw"] == pytest.approx(41.07, abs=0.01)
+    assert v.where == p.racks["rack_id"].iat[0]
+
+
+def test_gb200_on_a_raised_floor(inputs_of: Callable[[str], Inputs]) -> None:
+    gb = inputs_of("gb200-hall")
+    b = gb.site.building[0]
+    weak = b.model_copy(update={"hall": [b.hall[0].model_copy(update={"floor_load_kg_m2": 340.0})]})
+    inputs = Inputs(gb.site.model_copy(update={"building": [weak]}), gb.catalog, gb.templates, gb.path)
+    _, p, r = run(inputs)
+    (v,) = [v for v in r.violations if v.kind == "floor_load"]
+    heavy = r.rack_floor_kg_m2 > 340.0
+    assert (
+        heavy[(p.racks["template"] == "gb200-nvl72").to_numpy()]
+    ).all()  # every NVL72 (and leaf racks of 8 x 31 kg SN5600)
+    assert v.figures["racks"] == int(heavy.sum()) >= 64
+    assert p.racks["template"].iat[list(p.racks["rack_id"]).index(v.where)] == "gb200-nvl72"
+    assert v.figures["max_kg_m2"] == pytest.approx(1360 / 0.72, abs=0.1)  # ~1,889 kg/m2 over 600 x 1200 mm
+    assert v.figures["limit_kg_m2"] == 340.0
+
+
+def test_liquid_rack_in_an_air_hall(inputs_of: Callable[[str], Inputs]) -> None:
+    gb = inputs_of("gb200-hall")
+    b = gb.site.building[0]
+    air = b.model_copy(update={"hall": [b.hall[0].model_copy(update={"cooling": "air"})]})
+    inputs = Inputs(gb.site.model_copy(update={"building": [air]}), gb.catalog, gb.templates, gb.path)
+    _, _, r = run(inputs)
+    (v,) = [v for v in r.violations if v.kind == "cooling"]
+    assert v.figures == {"racks": 64, "template": "gb200-nvl72", "needs": "liquid", "hall_cooling": "air"}
+
+
+def test_floor_load_by_hand(make_inputs: Make) -> None:
+    _, p, r = run(make_inputs(hall(floor_load_kg_m2=340.0)))
+    # 4 DGX H100 (130.45 kg) in a 160 kg rack over 0.6 x 1.2 m; a leaf rack: 180 kg + 8 x 14.5 kg over 0.8 x 1.2 m
+    gpu = (p.racks["kind"] == "gpu").to_numpy()
+    assert r.rack_floor_kg_m2[gpu] == pytest.approx(np.full(8, (160 + 4 * 130.45) / 0.72))
+    assert r.rack_floor_kg_m2[4] == pytest.approx((180 + 8 * 14.5) / 0.96)
+    (v,) = r.violations
+    assert v.kind == "floor_load" and v.figures["racks"] == 8
