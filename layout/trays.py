@@ -350,13 +350,13 @@ def build(inputs: Inputs, placement: object) -> Trays:
     for d in site.duct:
         if d.from_ not in entry_node or d.to not in entry_node:
             continue
-        pts = [entries[d.from_], *(d.path or []), entries[d.to]]
-        prev = entry_node[d.from_]
-        where = f"duct {d.from_}-{d.to}"
-        for i, (px, py) in enumerate(pts[1:], start=1):
-            cur = entry_node[d.to] if i == len(pts) - 1 else g.node(px, py, 0.0, "", "bend")
-            g.edge(prev, cur, "duct", "", where, duct_spec)
-            prev = cur
+        # the entries, and the path's corners between them (a corner on an entry is that entry)
+        bends = [(float(x), float(y)) for x, y in (d.path or [])]
+        ends = (entries[d.from_], entries[d.to])
+        bends = [p for p in bends if min(np.hypot(p[0] - e[0], p[1] - e[1]) for e in ends) > TOL_M]
+        chain = [entry_node[d.from_], *(g.node(x, y, 0.0, "", "bend") for x, y in bends), entry_node[d.to]]
+        for u, v in itertools.pairwise(chain):
+            g.edge(u, v, "duct", "", f"duct {d.from_}-{d.to}", duct_spec)
 
     blocked = _apply_blocks(g, site.tray_block)
     edges = _edge_table(g)
@@ -436,18 +436,9 @@ def _rings_and_doors(
         fy0 = np.where(ax, y0 - depth / 2, y0).min()
         fy1 = np.where(ax, y1 + depth / 2, y1).max()
         bx0, by0, bx1, by1 = polys[hkey].bounds
-        half = h.cross_aisle_m / 2  # type: ignore[attr-defined]
-
-        def margin(gap: float, half: float = half) -> float:
-            return float(min(max(gap / 2, 0.0), half))
-
-        ring = (
-            fx0 - margin(fx0 - bx0),
-            fx1 + margin(bx1 - fx1),
-            fy0 - margin(fy0 - by0),
-            fy1 + margin(by1 - fy1),
-        )
-        ring = tuple(round(v, 6) for v in ring)  # type: ignore[assignment]
+        # half a cross aisle out from the racks, never more than half-way to the wall
+        m = np.clip(np.array([fx0 - bx0, bx1 - fx1, fy0 - by0, by1 - fy1]) / 2, 0.0, h.cross_aisle_m / 2)
+        ring = (round(fx0 - m[0], 6), round(fx1 + m[1], 6), round(fy0 - m[2], 6), round(fy1 + m[3], 6))
         rings[hkey] = ring
         doors[hkey] = _nearest_on_rect(ring, entries[b.id])
     return doors
