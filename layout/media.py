@@ -253,7 +253,7 @@ def _edge_fill(trays: traylib.Trays, load: routing.EdgeLoad, mt: MediaTable) -> 
             "hall": e["hall"],
             "where": e["where"],
             "length_m": e["length_m"],
-            "cables": load.cables.sum(axis=1).round().astype(np.int64),
+            "cables": load.cables[:, : len(mt.ids)].sum(axis=1).round().astype(np.int64),
             "peak_area_mm2": np.round(load.peak_area_mm2, 3),
             "peak_at_m": np.round(load.peak_at_m, 3),
             "capacity_mm2": e["capacity_mm2"],
