@@ -1,9 +1,10 @@
-"""The 100k campus (seed 000) cabled three ways, built once per session: rail-optimized with CX-7,
-middle-of-rack, and rail-optimized with Cedar-7."""
+"""The 100k campus (seed 000) cabled three ways, once per session: as shipped (rail-optimized, CX-7; the
+session's shared design), middle-of-rack, and rail-optimized with Cedar-7."""
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +22,17 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="session")
-def campus() -> dict[str, tuple[Any, Any, Cabling]]:
-    out = {}
-    for name, design, nic in (("rail", "rail", "cx7"), ("mor", "mor", "cx7"), ("cedar7", "rail", "cedar7")):
+def campus(design_of: Callable[[str], Any]) -> dict[str, tuple[Any, Any, Cabling]]:
+    """The shipped campus (the session's shared design: rail, CX-7) and two variants of its cluster."""
+    d = design_of("campus-100k")
+    out = {"rail": (d.inputs, d.fabric, cable(d.inputs, d.fabric, d.placement))}
+    for name, design, nic in (("mor", "mor", "cx7"), ("cedar7", "rail", "cedar7")):
         data = tomllib.loads(CAMPUS.read_text(encoding="utf-8"))
         data["cluster"]["design"] = design
         data["cluster"]["nic"] = nic
         inputs = site_from_data(data, CAMPUS, load_catalog(), load_templates(), DEFAULT_TEMPLATES_DIR)
         fab = build_fabric(inputs)
-        pl = place(inputs, fab)
-        out[name] = (inputs, fab, cable(inputs, fab, pl))
+        out[name] = (inputs, fab, cable(inputs, fab, place(inputs, fab)))
     return out
 
 
