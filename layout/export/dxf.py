@@ -1,0 +1,1349 @@
+"""DXF drawings for facilities teams: an adapter that reads a finished Design and writes NAME.dxf.
+
+What a careful CAD technician would hand over:
+
+- millimetres (``$INSUNITS`` = 4; the model is in metres, so every coordinate is x 1000), DXF R2018;
+- layers declared once from :data:`LAYERS` (discipline-major-minor names, each with colour, linetype,
+  lineweight and a description), named text styles and one dimension style per plot scale;
+- one BLOCK per rack template (footprint, front marker, label) placed by INSERT with ATTRIBs
+  (rack id, template, kW, GPUs, row, hall); columns, risers, the north arrow, the scale bars, the legend
+  and the title block are blocks too;
+- trays as polylines drawn at their width, each segment labelled with its cable count and fill; one
+  polyline per tray segment and medium for the cable bundles (never one entity per cable); design-rule
+  violations as revision clouds on their own layer;
+- row labels, aisle dimensions (real DIMENSION entities), and paper space: a site overview, one sheet
+  per building (campuses) and one per hall on ISO A1 with a locked viewport at a standard scale.
+
+The output is deterministic: handles are given out in a fixed order, and the header dates and GUIDs are
+fixed (the dates come from the site file's ``site.date``), so the same design gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import ezdxf
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from ezdxf import revcloud
+from ezdxf.document import Drawing
+from ezdxf.enums import TextEntityAlignment
+from ezdxf.layouts import BaseLayout, Paperspace
+from ezdxf.tools.juliandate import juliandate
+
+from layout.export import atomic
+from layout.model import RackTemplate, SiteFile
+from layout.violations import Violation
+
+if TYPE_CHECKING:
+    from layout.design import Design
+    from layout.load import Inputs
+
+MM_PER_M = 1000.0
+DXF_VERSION = "R2018"
+PAPER_A1_MM = (841.0, 594.0)
+# Standard plot scales (1:n); a sheet takes the largest one at which its area fits the viewport.
+STANDARD_SCALES = (20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
+APPID = "DCLAYOUT"
+
+
+# ------------------------------------------------------------------------------------------- layers
+@dataclass(frozen=True)
+class Layer:
+    """One CAD layer: name in discipline-major-minor form, AutoCAD colour index, linetype, pen width."""
+
+    name: str
+    color: int
+    linetype: str
+    lineweight_mm: float
+    description: str
+    plot: bool = True
+    transparency: float = 0.0  # 0 opaque .. 1 invisible; trays are translucent so racks show through
+
+    @property
+    def lineweight(self) -> int:
+        """DXF lineweight code (hundredths of a millimetre)."""
+        return round(self.lineweight_mm * 100)
+
+
+LAYERS: tuple[Layer, ...] = (
+    Layer("A-BLDG-OTLN", 7, "Continuous", 0.70, "Building outline (exterior walls)"),
+    Layer("A-HALL-OTLN", 7, "Continuous", 0.50, "Data hall walls"),
+    Layer("A-AREA-KOUT", 6, "DASHED", 0.35, "Keep-out zones (electrical rooms, CDU galleries)"),
+    Layer("A-AREA-PATT", 9, "Continuous", 0.13, "Keep-out hatch"),
+    Layer("A-DOOR-IDEN", 7, "Continuous", 0.25, "Building entry (where the campus ducts come in)"),
+    Layer("S-COLS", 8, "Continuous", 0.50, "Structural columns"),
+    Layer("E-RACK-GPU", 5, "Continuous", 0.35, "GPU racks"),
+    Layer("E-RACK-NETW", 3, "Continuous", 0.35, "Leaf network racks"),
+    Layer("E-RACK-SPIN", 94, "Continuous", 0.35, "Spine racks"),
+    Layer("E-RACK-MDF", 6, "Continuous", 0.35, "Core / MDF racks"),
+    Layer("E-RACK-STOR", 44, "Continuous", 0.35, "Storage racks"),
+    Layer("E-RACK-MGMT", 8, "Continuous", 0.35, "Management racks"),
+    Layer("M-EQPM-CDU", 150, "Continuous", 0.35, "Coolant distribution units"),
+    Layer(
+        "E-RACK-IDEN", 7, "Continuous", 0.18, "Rack tags and attributes (id, template, kW, GPUs, row, hall)"
+    ),
+    Layer("E-TRAY", 31, "Continuous", 0.25, "Overhead cable trays, drawn at tray width", transparency=0.6),
+    Layer("E-TRAY-RISR", 30, "Continuous", 0.25, "Tray risers"),
+    Layer("E-TRAY-DUCT", 31, "DASHED", 0.50, "Campus ducts between buildings", transparency=0.6),
+    Layer("E-TRAY-IDEN", 30, "Continuous", 0.18, "Tray labels: cables and fill per segment"),
+    Layer("E-CABL-DAC", 16, "Continuous", 0.25, "Cable bundles: passive copper DAC"),
+    Layer("E-CABL-AEC", 32, "Continuous", 0.25, "Cable bundles: active electrical cables"),
+    Layer("E-CABL-MMF", 130, "Continuous", 0.25, "Cable bundles: multimode fibre"),
+    Layer("E-CABL-SMF", 40, "Continuous", 0.25, "Cable bundles: single-mode fibre"),
+    Layer("E-CABL-COHR", 200, "Continuous", 0.25, "Cable bundles: coherent optics"),
+    Layer("E-POWR", 212, "Continuous", 0.25, "Power: row and hall IT load"),
+    Layer("G-ANNO-VIOL", 1, "Continuous", 0.50, "Design-rule violations (revision clouds)"),
+    Layer("G-ANNO-TEXT", 7, "Continuous", 0.25, "Notes at hall scale: hall and row labels"),
+    Layer("G-ANNO-OVER", 7, "Continuous", 0.35, "Notes at site scale: building and hall names"),
+    Layer("G-ANNO-DIMS", 7, "Continuous", 0.18, "Dimensions: aisles and halls"),
+    Layer("G-ANNO-LEGN", 7, "Continuous", 0.25, "Legend"),
+    Layer("G-ANNO-SYMB", 7, "Continuous", 0.25, "North arrow and scale bars"),
+    Layer("G-TTLB", 7, "Continuous", 0.50, "Drawing border and title block"),
+    Layer("G-VPRT", 8, "Continuous", 0.13, "Viewports (not plotted)", plot=False),
+)
+
+RACK_LAYER = {
+    "gpu": "E-RACK-GPU",
+    "network": "E-RACK-NETW",
+    "spine": "E-RACK-SPIN",
+    "core": "E-RACK-MDF",
+    "storage": "E-RACK-STOR",
+    "management": "E-RACK-MGMT",
+    "cdu": "M-EQPM-CDU",
+}
+MEDIA_LAYER = {
+    "dac": "E-CABL-DAC",
+    "aec": "E-CABL-AEC",
+    "mmf": "E-CABL-MMF",
+    "smf": "E-CABL-SMF",
+    "coherent": "E-CABL-COHR",
+}
+# Layers that only make sense at one of the two kinds of sheet: frozen in the other's viewports.
+HALL_ONLY_LAYERS = ("E-RACK-IDEN", "E-TRAY-IDEN", "G-ANNO-DIMS", "G-ANNO-TEXT", "E-POWR")
+OVERVIEW_ONLY_LAYERS = ("G-ANNO-OVER",)
+
+# (name, description, pattern in paper millimetres: [total, dash, gap, ...]); scaled by $LTSCALE.
+LINETYPES = (
+    ("DASHED", "Dashed __ __ __", (8.0, 6.0, -2.0)),
+    ("CENTER", "Center ____ _ ____ _", (22.0, 16.0, -2.0, 2.0, -2.0)),
+)
+
+# Text styles: ISO 3098 lettering for notes, a plain sans for the title block.
+TEXT_STYLES = (("DCL-ISO", "isocp.shx"), ("DCL-TITLE", "arial.ttf"))
+NOTE_STYLE = "DCL-ISO"
+TITLE_STYLE = "DCL-TITLE"
+
+# ATTRIB tags on every rack INSERT (invisible: CAD programs list them, data extraction reads them). The
+# visible tag (K07) is a TEXT beside the INSERT, because LibreCAD does not display attributes.
+RACK_ATTRIBS = ("RACK_ID", "TEMPLATE", "KW", "GPUS", "ROW", "HALL")
+
+
+def layer_table() -> tuple[Layer, ...]:
+    """The layer table the drawing declares (for tests and the README)."""
+    return LAYERS
+
+
+def layer_table_markdown() -> str:
+    """The layer table as a Markdown table (name, colour, linetype, lineweight, plotted, content)."""
+    out = ["| Layer | Colour | Linetype | Lineweight | Plotted | Content |", "|---|---|---|---|---|---|"]
+    for ly in LAYERS:
+        out.append(
+            f"| {ly.name} | {ly.color} | {ly.linetype} | {ly.lineweight_mm:.2f} mm | "
+            f"{'yes' if ly.plot else 'no'} | {ly.description} |"
+        )
+    return "\n".join(out)
+
+
+def rack_block_name(template_id: str) -> str:
+    """Block name of a rack template: RACK-<ID> in upper case, characters CAD programs accept."""
+    return "RACK-" + re.sub(r"[^A-Z0-9_-]", "_", template_id.upper())
+
+
+def column_block_name(size_m: tuple[float, float]) -> str:
+    w, d = (round(v * MM_PER_M) for v in size_m)
+    return f"S-COL-{w}X{d}"
+
+
+# ------------------------------------------------------------------------------------- the scene
+@dataclass(frozen=True)
+class Scene:
+    """What the drawing needs from a Design, as plain tables (lengths in metres).
+
+    ``racks``: the placement's columns (docs/tables.md) plus ``power_kw`` and ``gpus``.
+    ``tray_edges``: one row per tray edge: ``x0_m, y0_m, x1_m, y1_m, kind, hall, width_mm, cables, fill``
+    and, per media class present, ``cables_<class>`` and ``lane_mm_<class>`` (the width the bundle takes
+    across the tray when stacked to the tray's depth, so the lanes together show the fill).
+    """
+
+    site: SiteFile
+    stem: str
+    templates: Mapping[str, RackTemplate]
+    racks: pd.DataFrame
+    rows: pd.DataFrame
+    tray_edges: pd.DataFrame | None = None
+    violations: Sequence[Violation] = ()
+    summary: Mapping[str, Any] = field(default_factory=dict)
+
+
+def tray_edge_table(inputs: Inputs, trays: Any, edge_fill: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """Tray edges with end points, the side their label goes, cable counts and bundle lanes per class.
+
+    A row tray runs over the racks' middle: its label goes to the rear of the row (the hot aisle),
+    clear of the rack tags near the fronts. Other trays are labelled on their left.
+    """
+    e = trays.edges
+    nodes = trays.nodes
+    u = e["u"].to_numpy(np.int64)
+    v = e["v"].to_numpy(np.int64)
+    nx, ny = nodes["x_m"].to_numpy(float), nodes["y_m"].to_numpy(float)
+    out = pd.DataFrame(
+        {
+            "x0_m": nx[u],
+            "y0_m": ny[u],
+            "x1_m": nx[v],
+            "y1_m": ny[v],
+            "kind": e["kind"].astype(str).to_numpy(),
+            "hall": e["hall"].astype(str).to_numpy(),
+            "width_mm": e["width_mm"].to_numpy(float),
+            "cables": edge_fill["cables"].to_numpy(np.int64),
+            "fill": edge_fill["fill"].to_numpy(float),
+        }
+    )
+    ddx, ddy = nx[v] - nx[u], ny[v] - ny[u]
+    length = np.hypot(ddx, ddy)
+    safe = np.where(length > 0, length, 1.0)
+    side_x, side_y = -ddy / safe, ddx / safe
+    if not rows.empty and "where" in e:
+        front = dict(zip(rows["row"].astype(str), rows["front_sign"].astype(float), strict=True))
+        axis = dict(zip(rows["row"].astype(str), rows["axis"].astype(str), strict=True))
+        where = e["where"].astype(str).tolist()
+        kind = out["kind"].tolist()
+        for i, w in enumerate(where):
+            if kind[i] == "row" and w in front:
+                rear = -1.0 if front[w] >= 0 else 1.0
+                side_x[i], side_y[i] = (0.0, rear) if axis[w] == "x" else (rear, 0.0)
+    out["side_x"] = side_x
+    out["side_y"] = side_y
+    depth = e["depth_mm"].to_numpy(float)
+    lanes = np.zeros((len(e), len(MEDIA_LAYER)))
+    for k, cls in enumerate(MEDIA_LAYER):
+        ids = [
+            mid
+            for mid, m in inputs.catalog.media.items()
+            if m.media_class == cls and f"cables_{mid}" in edge_fill
+        ]
+        if not ids:
+            continue
+        count = sum(
+            (edge_fill[f"cables_{mid}"].to_numpy(np.int64) for mid in ids), np.zeros(len(e), np.int64)
+        )
+        area = sum(
+            (
+                edge_fill[f"cables_{mid}"].to_numpy(float)
+                * math.pi
+                * (inputs.catalog.media[mid].diameter_mm / 2) ** 2
+                for mid in ids
+            ),
+            np.zeros(len(e)),
+        )
+        out[f"cables_{cls}"] = count
+        lanes[:, k] = area / np.maximum(depth, 1.0)
+    # an over-full tray still draws its bundles inside the tray: squeeze the lanes to its width
+    total = lanes.sum(axis=1)
+    width = out["width_mm"].to_numpy(float)
+    squeeze = np.where(total > width, width / np.maximum(total, 1e-9), 1.0)
+    for k, cls in enumerate(MEDIA_LAYER):
+        if f"cables_{cls}" in out:
+            out[f"lane_mm_{cls}"] = np.round(lanes[:, k] * squeeze, 1)
+    return out
+
+
+def scene_from_parts(
+    inputs: Inputs,
+    placement: Any,
+    rack_kw: npt.ArrayLike | None = None,
+    cabling: Any = None,
+    violations: Sequence[Violation] = (),
+    summary: Mapping[str, Any] | None = None,
+) -> Scene:
+    """A scene from the pipeline's stages: placement (racks, rows), per-rack kW, cabling (trays, fill)."""
+    racks = placement.racks.copy()
+    per_server = (
+        inputs.catalog.server[inputs.site.cluster.server].gpus
+        if inputs.site.cluster.server in inputs.catalog.server
+        else 0
+    )
+    servers = racks["servers"].to_numpy(np.int64) if "servers" in racks else np.zeros(len(racks), np.int64)
+    racks["gpus"] = servers * per_server
+    racks["power_kw"] = np.asarray(rack_kw, float) if rack_kw is not None else np.zeros(len(racks))
+    edges = None
+    if cabling is not None:
+        edges = tray_edge_table(inputs, cabling.trays, cabling.edge_fill, placement.rows)
+    return Scene(
+        site=inputs.site,
+        stem=inputs.stem,
+        templates=inputs.templates,
+        racks=racks,
+        rows=placement.rows,
+        tray_edges=edges,
+        violations=tuple(violations),
+        summary=dict(summary or {}),
+    )
+
+
+# ----------------------------------------------------------------------------------------- sheets
+# A1 landscape: 20 mm binding margin on the left, 10 mm elsewhere; a 180 mm column on the right holds
+# the legend, north arrow, scale bar and title block; the viewport fills the rest.
+FRAME = (20.0, 10.0, 831.0, 584.0)
+SIDE_X = FRAME[2] - 180.0
+VIEW_BOX = (FRAME[0] + 5.0, FRAME[1] + 14.0, SIDE_X - 5.0, FRAME[3] - 5.0)
+VIEW_MARGIN_MM = 12.0  # paper kept free around the drawn area for dimensions and labels
+
+
+@dataclass(frozen=True)
+class Sheet:
+    name: str  # layout tab
+    title: str  # second title line, e.g. "Hall B1/H1: racks, trays and cabling"
+    bbox_m: tuple[float, float, float, float]
+    scale: int
+    kind: str  # "site", "building", "hall"
+
+
+def fit_scale(width_m: float, height_m: float) -> int:
+    """The largest standard scale (smallest 1:n) at which width x height fits the sheet's viewport."""
+    vw = VIEW_BOX[2] - VIEW_BOX[0] - 2 * VIEW_MARGIN_MM
+    vh = VIEW_BOX[3] - VIEW_BOX[1] - 2 * VIEW_MARGIN_MM
+    for n in STANDARD_SCALES:
+        if width_m * MM_PER_M / n <= vw and height_m * MM_PER_M / n <= vh:
+            return n
+    return STANDARD_SCALES[-1]
+
+
+def _bbox(points: Sequence[tuple[float, float]]) -> tuple[float, float, float, float]:
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points]
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def _union(boxes: Sequence[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+
+
+def plan_sheets(scene: Scene) -> list[Sheet]:
+    """Site overview, one sheet per building when there are several, one per hall."""
+    site = scene.site
+    boxes = [_bbox(b.footprint) for b in site.building]
+    for d in site.duct:
+        if d.path:
+            boxes.append(_bbox(d.path))
+    site_box = _union(boxes)
+    sheets = [
+        Sheet(
+            "00 SITE",
+            "Site plan: buildings, halls and campus ducts",
+            site_box,
+            fit_scale(site_box[2] - site_box[0], site_box[3] - site_box[1]),
+            "site",
+        )
+    ]
+    multi = len(site.building) > 1
+    for b in site.building:
+        if multi:
+            bb = _bbox(b.footprint)
+            sheets.append(
+                Sheet(
+                    f"{b.id}",
+                    f"Building {b.id}: halls and racks",
+                    bb,
+                    fit_scale(bb[2] - bb[0], bb[3] - bb[1]),
+                    "building",
+                )
+            )
+        for h in b.hall:
+            hb = _bbox(h.polygon)
+            sheets.append(
+                Sheet(
+                    f"{b.id}-{h.id}",
+                    f"Hall {b.id}/{h.id}: racks, trays and cabling",
+                    hb,
+                    fit_scale(hb[2] - hb[0], hb[3] - hb[1]),
+                    "hall",
+                )
+            )
+    return sheets
+
+
+# -------------------------------------------------------------------------------- the document
+def _new_document(scene: Scene, hall_scale: int) -> Drawing:
+    doc = ezdxf.new(DXF_VERSION, units=4, setup=False)
+    hdr = doc.header
+    hdr["$MEASUREMENT"] = 1  # metric
+    hdr["$LUNITS"] = 2  # decimal
+    hdr["$LUPREC"] = 0  # whole millimetres
+    hdr["$AUNITS"] = 0
+    hdr["$AUPREC"] = 0
+    # Linetype patterns are in paper millimetres: scaled by the usual hall plot scale, not per viewport.
+    hdr["$LTSCALE"] = float(hall_scale)
+    hdr["$PSLTSCALE"] = 0
+    hdr["$LWDISPLAY"] = 1
+    hdr["$TEXTSTYLE"] = NOTE_STYLE
+    hdr["$PROJECTNAME"] = scene.site.site.name[:255]
+    for name, desc, pattern in LINETYPES:
+        doc.linetypes.add(name, list(pattern), description=desc)
+    for name, font in TEXT_STYLES:
+        doc.styles.add(name, font=font)
+    for ly in LAYERS:
+        layer = doc.layers.add(
+            ly.name,
+            color=ly.color,
+            linetype=ly.linetype,
+            lineweight=ly.lineweight,
+            plot=ly.plot,
+            transparency=ly.transparency or None,
+        )
+        layer.description = ly.description
+    doc.appids.add(APPID)
+    return doc
+
+
+DIMSTYLE_MM = {
+    "dimtxt": 2.0,
+    "dimasz": 2.0,
+    "dimexe": 1.0,
+    "dimexo": 0.0,
+    "dimgap": 0.8,
+    "dimtad": 0,
+    "dimtih": 1,
+    "dimtoh": 1,
+    "dimdec": 0,
+    "dimzin": 8,
+    "dimlunit": 2,
+    "dimlfac": 1.0,
+    "dimtix": 0,
+    "dimtofl": 1,
+}
+
+
+def _dimstyle(doc: Drawing, scale: int) -> str:
+    """One dimension style per plot scale: sizes in paper millimetres, DIMSCALE = the scale."""
+    name = f"DCL-1-{scale}"
+    if name not in doc.dimstyles:
+        doc.dimstyles.add(name, dxfattribs={**DIMSTYLE_MM, "dimscale": float(scale), "dimtxsty": NOTE_STYLE})
+    return name
+
+
+def _current_dimstyle(doc: Drawing, scale: int) -> None:
+    """Make the hall scale's style current; LibreCAD draws every dimension from these header values."""
+    name = _dimstyle(doc, scale)
+    doc.header["$DIMSTYLE"] = name
+    doc.header["$DIMSCALE"] = float(scale)
+    for key, value in DIMSTYLE_MM.items():
+        doc.header["$" + key.upper()] = value
+
+
+# ------------------------------------------------------------------------------------------ blocks
+def _rack_label_height(tpl: RackTemplate) -> float:
+    return round(min(tpl.width_mm * 0.28, tpl.depth_mm * 0.2), 0)
+
+
+def _define_rack_block(doc: Drawing, tpl: RackTemplate) -> None:
+    """Footprint (width along the row, depth across it), front marker on the +y side, ATTDEFs."""
+    w, d = tpl.width_mm / 2.0, tpl.depth_mm / 2.0
+    blk = doc.blocks.new(rack_block_name(tpl.id), dxfattribs={"description": tpl.name[:255]})
+    blk.add_lwpolyline([(-w, -d), (w, -d), (w, d), (-w, d)], close=True)
+    # front marker: a filled band along the front face and a notch pointing out of the front
+    band = min(80.0, d * 0.1)
+    blk.add_solid([(-w, d - band), (w, d - band), (-w, d), (w, d)])
+    blk.add_solid([(-w * 0.25, d - band), (w * 0.25, d - band), (0.0, d - band - w * 0.3)])
+    h = _rack_label_height(tpl) * 0.5
+    for tag in RACK_ATTRIBS:
+        attdef = blk.add_attdef(tag, (0.0, 0.0), "", height=h)
+        attdef.dxf.style = NOTE_STYLE
+        attdef.dxf.prompt = tag.replace("_", " ").lower()
+        attdef.is_invisible = True
+
+
+def _define_column_block(doc: Drawing, size_m: tuple[float, float]) -> str:
+    name = column_block_name(size_m)
+    if name in doc.blocks:
+        return name
+    w, d = size_m[0] * MM_PER_M / 2.0, size_m[1] * MM_PER_M / 2.0
+    blk = doc.blocks.new(name, dxfattribs={"description": f"Column {2 * w:.0f} x {2 * d:.0f} mm"})
+    blk.add_lwpolyline([(-w, -d), (w, -d), (w, d), (-w, d)], close=True)
+    hatch = blk.add_hatch()
+    hatch.set_solid_fill(color=256)
+    hatch.paths.add_polyline_path([(-w, -d), (w, -d), (w, d), (-w, d)], is_closed=True)
+    return name
+
+
+def _define_riser_block(doc: Drawing) -> str:
+    name = "E-RISER"
+    if name not in doc.blocks:
+        s = 300.0
+        blk = doc.blocks.new(name, dxfattribs={"description": "Tray riser (vertical run)"})
+        blk.add_lwpolyline([(-s, -s), (s, -s), (s, s), (-s, s)], close=True)
+        blk.add_line((-s, -s), (s, s))
+        blk.add_line((-s, s), (s, -s))
+    return name
+
+
+def _define_north_arrow(doc: Drawing) -> str:
+    """North arrow in paper millimetres: a circle, a half-filled arrow, N on top."""
+    name = "G-NORTH"
+    blk = doc.blocks.new(name, dxfattribs={"description": "North arrow (site y axis is north)"})
+    r = 9.0
+    blk.add_circle((0, 0), r)
+    blk.add_lwpolyline([(0, r + 1.5), (-4.5, -r + 2), (0, -r + 5.5), (4.5, -r + 2)], close=True)
+    blk.add_solid([(0, r + 1.5), (0, -r + 5.5), (4.5, -r + 2)])
+    t = blk.add_text("N", height=5.0, dxfattribs={"style": TITLE_STYLE})
+    t.set_placement((0, r + 3.0), align=TextEntityAlignment.BOTTOM_CENTER)
+    return name
+
+
+def _nice_bar(scale: int) -> tuple[float, int]:
+    """Scale bar length in metres (a 1-2-5 step) close to 100 mm of paper, and its division count."""
+    target_m = 100.0 * scale / MM_PER_M
+    exp = math.floor(math.log10(target_m))
+    best = 1.0
+    for step in (1.0, 2.0, 5.0, 10.0):
+        if step * 10**exp <= target_m:
+            best = step * 10**exp
+    divisions = 5 if best / 10**exp in (1.0, 5.0, 10.0) else 4
+    return best, divisions
+
+
+def _define_scale_bar(doc: Drawing, scale: int) -> str:
+    name = f"G-SCALEBAR-1-{scale}"
+    if name in doc.blocks:
+        return name
+    length_m, div = _nice_bar(scale)
+    length_mm = length_m * MM_PER_M / scale
+    seg = length_mm / div
+    h = 3.0
+    blk = doc.blocks.new(name, dxfattribs={"description": f"Scale bar 1:{scale}, {length_m:g} m"})
+    for i in range(div):
+        x0, x1 = i * seg, (i + 1) * seg
+        blk.add_lwpolyline([(x0, 0), (x1, 0), (x1, h), (x0, h)], close=True)
+        if i % 2 == 0:
+            blk.add_solid([(x0, 0), (x1, 0), (x0, h), (x1, h)])
+    for i in range(div + 1):
+        value = length_m * i / div
+        label = f"{value:g}" + (" m" if i == div else "")
+        t = blk.add_text(label, height=2.5, dxfattribs={"style": NOTE_STYLE})
+        t.set_placement((i * seg, h + 1.5), align=TextEntityAlignment.BOTTOM_CENTER)
+    t = blk.add_text(f"SCALE 1:{scale} (A1)", height=3.5, dxfattribs={"style": NOTE_STYLE})
+    t.set_placement((0, -2.5), align=TextEntityAlignment.TOP_LEFT)
+    return name
+
+
+TITLE_W, TITLE_H = 180.0, 70.0
+TITLE_FIELDS = ("TITLE", "SUBTITLE", "SUMMARY", "SOURCE", "DWG_NO", "REV", "DATE", "SCALE", "SHEET")
+
+
+def _define_title_block(doc: Drawing) -> str:
+    """ISO 7200-style title block, 180 x 70 mm, base point at its lower right corner."""
+    name = "G-TTLB-A1"
+    blk = doc.blocks.new(name, dxfattribs={"description": "Title block, ISO A1"})
+    x0 = -TITLE_W
+    blk.add_lwpolyline([(x0, 0), (0, 0), (0, TITLE_H), (x0, TITLE_H)], close=True)
+    for y in (10.0, 20.0, 36.0, 46.0, 56.0):
+        blk.add_line((x0, y), (0, y))
+    for x, y0, y1 in ((-70.0, 0.0, 20.0), (-45.0, 0.0, 20.0), (-110.0, 0.0, 20.0)):
+        blk.add_line((x, y0), (x, y1))
+
+    def caption(text: str, x: float, y: float) -> None:
+        t = blk.add_text(text, height=1.8, dxfattribs={"style": NOTE_STYLE})
+        t.set_placement((x + 1.2, y - 1.2), align=TextEntityAlignment.TOP_LEFT)
+
+    def field_(tag: str, x: float, y: float, h: float, style: str = NOTE_STYLE) -> None:
+        a = blk.add_attdef(tag, (x, y), "", height=h)
+        a.dxf.style = style
+        a.dxf.prompt = tag.replace("_", " ").lower()
+
+    caption("DRAWING NUMBER", x0, 10.0)
+    caption("SCALE", -110.0, 20.0)
+    caption("DATE", x0, 20.0)
+    caption("REV", -70.0, 20.0)
+    caption("SHEET", -45.0, 20.0)
+    caption("SIZE", -70.0, 10.0)
+    caption("UNITS", -45.0, 10.0)
+    caption("TITLE", x0, 56.0)
+    caption("SOURCE", x0, 70.0)
+    field_("DWG_NO", x0 + 2.0, 1.5, 3.5)
+    field_("DATE", x0 + 2.0, 11.5, 3.5)
+    field_("SCALE", -108.0, 11.5, 3.5)
+    field_("REV", -68.0, 11.5, 3.5)
+    field_("SHEET", -43.0, 11.5, 3.5)
+    t = blk.add_text("A1", height=3.5, dxfattribs={"style": NOTE_STYLE})
+    t.set_placement((-68.0, 1.5))
+    t = blk.add_text("mm", height=3.5, dxfattribs={"style": NOTE_STYLE})
+    t.set_placement((-43.0, 1.5))
+    field_("TITLE", x0 + 2.0, 40.0, 7.0, TITLE_STYLE)
+    field_("SUBTITLE", x0 + 2.0, 26.0, 3.5, TITLE_STYLE)
+    field_("SUMMARY", x0 + 2.0, 22.0, 2.5)
+    field_("SOURCE", x0 + 2.0, 59.0, 2.5)
+    t = blk.add_text("dclayout", height=3.5, dxfattribs={"style": TITLE_STYLE})
+    t.set_placement((-2.0, 48.0), align=TextEntityAlignment.BOTTOM_RIGHT)
+    return name
+
+
+LEGEND_W = 170.0
+LEGEND_ROW = 6.5
+
+
+def legend_layers() -> list[Layer]:
+    """The layers the legend explains: everything drawn in the model."""
+    skip = {"G-ANNO-LEGN", "G-ANNO-SYMB", "G-TTLB", "G-VPRT"}
+    return [ly for ly in LAYERS if ly.name not in skip]
+
+
+def _define_legend(doc: Drawing) -> str:
+    """One swatch per model layer, drawn on that layer (so it shows its colour and linetype)."""
+    name = "G-LEGEND"
+    blk = doc.blocks.new(name, dxfattribs={"description": "Legend of layers"})
+    rows = legend_layers()
+    height = 12.0 + LEGEND_ROW * len(rows)
+    blk.add_lwpolyline([(0, 0), (LEGEND_W, 0), (LEGEND_W, -height), (0, -height)], close=True)
+    t = blk.add_text("LEGEND", height=5.0, dxfattribs={"style": TITLE_STYLE})
+    t.set_placement((4.0, -3.0), align=TextEntityAlignment.TOP_LEFT)
+    y = -12.0 - LEGEND_ROW / 2
+    for ly in rows:
+        attrs = {"layer": ly.name}
+        x0, x1 = 4.0, 24.0
+        if ly.name in ("G-ANNO-TEXT", "G-ANNO-OVER", "E-RACK-IDEN", "E-TRAY-IDEN", "E-POWR"):
+            sample = {"E-RACK-IDEN": "K07", "E-TRAY-IDEN": "412 38%", "E-POWR": "412 kW", "G-ANNO-OVER": "B1"}
+            t = blk.add_text(
+                sample.get(ly.name, "R03"), height=2.5, dxfattribs={**attrs, "style": NOTE_STYLE}
+            )
+            t.set_placement(((x0 + x1) / 2, y), align=TextEntityAlignment.MIDDLE_CENTER)
+        elif ly.name.startswith(("E-RACK", "M-EQPM")):
+            blk.add_lwpolyline(
+                [(x0 + 6, y - 2.2), (x1 - 6, y - 2.2), (x1 - 6, y + 2.2), (x0 + 6, y + 2.2)],
+                close=True,
+                dxfattribs=attrs,
+            )
+            blk.add_solid(
+                [(x0 + 6, y + 1.6), (x1 - 6, y + 1.6), (x0 + 6, y + 2.2), (x1 - 6, y + 2.2)], dxfattribs=attrs
+            )
+        elif ly.name == "S-COLS":
+            blk.add_solid(
+                [(x0 + 8, y - 2), (x1 - 8, y - 2), (x0 + 8, y + 2), (x1 - 8, y + 2)], dxfattribs=attrs
+            )
+        elif ly.name == "G-ANNO-VIOL":
+            revcloud.add_entity(
+                blk, [(x0, y - 2.2), (x1, y - 2.2), (x1, y + 2.2), (x0, y + 2.2)], 2.5, dxfattribs=attrs
+            )
+        elif ly.name.startswith("E-CABL") or ly.name == "E-TRAY":
+            blk.add_lwpolyline(
+                [(x0, y), (x1, y)], dxfattribs={**attrs, "const_width": 2.0 if ly.name == "E-TRAY" else 1.0}
+            )
+        elif ly.name == "G-ANNO-DIMS":
+            blk.add_line((x0, y), (x1, y), dxfattribs=attrs)
+            for x in (x0, x1):
+                blk.add_line((x - 1, y - 1), (x + 1, y + 1), dxfattribs=attrs)
+        elif ly.name == "E-TRAY-RISR":
+            blk.add_lwpolyline(
+                [(11, y - 2), (17, y - 2), (17, y + 2), (11, y + 2)], close=True, dxfattribs=attrs
+            )
+            blk.add_line((11, y - 2), (17, y + 2), dxfattribs=attrs)
+            blk.add_line((11, y + 2), (17, y - 2), dxfattribs=attrs)
+        else:
+            blk.add_line((x0, y), (x1, y), dxfattribs=attrs)
+        t = blk.add_text(ly.name, height=2.2, dxfattribs={"style": NOTE_STYLE})
+        t.set_placement((28.0, y), align=TextEntityAlignment.MIDDLE_LEFT)
+        t = blk.add_text(ly.description[:60], height=2.2, dxfattribs={"style": NOTE_STYLE})
+        t.set_placement((58.0, y), align=TextEntityAlignment.MIDDLE_LEFT)
+        y -= LEGEND_ROW
+    return name
+
+
+# ------------------------------------------------------------------------------------ model space
+class _Scales:
+    """The plot scale that sizes the annotation of each place: its hall's sheet, else the site's."""
+
+    def __init__(self, scene: Scene, sheets: Sequence[Sheet]) -> None:
+        self.site = sheets[0].scale
+        self.hall = {s.name.replace("-", "/", 1): s.scale for s in sheets if s.kind == "hall"}
+        self.building: dict[str, int] = {}
+        for b in scene.site.building:
+            mine = [self.hall[f"{b.id}/{h.id}"] for h in b.hall if f"{b.id}/{h.id}" in self.hall]
+            self.building[b.id] = min(mine) if mine else self.site
+        values = sorted(self.hall.values())
+        # the hall scale most sheets use (ties: the finer one) sets $LTSCALE and the current dimstyle
+        self.main = max(values, key=lambda s: (values.count(s), -s)) if values else self.site
+
+    def of(self, where: str) -> int:
+        """Scale for a hall key, anything inside a hall (B1/H1/R03/K07), a building id, else the site."""
+        parts = where.split("/")
+        if len(parts) >= 2 and f"{parts[0]}/{parts[1]}" in self.hall:
+            return self.hall[f"{parts[0]}/{parts[1]}"]
+        return self.building.get(parts[0], self.site)
+
+
+def _text(
+    space: BaseLayout,
+    text: str,
+    at: tuple[float, float],
+    height: float,
+    layer: str,
+    align: TextEntityAlignment = TextEntityAlignment.MIDDLE_CENTER,
+    rotation: float = 0.0,
+) -> None:
+    t = space.add_text(
+        text, height=height, rotation=rotation, dxfattribs={"layer": layer, "style": NOTE_STYLE}
+    )
+    t.set_placement(at, align=align)
+
+
+def _mm(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    return [(x * MM_PER_M, y * MM_PER_M) for x, y in points]
+
+
+def _overview_label(msp: BaseLayout, text: str, at: tuple[float, float], height: float) -> None:
+    """A site-scale name over a hall: MTEXT with a background mask so it reads over the racks."""
+    mt = msp.add_mtext(text, dxfattribs={"layer": "G-ANNO-OVER", "style": NOTE_STYLE, "char_height": height})
+    mt.set_location(at, attachment_point=ezdxf.const.MTEXT_MIDDLE_CENTER)
+    mt.set_bg_color(None, scale=1.3)  # None: the canvas colour
+
+
+def _draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> None:
+    """Building outlines and entries, hall walls and names, columns, keep-outs, hall dimensions."""
+    site = scene.site
+    over_h = 5.0 * scales.site
+    for b in site.building:
+        msp.add_lwpolyline(_mm(b.footprint), close=True, dxfattribs={"layer": "A-BLDG-OTLN"})
+        bx0, by0, bx1, by1 = _bbox(b.footprint)
+        _text(
+            msp,
+            f"BUILDING {b.id}",
+            ((bx0 + bx1) / 2 * MM_PER_M, by1 * MM_PER_M + over_h * 0.6),
+            over_h,
+            "G-ANNO-OVER",
+            TextEntityAlignment.BOTTOM_CENTER,
+        )
+        if b.entry is not None:
+            bs = scales.building[b.id]
+            ex, ey = b.entry[0] * MM_PER_M, b.entry[1] * MM_PER_M
+            msp.add_circle((ex, ey), 2.5 * bs, dxfattribs={"layer": "A-DOOR-IDEN"})
+            _text(msp, "ENTRY", (ex, ey - 3.0 * bs), 2.0 * bs, "A-DOOR-IDEN", TextEntityAlignment.TOP_CENTER)
+        for h in b.hall:
+            key = f"{b.id}/{h.id}"
+            sc = scales.of(key)
+            msp.add_lwpolyline(_mm(h.polygon), close=True, dxfattribs={"layer": "A-HALL-OTLN"})
+            box = _bbox(h.polygon)
+            hx0, hy0, hx1, hy1 = (v * MM_PER_M for v in box)
+            dim_below = b.entry is None or b.entry[1] >= (box[1] + box[3]) / 2
+            label_y = hy1 + 1.5 * sc if dim_below else hy0 - 1.5 * sc
+            align = TextEntityAlignment.BOTTOM_CENTER if dim_below else TextEntityAlignment.TOP_CENTER
+            _text(msp, f"HALL {key}", ((hx0 + hx1) / 2, label_y), 3.5 * sc, "G-ANNO-TEXT", align)
+            _overview_label(msp, key, ((hx0 + hx1) / 2, (hy0 + hy1) / 2), over_h)
+            for c in h.columns:
+                name = _define_column_block(doc, c.size_m)
+                msp.add_blockref(
+                    name, (c.at[0] * MM_PER_M, c.at[1] * MM_PER_M), dxfattribs={"layer": "S-COLS"}
+                )
+            for k in h.keepouts:
+                pts = _mm(k.polygon)
+                msp.add_lwpolyline(pts, close=True, dxfattribs={"layer": "A-AREA-KOUT"})
+                hatch = msp.add_hatch(dxfattribs={"layer": "A-AREA-PATT"})
+                hatch.set_pattern_fill("ANSI31", scale=0.5 * sc)
+                hatch.paths.add_polyline_path(pts, is_closed=True)
+                kx0, ky0, kx1, ky1 = _bbox(k.polygon)
+                label = "KEEP-OUT" + (f": {k.reason.upper()}" if k.reason else "")
+                _text(
+                    msp,
+                    label,
+                    ((kx0 + kx1) / 2 * MM_PER_M, (ky0 + ky1) / 2 * MM_PER_M),
+                    2.5 * sc,
+                    "G-ANNO-TEXT",
+                )
+            _hall_dims(msp, doc, box, b.entry, sc)
+    if scene.tray_edges is None:  # without cabling, draw the ducts' paths from the site file
+        for d in site.duct:
+            if d.path:
+                msp.add_lwpolyline(_mm(d.path), dxfattribs={"layer": "E-TRAY-DUCT"})
+
+
+def _hall_dims(
+    msp: BaseLayout,
+    doc: Drawing,
+    box: tuple[float, float, float, float],
+    entry: tuple[float, float] | None,
+    scale: int,
+) -> None:
+    """Overall hall width and depth, on the sides away from the building entry (where the trunk comes in)."""
+    x0, y0, x1, y1 = (v * MM_PER_M for v in box)
+    style = _dimstyle(doc, scale)
+    off = 6.0 * scale
+    ex, ey = entry if entry is not None else (box[0], box[3])
+    y = y0 - off if ey * MM_PER_M >= (y0 + y1) / 2 else y1 + off
+    x = x1 + off if ex * MM_PER_M <= (x0 + x1) / 2 else x0 - off
+    attrs = {"layer": "G-ANNO-DIMS"}
+    msp.add_linear_dim(base=(x0, y), p1=(x0, y0), p2=(x1, y0), dimstyle=style, dxfattribs=attrs).render()
+    msp.add_linear_dim(
+        base=(x, y0), p1=(x0, y0), p2=(x0, y1), angle=90, dimstyle=style, dxfattribs=attrs
+    ).render()
+
+
+def _fmt_kw(v: float) -> str:
+    return f"{v:.1f}"
+
+
+def _upright(angle: float) -> float:
+    """A text angle that reads from the bottom or the right of the sheet, never upside down."""
+    a = angle % 360.0
+    return a - 180.0 if 90.0 < a <= 270.0 else a
+
+
+def _draw_racks(msp: BaseLayout, scene: Scene) -> None:
+    """One INSERT per rack with its ATTRIBs, and the visible position tag near the rack's front."""
+    racks = scene.racks
+    if racks.empty:
+        return
+    order = racks.sort_values("rack_id", kind="stable")
+    heights = {tid: _rack_label_height(tpl) for tid, tpl in scene.templates.items()}
+    xs = (order["x_m"].to_numpy(float) * MM_PER_M).tolist()
+    ys = (order["y_m"].to_numpy(float) * MM_PER_M).tolist()
+    rots = order["rotation_deg"].to_numpy(float)
+    # front direction of each rack: (0, 1) turned by its rotation; the tag sits 30 % of the depth out
+    fx = (-np.sin(np.radians(rots)) * order["depth_m"].to_numpy(float) * 0.3 * MM_PER_M).tolist()
+    fy = (np.cos(np.radians(rots)) * order["depth_m"].to_numpy(float) * 0.3 * MM_PER_M).tolist()
+    rot_list = rots.tolist()
+    cols = [order[c].astype(str).tolist() for c in ("rack_id", "template", "kind", "row", "hall")]
+    kws = order["power_kw"].to_numpy(float).tolist()
+    gpus = order["gpus"].to_numpy(np.int64).tolist()
+    for i, (rid, tid, kind, row, hall) in enumerate(zip(*cols, strict=True)):
+        at = (xs[i], ys[i])
+        ins = msp.add_blockref(
+            rack_block_name(tid),
+            at,
+            dxfattribs={"layer": RACK_LAYER.get(kind, "E-RACK-GPU"), "rotation": rot_list[i]},
+        )
+        h = heights[tid]
+        values = (rid, tid, _fmt_kw(kws[i]), str(gpus[i]), row, hall)
+        for tag, value in zip(RACK_ATTRIBS, values, strict=True):
+            # invisible, left-aligned at the insert point: keeps the ~28k attributes of a campus cheap
+            ins.add_attrib(tag, value, at, dxfattribs={"layer": "E-RACK-IDEN", "height": h * 0.5, "flags": 1})
+        tag_at = (at[0] + fx[i], at[1] + fy[i])
+        msp.add_text(
+            rid.rsplit("/", 1)[-1],
+            height=h,
+            rotation=_upright(rot_list[i]),
+            dxfattribs={
+                "layer": "E-RACK-IDEN",
+                "style": NOTE_STYLE,
+                "halign": 1,
+                "valign": 2,
+                "insert": tag_at,
+                "align_point": tag_at,
+            },
+        )
+
+
+def _row_geometry(scene: Scene) -> pd.DataFrame:
+    """Rows with their deepest rack and their power, sorted by row id."""
+    rows = scene.rows.sort_values("row", kind="stable").reset_index(drop=True)
+    agg = scene.racks.groupby("row").agg(depth_m=("depth_m", "max"), power_kw=("power_kw", "sum"))
+    rows = rows.join(agg, on="row")
+    rows["depth_m"] = rows["depth_m"].fillna(1.2)
+    rows["power_kw"] = rows["power_kw"].fillna(0.0)
+    return rows
+
+
+# (text sits on the +side of its line, at the row's end) -> alignment
+_ALIGN = {
+    (True, False): TextEntityAlignment.BOTTOM_LEFT,
+    (True, True): TextEntityAlignment.BOTTOM_RIGHT,
+    (False, False): TextEntityAlignment.TOP_LEFT,
+    (False, True): TextEntityAlignment.TOP_RIGHT,
+}
+
+
+def _draw_rows(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> None:
+    """Row id at the first rack and row kW at the last, both in the aisle the fronts face; aisle dims."""
+    if scene.rows.empty:
+        return
+    rows = _row_geometry(scene)
+    aisle = {f"{b.id}/{h.id}": h.cold_aisle_m for b in scene.site.building for h in b.hall}
+    ends = (rows[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float) * MM_PER_M).tolist()
+    names, halls, axes = (rows[c].astype(str).tolist() for c in ("row", "hall", "axis"))
+    signs, depths, kws = (rows[c].to_numpy(float).tolist() for c in ("front_sign", "depth_m", "power_kw"))
+    for k, (x0, y0, x1, y1) in enumerate(ends):
+        sc = scales.of(halls[k])
+        th = min(2.5 * sc, 0.35 * aisle.get(halls[k], 1.2) * MM_PER_M)
+        gap = 0.12 * th
+        fs = 1.0 if signs[k] >= 0 else -1.0
+        out = depths[k] * MM_PER_M / 2.0 + gap
+        label = names[k].rsplit("/", 1)[-1]
+        power = f"{kws[k]:,.0f} kW"
+        # a short row has no room for both: its kW goes to the rear side, under the first rack
+        crowded = 0.8 * th * (len(label) + len(power) + 2) > abs(x1 - x0) + abs(y1 - y0)
+        if axes[k] == "x":
+            lo, hi = min(x0, x1), max(x0, x1)
+            for text, s, at_end, height, layer in (
+                (label, fs, False, th, "G-ANNO-TEXT"),
+                (power, -fs if crowded else fs, not crowded, th * 0.8, "E-POWR"),
+            ):
+                align = _ALIGN[(s > 0, at_end)]
+                _text(msp, text, (hi if at_end else lo, y0 + s * out), height, layer, align)
+        else:
+            lo, hi = min(y0, y1), max(y0, y1)
+            for text, s, at_end, height, layer in (
+                (label, fs, False, th, "G-ANNO-TEXT"),
+                (power, -fs if crowded else fs, not crowded, th * 0.8, "E-POWR"),
+            ):
+                # turned 90 degrees, a text's top faces -x: on the +x side it hangs from its top
+                align = _ALIGN[(s < 0, at_end)]
+                _text(msp, text, (x0 + s * out, hi if at_end else lo), height, layer, align, 90.0)
+    for hall, group in rows.groupby("hall", sort=True):
+        _aisle_dims(msp, doc, group, scales.of(str(hall)))
+
+
+def _aisle_dims(msp: BaseLayout, doc: Drawing, rows: pd.DataFrame, scale: int) -> None:
+    """One DIMENSION per aisle between neighbouring row lines, in the middle of the first stretch
+    (lowest along the rows) where rows on both sides overlap; text COLD/HOT/AISLE and the width."""
+    style = _dimstyle(doc, scale)
+    done: set[tuple[float, float]] = set()
+    text_h = DIMSTYLE_MM["dimtxt"] * scale
+    for axis in ("x", "y"):
+        g = rows[rows["axis"] == axis]
+        if len(g) < 2:
+            continue
+        along0, along1, across = ("x0_m", "x1_m", "y0_m") if axis == "x" else ("y0_m", "y1_m", "x0_m")
+        a0 = np.minimum(g[along0].to_numpy(float), g[along1].to_numpy(float))
+        a1 = np.maximum(g[along0].to_numpy(float), g[along1].to_numpy(float))
+        c = g[across].to_numpy(float)
+        half = g["depth_m"].to_numpy(float) / 2.0
+        sign = g["front_sign"].to_numpy(float)
+        for i in np.lexsort((a0, c)).tolist():
+            overlap = (np.minimum(a1, a1[i]) - np.maximum(a0, a0[i])) > 0
+            above = overlap & (c > c[i] + 1e-9)
+            if not above.any():
+                continue
+            j = int(np.flatnonzero(above)[np.argmin(c[above])])
+            pair = (round(float(c[i]), 3), round(float(c[j]), 3))
+            lo_edge, hi_edge = c[i] + half[i], c[j] - half[j]
+            if pair in done or hi_edge - lo_edge <= 1e-6:
+                continue
+            done.add(pair)
+            kind = "COLD" if sign[i] > 0 > sign[j] else "HOT" if sign[i] < 0 < sign[j] else "AISLE"
+            text = f"{kind} <>"
+            at = (max(a0[i], a0[j]) + min(a1[i], a1[j])) / 2 * MM_PER_M
+            lo_mm, hi_mm, mid = lo_edge * MM_PER_M, hi_edge * MM_PER_M, (lo_edge + hi_edge) / 2 * MM_PER_M
+            beside = at + 0.5 * text_h + 0.4 * len(f"{kind} 0000") * text_h  # text clear of the dim line
+            if axis == "x":
+                dim = msp.add_linear_dim(
+                    base=(at, lo_mm),
+                    p1=(at, lo_mm),
+                    p2=(at, hi_mm),
+                    angle=90,
+                    text=text,
+                    text_rotation=0,
+                    dimstyle=style,
+                    dxfattribs={"layer": "G-ANNO-DIMS"},
+                )
+                dim.set_location((beside, mid), leader=False)
+            else:
+                dim = msp.add_linear_dim(
+                    base=(lo_mm, at),
+                    p1=(lo_mm, at),
+                    p2=(hi_mm, at),
+                    angle=0,
+                    text=text,
+                    text_rotation=90,
+                    dimstyle=style,
+                    dxfattribs={"layer": "G-ANNO-DIMS"},
+                )
+                dim.set_location((mid, beside), leader=False)
+            dim.render()
+
+
+def _draw_trays(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> None:
+    """Trays at their width, bundles per media class in lanes across them, a label per loaded segment."""
+    edges = scene.tray_edges
+    if edges is None or edges.empty:
+        return
+    media = [m for m in MEDIA_LAYER if f"cables_{m}" in edges.columns]
+    x0 = (edges["x0_m"].to_numpy(float) * MM_PER_M).tolist()
+    y0 = (edges["y0_m"].to_numpy(float) * MM_PER_M).tolist()
+    x1 = (edges["x1_m"].to_numpy(float) * MM_PER_M).tolist()
+    y1 = (edges["y1_m"].to_numpy(float) * MM_PER_M).tolist()
+    side_x = edges["side_x"].to_numpy(float).tolist()
+    side_y = edges["side_y"].to_numpy(float).tolist()
+    width = edges["width_mm"].to_numpy(float).tolist()
+    kinds = edges["kind"].astype(str).tolist()
+    halls = edges["hall"].astype(str).tolist()
+    cables = edges["cables"].to_numpy(np.int64).tolist()
+    fill = edges["fill"].to_numpy(float).tolist()
+    counts = {m: edges[f"cables_{m}"].to_numpy(np.int64).tolist() for m in media}
+    lanes = {m: edges[f"lane_mm_{m}"].to_numpy(float).tolist() for m in media}
+    riser = _define_riser_block(doc)
+    for i in range(len(x0)):
+        p, q = (x0[i], y0[i]), (x1[i], y1[i])
+        sc = scales.of(halls[i])
+        dx, dy = q[0] - p[0], q[1] - p[1]
+        length = math.hypot(dx, dy)
+        if kinds[i] == "riser" or length < 1.0:
+            msp.add_blockref(riser, p, dxfattribs={"layer": "E-TRAY-RISR"})
+            if cables[i] > 0:
+                _text(
+                    msp,
+                    f"RISER {cables[i]}",
+                    (p[0] + 400.0, p[1] + 400.0),
+                    1.8 * sc,
+                    "E-TRAY-IDEN",
+                    TextEntityAlignment.BOTTOM_LEFT,
+                )
+            continue
+        layer = "E-TRAY-DUCT" if kinds[i] == "duct" else "E-TRAY"
+        msp.add_lwpolyline([p, q], dxfattribs={"layer": layer, "const_width": width[i]})
+        nx, ny = -dy / length, dx / length
+        offset = -width[i] / 2.0
+        for m in media:
+            n = counts[m][i]
+            if n <= 0:
+                continue
+            lw = max(lanes[m][i], 1.0)
+            mid = offset + lw / 2.0
+            pl = msp.add_lwpolyline(
+                [(p[0] + nx * mid, p[1] + ny * mid), (q[0] + nx * mid, q[1] + ny * mid)],
+                dxfattribs={"layer": MEDIA_LAYER[m], "const_width": lw},
+            )
+            pl.set_xdata(APPID, [(1000, m), (1071, n)])
+            offset += lw
+        if cables[i] > 0:
+            label = f"{cables[i]} | {fill[i] * 100:.0f}%"
+            h = min(1.8 * sc, length / (0.9 * len(label) + 1.0))
+            gap = width[i] / 2.0 + 0.8 * h
+            mx, my = (p[0] + q[0]) / 2 + side_x[i] * gap, (p[1] + q[1]) / 2 + side_y[i] * gap
+            _text(
+                msp,
+                label,
+                (mx, my),
+                h,
+                "E-TRAY-IDEN",
+                TextEntityAlignment.MIDDLE_CENTER,
+                _upright(math.degrees(math.atan2(dy, dx))),
+            )
+
+
+class _Places:
+    """Bounding boxes (metres) of what a violation's ``where`` can name: racks, rows, halls, buildings."""
+
+    def __init__(self, scene: Scene) -> None:
+        self.boxes: dict[str, tuple[float, float, float, float]] = {}
+        racks = scene.racks
+        if not racks.empty:
+            half = np.maximum(racks["width_m"].to_numpy(float), racks["depth_m"].to_numpy(float)) / 2.0
+            x, y = racks["x_m"].to_numpy(float), racks["y_m"].to_numpy(float)
+            frame = pd.DataFrame(
+                {
+                    "id": racks["rack_id"].astype(str),
+                    "row": racks["row"].astype(str),
+                    "x0": x - half,
+                    "y0": y - half,
+                    "x1": x + half,
+                    "y1": y + half,
+                }
+            )
+            for key in ("row", "id"):
+                g = frame.groupby(key, sort=True).agg(
+                    x0=("x0", "min"), y0=("y0", "min"), x1=("x1", "max"), y1=("y1", "max")
+                )
+                for name, b in zip(
+                    g.index.tolist(), g[["x0", "y0", "x1", "y1"]].to_numpy(float).tolist(), strict=True
+                ):
+                    self.boxes[str(name)] = (b[0], b[1], b[2], b[3])
+        for bld in scene.site.building:
+            self.boxes[bld.id] = _bbox(bld.footprint)
+            for h in bld.hall:
+                self.boxes[f"{bld.id}/{h.id}"] = _bbox(h.polygon)
+
+    def box(self, v: Violation) -> tuple[float, float, float, float] | None:
+        """A point in the figures (x_m, y_m) wins, e.g. a tray's fullest spot; ``site`` has no box."""
+        fx, fy = v.figures.get("x_m"), v.figures.get("y_m")
+        if isinstance(fx, int | float) and isinstance(fy, int | float):
+            r = VIOLATION_POINT_M
+            return (float(fx) - r, float(fy) - r, float(fx) + r, float(fy) + r)
+        return self.boxes.get(v.where)
+
+
+VIOLATION_POINT_M = 1.0  # half the side of the cloud drawn around a violation given as a point
+NOTES_MAX = 30  # violation notes listed on one sheet; the rest are counted
+
+
+def _hall_of(where: str) -> str:
+    parts = where.split("/")
+    return "/".join(parts[:2]) if len(parts) >= 2 else ""
+
+
+def numbered_violations(scene: Scene) -> list[tuple[int, Violation]]:
+    """Violations in a fixed order (where, kind, message), numbered V1.. as the drawing tags them."""
+    ordered = sorted(scene.violations, key=lambda v: (v.where, v.kind, v.message))
+    return list(enumerate(ordered, start=1))
+
+
+def _tag_list(numbers: Sequence[int]) -> str:
+    """V3, V4, V5, V9 -> 'V3-V5, V9'."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"V{r[0]}" if len(r) == 1 else f"V{r[0]}-V{r[-1]}" for r in runs)
+
+
+def _draw_violations(msp: BaseLayout, scene: Scene, scales: _Scales) -> None:
+    """A revision cloud per place with violations, tagged with their numbers and kinds (V12 tray_fill);
+    violations at the very same place share one cloud. The sheets' notes give the messages."""
+    places = _Places(scene)
+    by_box: dict[tuple[float, float, float, float], list[tuple[int, Violation]]] = {}
+    for n, v in numbered_violations(scene):
+        box = places.box(v)
+        if box is not None:
+            by_box.setdefault(tuple(round(c, 1) for c in box), []).append((n, v))  # type: ignore[arg-type]
+    for box, items in by_box.items():
+        sc = scales.of(items[0][1].where)
+        pad = 1.0 * sc
+        x0, y0 = box[0] * MM_PER_M - pad, box[1] * MM_PER_M - pad
+        x1, y1 = box[2] * MM_PER_M + pad, box[3] * MM_PER_M + pad
+        arc = min(4.0 * sc, (x1 - x0) / 3.0, (y1 - y0) / 3.0)
+        revcloud.add_entity(
+            msp, [(x0, y0), (x1, y0), (x1, y1), (x0, y1)], arc, dxfattribs={"layer": "G-ANNO-VIOL"}
+        )
+        kinds = ", ".join(sorted({v.kind for _, v in items}))
+        tag = f"{_tag_list([n for n, _ in items])} {kinds}"
+        _text(msp, tag, (x0, y1 + 0.6 * sc), 2.0 * sc, "G-ANNO-VIOL", TextEntityAlignment.BOTTOM_LEFT)
+
+
+# ------------------------------------------------------------------------------------- paper space
+def _drawing_number(stem: str, n: int) -> str:
+    return f"{re.sub(r'[^A-Z0-9]+', '-', stem.upper()).strip('-')}-E-{n:03d}"
+
+
+def _summary_line(summary: Mapping[str, Any]) -> str:
+    parts = []
+    if "gpus" in summary:
+        parts.append(f"{int(summary['gpus']):,} GPUs")
+    racks = summary.get("racks", {})
+    if isinstance(racks, Mapping) and "total" in racks:
+        parts.append(f"{int(racks['total']):,} racks")
+    power = summary.get("power", {})
+    if isinstance(power, Mapping) and "it_mw" in power:
+        parts.append(f"{float(power['it_mw']):.1f} MW IT")
+    viol = summary.get("violations")
+    if isinstance(viol, list):
+        parts.append(f"{len(viol)} violation(s)")
+    return " · ".join(parts)
+
+
+def _sheet(
+    doc: Drawing,
+    layout: Paperspace,
+    scene: Scene,
+    sheet: Sheet,
+    number: int,
+    count: int,
+    blocks: Mapping[str, str],
+) -> None:
+    layout.page_setup(size=PAPER_A1_MM, margins=(0, 0, 0, 0), units="mm", scale=(1, 1), name="ISO_A1")
+    layout.dxf_layout.dxf.plot_layout_flags = 0  # plot with lineweights, layout area
+    fx0, fy0, fx1, fy1 = FRAME
+    ttl = {"layer": "G-TTLB"}
+    layout.add_lwpolyline([(fx0, fy0), (fx1, fy0), (fx1, fy1), (fx0, fy1)], close=True, dxfattribs=ttl)
+    layout.add_line((SIDE_X, fy0), (SIDE_X, fy1), dxfattribs=ttl)
+    vx0, vy0, vx1, vy1 = VIEW_BOX
+    bx0, by0, bx1, by1 = sheet.bbox_m
+    vp = layout.add_viewport(
+        center=((vx0 + vx1) / 2, (vy0 + vy1) / 2),
+        size=(vx1 - vx0, vy1 - vy0),
+        view_center_point=((bx0 + bx1) / 2 * MM_PER_M, (by0 + by1) / 2 * MM_PER_M),
+        view_height=(vy1 - vy0) * sheet.scale,
+        dxfattribs={"layer": "G-VPRT"},
+    )
+    vp.dxf.flags = vp.dxf.flags | ezdxf.const.VSF_LOCK_ZOOM
+    vp.frozen_layers = list(OVERVIEW_ONLY_LAYERS if sheet.kind == "hall" else HALL_ONLY_LAYERS)
+    _text(
+        layout,
+        f"{sheet.title.upper()}   SCALE 1:{sheet.scale}",
+        (vx0, fy0 + 4.0),
+        3.5,
+        "G-TTLB",
+        TextEntityAlignment.BOTTOM_LEFT,
+    )
+    site = scene.site.site
+    layout.add_blockref(blocks["title"], (fx1, fy0), dxfattribs=ttl).add_auto_attribs(
+        {
+            "TITLE": site.name[:60],
+            "SUBTITLE": sheet.title,
+            "SUMMARY": _summary_line(scene.summary),
+            "SOURCE": f"{scene.stem}.toml  ·  site coordinates in metres, x east, y north",
+            "DWG_NO": _drawing_number(scene.stem, number),
+            "REV": site.revision,
+            "DATE": site.date,
+            "SCALE": f"1:{sheet.scale}",
+            "SHEET": f"{number} of {count}",
+        }
+    )
+    layout.add_blockref(
+        blocks["north"], (SIDE_X + 20.0, fy0 + TITLE_H + 22.0), dxfattribs={"layer": "G-ANNO-SYMB"}
+    )
+    layout.add_blockref(
+        _define_scale_bar(doc, sheet.scale),
+        (SIDE_X + 45.0, fy0 + TITLE_H + 18.0),
+        dxfattribs={"layer": "G-ANNO-SYMB"},
+    )
+    layout.add_blockref(blocks["legend"], (SIDE_X + 5.0, fy1 - 5.0), dxfattribs={"layer": "G-ANNO-LEGN"})
+    _notes(layout, scene, sheet)
+
+
+def _notes(layout: Paperspace, scene: Scene, sheet: Sheet) -> None:
+    """General notes and the violations on this sheet, in the right-hand column above the north arrow."""
+    x = SIDE_X + 5.0
+    y = FRAME[3] - 5.0 - 12.0 - LEGEND_ROW * len(legend_layers()) - 10.0
+    _text(layout, "NOTES", (x, y), 5.0, "G-TTLB", TextEntityAlignment.TOP_LEFT)
+    lines = [
+        "1. Dimensions in millimetres. Site coordinates in metres: x east, y north.",
+        "2. Racks: the filled band marks the front; tag = position in the row.",
+        "3. Trays overhead; label = cables | peak fill of the tray cross-section.",
+        "4. Bundles: one lane per medium, as wide as its cables stacked to tray depth.",
+    ]
+    if sheet.kind == "hall":
+        key = sheet.name.replace("-", "/", 1)
+        mine = [(n, v) for n, v in numbered_violations(scene) if _hall_of(v.where) == key or v.where == key]
+    else:
+        mine = numbered_violations(scene)
+    lines.append(
+        f"5. Design-rule violations on this sheet: {len(mine)} (clouds, layer G-ANNO-VIOL)."
+        if mine
+        else "5. No design-rule violations on this sheet."
+    )
+    for n, v in mine[:NOTES_MAX]:
+        text = f"V{n} {v.kind} at {v.where}: {v.message}"
+        lines.append(text if len(text) <= 100 else text[:99] + "~")
+    if len(mine) > NOTES_MAX:
+        lines.append(f"... and {len(mine) - NOTES_MAX} more (summary.json lists them all).")
+    y -= 8.0
+    for line in lines:
+        _text(
+            layout,
+            line,
+            (x, y),
+            2.0,
+            "G-ANNO-VIOL" if line.startswith("V") else "G-TTLB",
+            TextEntityAlignment.TOP_LEFT,
+        )
+        y -= 3.6
+
+
+# ------------------------------------------------------------------------------------------ build
+def build_scene_document(scene: Scene) -> Drawing:
+    """The whole drawing for a scene (model space, blocks, sheets); not yet written anywhere."""
+    sheets = plan_sheets(scene)
+    scales = _Scales(scene, sheets)
+    doc = _new_document(scene, scales.main)
+    _current_dimstyle(doc, scales.main)
+    for tid in sorted(scene.templates):
+        _define_rack_block(doc, scene.templates[tid])
+    blocks = {
+        "title": _define_title_block(doc),
+        "north": _define_north_arrow(doc),
+        "legend": _define_legend(doc),
+    }
+    msp = doc.modelspace()
+    # draw order: building and halls, trays under the racks, racks, then annotation on top
+    _draw_site(msp, doc, scene, scales)
+    _draw_trays(msp, doc, scene, scales)
+    _draw_racks(msp, scene)
+    _draw_rows(msp, doc, scene, scales)
+    _draw_violations(msp, scene, scales)
+    sx0, sy0, sx1, sy1 = sheets[0].bbox_m
+    doc.set_modelspace_vport(
+        height=(sy1 - sy0) * MM_PER_M * 1.1, center=((sx0 + sx1) / 2 * MM_PER_M, (sy0 + sy1) / 2 * MM_PER_M)
+    )
+    for n, sheet in enumerate(sheets, start=1):
+        if n == 1:  # the document's first paper layout becomes the site sheet
+            doc.layouts.rename(doc.layouts.names_in_taborder()[1], sheet.name)
+            layout = doc.paperspace(sheet.name)
+        else:
+            layout = doc.layouts.new(sheet.name)
+        _sheet(doc, layout, scene, sheet, n, len(sheets), blocks)
+    return doc
+
+
+@contextmanager
+def _fixed_metadata(doc: Drawing, date: str) -> Iterator[None]:
+    """Write with fixed dates (the site file's date) and GUIDs instead of the clock and random ids."""
+    old = ezdxf.options.write_fixed_meta_data_for_testing
+    ezdxf.options.write_fixed_meta_data_for_testing = True
+    update = doc._update_metadata
+    day = juliandate(datetime.strptime(date, "%Y-%m-%d"))
+
+    marker = f"{ezdxf.__version__} @ {date}T00:00:00+00:00"
+
+    def fixed() -> None:
+        update()
+        for var in ("$TDCREATE", "$TDUCREATE", "$TDUPDATE", "$TDUUPDATE"):
+            doc.header[var] = day
+        meta = doc.ezdxf_metadata()  # ezdxf stamps "created/written by" with the clock: use the date
+        meta["CREATED_BY_EZDXF"] = marker
+        meta["WRITTEN_BY_EZDXF"] = marker
+
+    try:
+        setattr(doc, "_update_metadata", fixed)  # noqa: B010 - instance override for this write only
+        yield
+    finally:
+        ezdxf.options.write_fixed_meta_data_for_testing = old
+        setattr(doc, "_update_metadata", update)  # noqa: B010
+
+
+def document_bytes(doc: Drawing, date: str) -> bytes:
+    """The DXF file's bytes, deterministic for the same document."""
+    stream = io.StringIO()
+    with _fixed_metadata(doc, date):
+        doc.write(stream)
+    return stream.getvalue().encode("utf-8")
+
+
+def write_scene(scene: Scene, path: str | Path) -> Path:
+    """Build the drawing in memory, then write it atomically (temp file in the same folder, replace):
+    a failure anywhere leaves no file behind."""
+    data = document_bytes(build_scene_document(scene), scene.site.site.date)
+    return atomic.write_bytes(path, data)
+
+
+def scene_from_design(design: Design) -> Scene:
+    """The scene of a finished design: its placement, rack power and violations."""
+    return scene_from_parts(
+        design.inputs,
+        design.placement,
+        rack_kw=design.power.rack_kw,
+        violations=design.violations,
+        summary=design.summary(),
+    )
+
+
+def build_document(design: Design) -> Drawing:
+    """The drawing of a finished design (for tests that read it back without a file)."""
+    return build_scene_document(scene_from_design(design))
+
+
+def write_dxf(design: Design, path: str | Path) -> Path:
+    """Write the design's drawing to ``path`` (NAME.dxf) atomically; returns the path."""
+    return write_scene(scene_from_design(design), path)
