@@ -13,16 +13,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from layout import fabric as fabric_mod
+from layout import media as media_mod
 from layout import place as place_mod
 from layout import power as power_mod
 from layout.fabric import Fabric
 from layout.load import Inputs
+from layout.media import Cabling
 from layout.place import Placement
 from layout.power import PowerReport
 from layout.violations import Violation
 
-STAGES = ("fabric", "place", "power")
-MEDIA_CLASSES = ("dac", "aec", "mmf", "smf", "coherent")
+STAGES = ("fabric", "place", "cable", "power")
 
 Progress = Callable[[str], None]
 
@@ -34,11 +35,12 @@ class Design:
     inputs: Inputs
     fabric: Fabric
     placement: Placement
+    cabling: Cabling
     power: PowerReport
     violations: tuple[Violation, ...]
 
     def summary(self) -> dict[str, Any]:
-        """The ``summary.json`` object of DESIGN.md (cabling keys are zero until that stage exists)."""
+        """The ``summary.json`` object of DESIGN.md."""
         fab = self.fabric.summary()
         pl = self.placement
         racks = pl.racks
@@ -63,8 +65,7 @@ class Design:
             "halls": halls,
             "switches": fab["switches"],
             "links": fab["links"],
-            "media": dict.fromkeys(MEDIA_CLASSES, 0),
-            "cable_length_m": {"total": 0.0, "max": 0.0, "by_media": {}},
+            **self.cabling.summary(),
             "power": self.power.summary(),
             "reliability": {"time_to_first_failure_min": fab["reliability"]["time_to_first_failure_min"]},
             "cost_usd": {"total": 0.0},
@@ -86,7 +87,11 @@ def run(inputs: Inputs, progress: Progress | None = None) -> Design:
     fabric = build_fabric(inputs)
     step("place")
     placement = place_mod.place(inputs, fabric)
+    step("cable")
+    cabling = media_mod.cable(inputs, fabric, placement)
     step("power")
-    power = power_mod.check(inputs, fabric, placement)
-    violations = tuple(placement.violations) + tuple(power.violations)
-    return Design(inputs=inputs, fabric=fabric, placement=placement, power=power, violations=violations)
+    power = power_mod.check(inputs, fabric, placement, link_optical=cabling.link_optical)
+    violations = tuple(placement.violations) + tuple(cabling.violations) + tuple(power.violations)
+    return Design(
+        inputs=inputs, fabric=fabric, placement=placement, cabling=cabling, power=power, violations=violations
+    )
