@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ["validate", "tui", "fabric", "design", "report"]
+COMMANDS = ["validate", "tui", "fabric", "design", "report", "compare"]
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_BAD_INPUT, EXIT_EXPORT_FAILED = 0, 1, 2, 3
 

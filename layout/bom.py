@@ -1,0 +1,264 @@
+"""Bill of materials, cost and reliability of a cabled design (pandas).
+
+``build(inputs, fabric, placement, cabling)`` returns one row per thing to buy (columns ``BOM_COLUMNS``),
+in ``CATEGORIES`` order and, inside a category, in a fixed order (server model; switch network, tier
+and model; catalog media order and length), so the table and its exports are byte-stable:
+
+- **servers** per model; **gpus** per server model (a count only: their price is in the servers');
+- **racks** per rack template (catalog ``rack_part.rack_usd`` each);
+- **switches** per model and role (backend tiers, frontend, storage, out-of-band);
+- **nics**: backend NIC ports per NIC option, at the option's ``price_usd_extra`` over ConnectX-7;
+- **transceivers** per medium and module width: one module per optical link end, a module carrying up
+  to ``ports_per_cage`` links on a switch and ``ports_per_module`` GPU links on a server (as counted by
+  layout.media);
+- **cables** per medium and stock length (the links, one cable each);
+- **trays** per tray kind, in whole metres (``rack_part.tray_usd_per_m``, campus ducts included).
+
+Prices: a medium's catalog ``price_usd`` is one 400G link at its typical length: for copper the cable
+assembly, for optics two module ends and the patch fibre. So a copper cable costs ``price_usd +
+price_usd_per_m x stock length``; an optical cable ``price_usd_per_m x stock length``, and each optical
+module ``ports x price_usd / 2`` (an end of a 400G link is half the link's optics; a twin-port module is
+two ends). Fully used modules give every optical link exactly its catalog price.
+
+``design_reliability(inputs, fabric, cabling)`` gives the design's own time to first job failure (its
+node-side optical modules and their MTBFs) and the checkpoint-restart vs in-memory loss of the site's
+``[training]`` table.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from layout.reliability import checkpoint_loss, time_to_first_failure_min
+
+if TYPE_CHECKING:
+    from layout.fabric import Fabric
+    from layout.load import Inputs
+    from layout.media import Cabling
+    from layout.place import Placement
+
+CATEGORIES = ("servers", "gpus", "racks", "switches", "nics", "transceivers", "cables", "trays")
+NETWORK_CATEGORIES = ("switches", "nics", "transceivers", "cables", "trays")  # the network's cost
+BOM_COLUMNS = ["category", "item", "part_id", "qty", "unit", "unit_price_usd", "extended_usd"]
+NETWORK_ORDER = ("backend", "frontend", "storage", "oob")
+ROLE_LABELS = {
+    "leaf": "backend leaf", "spine": "backend spine", "core": "backend core", "super": "backend super-spine",
+    "fe_leaf": "frontend leaf", "fe_spine": "frontend spine", "fe_core": "frontend core",
+    "st_leaf": "storage leaf", "st_spine": "storage spine", "st_core": "storage core", "oob": "out-of-band",
+}  # fmt: skip
+TRAY_LABELS = {"row": "row tray", "cross": "cross-aisle tray", "trunk": "trunk tray", "riser": "riser",
+               "duct": "campus duct", "user": "user-added tray"}  # fmt: skip
+
+
+def build(inputs: Inputs, fabric: Fabric, placement: Placement, cabling: Cabling) -> pd.DataFrame:
+    """The bill of materials of a cabled design (columns ``BOM_COLUMNS``, see the module docstring)."""
+    rows = [
+        *_servers(inputs, fabric),
+        *_racks(inputs, placement),
+        *_switches(inputs, fabric),
+        *_transceivers(inputs, fabric, cabling),
+        *_cables(inputs, cabling),
+        *_trays(inputs, cabling),
+    ]
+    rows.sort(key=lambda r: CATEGORIES.index(r[0]))  # stable: keeps the order inside a category
+    df = pd.DataFrame(rows, columns=["category", "item", "part_id", "qty", "unit", "unit_price_usd"])
+    df["qty"] = df["qty"].astype(np.int64)
+    df["unit_price_usd"] = df["unit_price_usd"].astype(float).round(2)
+    df["extended_usd"] = (df["qty"] * df["unit_price_usd"]).round(2)
+    return df[BOM_COLUMNS]
+
+
+Row = tuple[str, str, str, int, str, float]  # category, item, part_id, qty, unit, unit_price_usd
+
+
+def _servers(inputs: Inputs, fabric: Fabric) -> list[Row]:
+    """Servers, their GPUs and their backend NIC ports, per server model."""
+    cat = inputs.catalog
+    dev = fabric.devices
+    models, counts = np.unique(
+        dev.loc[dev["role"] == "server", "model"].to_numpy().astype(str), return_counts=True
+    )
+    servers, gpus, nics = [], [], []
+    nic = cat.nic[fabric.nic]
+    for m, n in zip(models.tolist(), counts.tolist(), strict=True):
+        spec = cat.server[m]
+        servers.append(("servers", spec.name, m, n, "each", spec.price_usd))
+        gpus.append(
+            ("gpus", f"GPU in {spec.name} (priced with the server)", f"{m}/gpu", n * spec.gpus, "each", 0.0)
+        )
+        item = f"{nic.name}, backend port in {m}"
+        nics.append(("nics", item, fabric.nic, n * spec.backend_ports, "port", nic.price_usd_extra))
+    return servers + gpus + nics
+
+
+def _racks(inputs: Inputs, placement: Placement) -> list[Row]:
+    by = placement.racks["template"].astype(str).value_counts()
+    price = inputs.catalog.rack_part.rack_usd
+    return [("racks", inputs.templates[t].name, t, int(by[t]), "each", price) for t in sorted(by.index)]
+
+
+def _switches(inputs: Inputs, fabric: Fabric) -> list[Row]:
+    """Per network (NETWORK_ORDER), tier, role and model."""
+    dev = fabric.devices
+    sw = dev.loc[dev["role"] != "server", ["network", "tier", "role", "model"]].astype(
+        {"network": str, "role": str, "model": str}
+    )
+    counts = sw.groupby(["network", "tier", "role", "model"], sort=True).size().reset_index(name="n")
+    rank = {n: i for i, n in enumerate(NETWORK_ORDER)}
+    counts["rank"] = [rank.get(n, len(rank)) for n in counts["network"]]
+    counts = counts.sort_values(["rank", "tier", "role", "model"], kind="stable")
+    out: list[Row] = []
+    for role, model, n in zip(
+        counts["role"].tolist(), counts["model"].tolist(), counts["n"].tolist(), strict=True
+    ):
+        spec = inputs.catalog.switch[model]
+        out.append(
+            ("switches", f"{spec.name}, {ROLE_LABELS.get(role, role)}", model, n, "each", spec.price_usd)
+        )
+    return out
+
+
+def _transceivers(inputs: Inputs, fabric: Fabric, cabling: Cabling) -> list[Row]:
+    out: list[Row] = []
+    for media_id, ports, n in _module_counts(inputs, fabric, cabling):
+        spec = inputs.catalog.media[media_id]
+        width = f"{ports}-port module" if ports > 1 else "module"
+        out.append(
+            (
+                "transceivers",
+                f"{spec.name}, {width}",
+                f"{media_id}/x{ports}",
+                n,
+                "each",
+                ports * spec.price_usd / 2,
+            )
+        )
+    return out
+
+
+def _cables(inputs: Inputs, cabling: Cabling) -> list[Row]:
+    """Per medium (catalog order) and stock length."""
+    media = inputs.catalog.media
+    rank = {m: i for i, m in enumerate(media)}
+    c = cabling.cables
+    keys = sorted(
+        zip(
+            c["media"].astype(str),
+            c["stock_length_m"].astype(float),
+            c["count"].astype(np.int64),
+            strict=True,
+        ),
+        key=lambda k: (rank.get(k[0], len(rank)), k[1]),
+    )
+    out: list[Row] = []
+    for media_id, length, n in keys:
+        spec = media[media_id]
+        price = (0.0 if spec.optical else spec.price_usd) + spec.price_usd_per_m * length
+        item = f"{spec.name} {'fibre' if spec.optical else 'cable'}, {length:g} m"
+        out.append(("cables", item, f"{media_id}/{length:g}m", int(n), "each", price))
+    return out
+
+
+def _trays(inputs: Inputs, cabling: Cabling) -> list[Row]:
+    """Per tray kind, whole metres."""
+    price = inputs.catalog.rack_part.tray_usd_per_m
+    return [
+        ("trays", TRAY_LABELS.get(k, k), f"tray/{k}", math.ceil(m - 1e-9), "m", price)
+        for k, m in cabling.trays.tray_m().items()
+        if m > 0
+    ]
+
+
+def _module_counts(inputs: Inputs, fabric: Fabric, cabling: Cabling) -> list[tuple[str, int, int]]:
+    """(medium, links per module, modules) from ``cabling.modules``, in catalog media order."""
+    cat = inputs.catalog
+    m = cabling.modules
+    if m.empty:
+        return []
+    models = fabric.devices["model"].to_numpy().astype(str)[m["device"].to_numpy(np.int64)]
+    server = (m["end"] == "server").to_numpy()
+    nic_ports = cat.nic[fabric.nic].ports_per_module
+    cage = np.array([cat.switch[x].ports_per_cage if x in cat.switch else 1 for x in models], dtype=np.int64)
+    per = np.where(server, np.where(m["backend"].to_numpy(bool), nic_ports, 1), cage)
+    grouped = pd.DataFrame(
+        {"media": m["media"].astype(str), "per": per, "n": m["modules"].to_numpy(np.int64)}
+    )
+    totals = grouped.groupby(["media", "per"], sort=True)["n"].sum()
+    rank = {k: i for i, k in enumerate(cat.media)}
+    keys = sorted(totals.index, key=lambda k: (rank.get(k[0], len(rank)), k[1]))
+    return [(str(k[0]), int(k[1]), int(totals[k])) for k in keys]
+
+
+def totals(df: pd.DataFrame) -> dict[str, Any]:
+    """``{"total", "network", "by_category"}`` in USD (every category of CATEGORIES, zero if absent);
+    ``network`` is NETWORK_CATEGORIES together."""
+    by = df.groupby("category", sort=False)["extended_usd"].sum()
+    by_category = {c: round(float(by.get(c, 0.0)), 2) for c in CATEGORIES}
+    return {
+        "total": round(float(df["extended_usd"].sum()), 2),
+        "network": round(sum(by_category[c] for c in NETWORK_CATEGORIES), 2),
+        "by_category": by_category,
+    }
+
+
+def design_reliability(inputs: Inputs, fabric: Fabric, cabling: Cabling) -> dict[str, Any]:
+    """Time to the first job failure from the design's node-side optical modules, and what a failure
+    costs with checkpoint restart vs in-memory recovery (the site's ``[training]`` table).
+
+    A node-side module is a server-end transceiver on a GPU-to-leaf link (Cedar-7: one dual-port module
+    for two links). Its MTBF: ``cluster.link_mtbf_years`` when the site sets it, else the NIC's own
+    ``link_mtbf_years`` (Cedar-7: 4 years per dual-port link), else the medium's ``mtbf_years``.
+    """
+    cat = inputs.catalog
+    cluster = inputs.site.cluster
+    nic = cat.nic[fabric.nic]
+    m = cabling.modules
+    node = m.loc[(m["end"] == "server") & m["backend"]] if not m.empty else m
+    by_media = node.groupby("media", sort=True).agg(links=("links", "sum"), modules=("modules", "sum"))
+    if "link_mtbf_years" in cluster.model_fields_set:
+        source, fixed = "site", cluster.link_mtbf_years
+    elif nic.link_mtbf_years is not None:
+        source, fixed = "nic", nic.link_mtbf_years
+    else:
+        source, fixed = "media", None
+    mtbf = np.array(
+        [fixed if fixed is not None else cat.media[str(k)].mtbf_years for k in by_media.index], float
+    )
+    modules = by_media["modules"].to_numpy(np.int64)
+    ttff = time_to_first_failure_min(mtbf, modules) if len(modules) else math.inf
+    srv = cat.server[fabric.server]
+    tr = inputs.site.training
+    loss = checkpoint_loss(
+        fabric.gpus, tr.step_s, tr.checkpoint_every_steps, tr.hbm_gb, srv.backend_port_gbps
+    )
+    per_day = 0.0 if math.isinf(ttff) else 24 * 60 / ttff
+    return {
+        "time_to_first_failure_min": None if math.isinf(ttff) else round(ttff, 2),
+        "failures_per_day": round(per_day, 3),
+        "node_optical_links": int(by_media["links"].sum()),
+        "node_optical_modules": int(modules.sum()),
+        "mtbf_source": source,
+        "by_media": {
+            str(k): {"links": int(r.links), "modules": int(r.modules), "mtbf_years": float(y)}
+            for (k, r), y in zip(by_media.iterrows(), mtbf, strict=True)
+        },
+        "checkpoint": {
+            "gpus": fabric.gpus,
+            "step_s": tr.step_s,
+            "checkpoint_every_steps": tr.checkpoint_every_steps,
+            "hbm_gb": tr.hbm_gb,
+            "link_gbps": srv.backend_port_gbps,
+            "restart_gpu_days": round(loss.restart_gpu_days, 3),
+            "in_memory_gpu_days": round(loss.in_memory_gpu_days, 3),
+            "in_memory_step_gpu_days": round(loss.in_memory_step_gpu_days, 3),
+            "in_memory_copy_gpu_days": round(loss.in_memory_copy_gpu_days, 3),
+            "copy_s": round(loss.copy_s, 3),
+            "saved_gpu_days": round(loss.saved_gpu_days, 3),
+            "restart_gpu_days_per_day": round(loss.restart_gpu_days * per_day, 3),
+            "in_memory_gpu_days_per_day": round(loss.in_memory_gpu_days * per_day, 3),
+        },
+    }

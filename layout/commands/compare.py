@@ -1,0 +1,131 @@
+"""`dclayout compare SITE [--out DIR] [--json] [--jobs N]`: seed 000's network alternatives for one site
+side by side (see layout.compare): a table on screen (or one JSON object with ``--json``) and
+``DIR/compare.csv`` (default DIR: ``outputs/<site file stem>/``).
+
+Exit codes: 0 done, 2 bad input, 3 the CSV could not be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="compare InfiniBand, Spectrum-X and Tomahawk 5 fabrics, rail vs middle-of-rack, with and without Cedar-7",
+        description="Run the whole pipeline for 16 network variants of the site's cluster and compare switches, "
+        "optics, copper share, cable, network power, cost and time to first failure.",
+    )
+    p.add_argument("site", metavar="SITE", help="site TOML file")
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="folder for compare.csv (default: outputs/<site file stem>/)",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    p.add_argument(
+        "--jobs", type=int, default=None, metavar="N", help="worker processes (default: one per core)"
+    )
+    p.add_argument(
+        "--templates",
+        default=None,
+        metavar="DIR",
+        help="rack template + catalog folder (default: beside the site)",
+    )
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from layout import compare as compare_mod
+    from layout.cli import EXIT_EXPORT_FAILED, EXIT_OK
+    from layout.export.tables import json_text, write_csv
+    from layout.load import load_site
+
+    started = time.monotonic()
+    inputs = load_site(args.site, Path(args.templates) if args.templates else None)
+    table = compare_mod.compare(inputs, jobs=args.jobs)
+    seconds = time.monotonic() - started
+    out_dir = Path(args.out) if args.out else Path("outputs") / inputs.stem
+    try:
+        path = write_csv(table, out_dir / "compare.csv")
+    except OSError as e:
+        print(f"{args.site}: export failed: {e}", file=sys.stderr)
+        return EXIT_EXPORT_FAILED
+    if args.json:
+        rows = [{k: v for k, v in r.items()} for r in table.to_dict(orient="records")]
+        sys.stdout.write(json_text({"site": inputs.site.site.name, "csv": str(path), "variants": rows}))
+    else:
+        _print_table(args.site, inputs.site.site.name, table, path, seconds)
+    return EXIT_OK
+
+
+def _num(v: Any, fmt: str = ",.0f") -> str:
+    import math
+
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    return format(v, fmt)
+
+
+def _print_table(site: str, name: str, df: Any, path: Any, seconds: float) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    optical = [
+        c for c in df.columns if c.startswith("optics_") and c != "optics_total" and df[c].fillna(0).any()
+    ]
+    rows = df.to_dict(orient="records")
+    fabric = Table(title=f"{name}: switches and optics", title_justify="left", box=box.SIMPLE_HEAD)
+    heads = [
+        "variant",
+        "tiers",
+        "leaf",
+        "spine",
+        "core",
+        "super",
+        *(c.removeprefix("optics_") for c in optical),
+    ]
+    for h in [*heads, "node optics", "copper %"]:
+        fabric.add_column(h, justify="left" if h == "variant" else "right")
+    money = Table(title=f"{name}: cable, power, cost, reliability", title_justify="left", box=box.SIMPLE_HEAD)
+    for h in ("variant", "cable km", "network MW", "cost $M", "network $M", "TTFF min", "violations"):
+        money.add_column(h, justify="left" if h == "variant" else "right")
+    last = ""
+    for r in rows:
+        if last and r["fabric"] != last:
+            fabric.add_section()
+            money.add_section()
+        last = r["fabric"]
+        if r["error"]:
+            fabric.add_row(r["variant"], f"[red]{r['error']}[/red]")
+            money.add_row(r["variant"], "[red]cannot be built[/red]")
+            continue
+        fabric.add_row(
+            r["variant"], _num(r["tiers"]), *(_num(r[f"switches_{t}"]) for t in ("leaf", "spine", "core", "super")),
+            *(_num(r[c]) for c in optical), _num(r["node_optics"]), _num(r["copper_share_pct"], ".1f"),
+        )  # fmt: skip
+        money.add_row(
+            r["variant"], _num(r["cable_km"], ",.1f"), _num(r["network_power_mw"], ",.3f"),
+            _num(r["cost_total_usd"] / 1e6, ",.1f"), _num(r["cost_network_usd"] / 1e6, ",.1f"),
+            _num(r["ttff_min"], ",.1f"), _num(r["violations"]),
+        )  # fmt: skip
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)
+    console.print(fabric)
+    console.print(money)
+    console.print(
+        "tiers and switches: backend (GPU) fabric; optics: transceiver modules of every network, by medium; "
+        "node optics: server-end modules on GPU links; copper %: GPU fabric links on DAC/AEC; network MW: every "
+        "switch with its optics + server-end modules; cost: BOM total and its network part; TTFF: time to the "
+        "first node-side optics failure"
+    )
+    console.print(f"{site}: {len(df)} variants in {seconds:.1f} s; wrote {path}")
