@@ -52,7 +52,6 @@ PASS_THROUGH_MAX_GAP_M = 5.0  # halls closer than this (a wall or a corridor) ge
 # cables). Modelled as a 400 x 400 mm envelope whose usable area is the conduits' bore x 40 %.
 DUCT_WIDTH_MM = 400.0
 DUCT_DEPTH_MM = 400.0
-DUCT_CONDUITS = 16
 DUCT_CONDUIT_BORE_MM = 100.0
 DUCT_FILL_LIMIT = 0.4
 EDGE_KINDS = ("row", "cross", "trunk", "riser", "duct", "user")
@@ -67,7 +66,8 @@ class Trays:
     ``user``).
     ``edges``: u, v, length_m, kind (EDGE_KINDS), hall, where (row id for row trays, else a place
     name), line (tray line number of row trays, else -1), width_mm, depth_mm, fill_limit,
-    capacity_mm2 (usable cross-section: width x depth x fill limit).
+    levels (stacked tray levels; conduits for ducts), capacity_mm2 (usable cross-section: width x depth x
+    levels x fill limit; ducts: conduits x bore area x fill limit).
     ``rack_edge`` the row tray edge above the rack (-1: none, e.g. its tray is blocked),
     ``rack_offset_m`` the distance along that edge from its ``u`` node, ``rack_node`` the nearer end,
     ``rack_z_m`` the tray elevation above the rack, ``rack_drop_m`` tray to the rack's mid height,
@@ -136,7 +136,7 @@ class Trays:
 
 
 # ------------------------------------------------------------------------------------ graph builder
-Spec = tuple[float, float, float]  # width_mm, depth_mm, fill_limit
+Spec = tuple[float, float, float, float]  # width_mm, depth_mm, fill_limit, levels (conduits for ducts)
 
 
 class _Edge(NamedTuple):
@@ -222,7 +222,11 @@ class _Seg:
 
 
 def _spec(t: TraySpec) -> Spec:
-    return (t.width_mm, t.depth_mm, t.fill_limit)
+    return (t.width_mm, t.depth_mm, t.fill_limit, float(t.levels))
+
+
+def _trunk_spec(t: TraySpec) -> Spec:
+    return (t.trunk_width_mm or t.width_mm, t.depth_mm, t.fill_limit, float(t.trunk_levels))
 
 
 def _merge_intervals(iv: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -320,7 +324,7 @@ def build(inputs: Inputs, placement: object) -> Trays:
     for hkey in sorted(rings):
         b, h = halls[hkey]
         z = h.tray.height_m
-        spec = _spec(h.tray)
+        spec = _trunk_spec(h.tray)
         door = g.node(*doors[hkey], z, hkey, "door")
         g.nkind[door] = "door"
         ex, ey = entries[b.id]
@@ -333,7 +337,7 @@ def build(inputs: Inputs, placement: object) -> Trays:
     for hkey, (px, py), (okey, (qx, qy)) in passes:
         if okey < hkey:
             continue
-        spec = _spec(halls[hkey][1].tray)
+        spec = _trunk_spec(halls[hkey][1].tray)
         z1 = halls[hkey][1].tray.height_m
         cur = g.node(px, py, z1, hkey, "door")
         g.nkind[cur] = "door"
@@ -346,8 +350,8 @@ def build(inputs: Inputs, placement: object) -> Trays:
             cur = nxt
         if not pts:
             g.edge(cur, end, "trunk", hkey, f"{hkey}-{okey} pass-through", spec)
-    duct_spec: Spec = (DUCT_WIDTH_MM, DUCT_DEPTH_MM, DUCT_FILL_LIMIT)
     for d in site.duct:
+        duct_spec: Spec = (DUCT_WIDTH_MM, DUCT_DEPTH_MM, DUCT_FILL_LIMIT, float(d.conduits))
         if d.from_ not in entry_node or d.to not in entry_node:
             continue
         # the entries, and the path's corners between them (a corner on an entry is that entry)
@@ -615,7 +619,7 @@ def _apply_adds(
 
 def _edge_table(g: _Graph) -> pd.DataFrame:
     live = [e for e, a in zip(g.e, g.alive, strict=True) if a]
-    spec = np.array([e.spec for e in live], dtype=float).reshape(-1, 3)
+    spec = np.array([e.spec for e in live], dtype=float).reshape(-1, 4)
     df = pd.DataFrame(
         {
             "u": np.array([e.u for e in live], dtype=np.int64),
@@ -628,11 +632,12 @@ def _edge_table(g: _Graph) -> pd.DataFrame:
             "width_mm": spec[:, 0],
             "depth_mm": spec[:, 1],
             "fill_limit": spec[:, 2],
+            "levels": spec[:, 3].astype(np.int64),
         }
     )
-    area = df["width_mm"] * df["depth_mm"]
+    area = df["width_mm"] * df["depth_mm"] * df["levels"]
     duct = (df["kind"] == "duct").to_numpy()
-    bank = DUCT_CONDUITS * np.pi * (DUCT_CONDUIT_BORE_MM / 2) ** 2
+    bank = df["levels"] * np.pi * (DUCT_CONDUIT_BORE_MM / 2) ** 2
     df["capacity_mm2"] = np.where(duct, bank * DUCT_FILL_LIMIT, area * df["fill_limit"])
     return df
 

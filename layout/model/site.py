@@ -53,6 +53,9 @@ class TraySpec(Strict):
     width_mm: float = Field(default=600, gt=50, le=2000)
     depth_mm: float = Field(default=100, gt=20, le=500)
     fill_limit: float = Field(default=0.5, gt=0, le=1.0)
+    levels: int = Field(default=1, ge=1, le=6)  # stacked tray levels on rows and cross aisles
+    trunk_width_mm: float | None = Field(default=None, gt=50, le=2000)  # trunks/risers; default width_mm
+    trunk_levels: int = Field(default=1, ge=1, le=6)
 
 
 class Hall(Strict):
@@ -85,6 +88,7 @@ class Duct(Strict):
     from_: str = Field(alias="from")
     to: str
     path: list[Point] | None = Field(default=None, min_length=2)
+    conduits: int = Field(default=16, ge=1, le=500)  # 100 mm conduits in the duct bank
 
 
 class Networks(Strict):

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from layout import route
-from layout.trays import DUCT_CONDUIT_BORE_MM, DUCT_CONDUITS, DUCT_FILL_LIMIT, RU_M, build
+from layout.model.site import Duct
+from layout.trays import DUCT_CONDUIT_BORE_MM, DUCT_FILL_LIMIT, RU_M, build
 
 _spec = importlib.util.spec_from_file_location(
     "handbuilt", Path(__file__).parents[1] / "data" / "cabling" / "handbuilt.py"
@@ -79,7 +80,7 @@ def test_hall_tray_spec_sets_width_and_capacity_and_ducts_are_a_conduit_bank() -
     t = build(hb.site("two-buildings"), hb.placement(racks, [], []))
     duct = t.edges[t.edges["kind"] == "duct"]
     assert duct["length_m"].tolist() == [1000.0]
-    bank = DUCT_CONDUITS * math.pi * (DUCT_CONDUIT_BORE_MM / 2) ** 2 * DUCT_FILL_LIMIT
+    bank = Duct.model_fields["conduits"].default * math.pi * (DUCT_CONDUIT_BORE_MM / 2) ** 2 * DUCT_FILL_LIMIT
     assert duct["capacity_mm2"].iloc[0] == pytest.approx(bank)
 
 
