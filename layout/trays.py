@@ -178,7 +178,7 @@ class _Graph:
             self.index[key] = i
         return i
 
-    def xyz(self, i: int) -> Spec:
+    def xyz(self, i: int) -> tuple[float, float, float]:
         return self.nx[i], self.ny[i], self.nz[i]
 
     def edge(
