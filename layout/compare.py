@@ -110,7 +110,6 @@ def variant_inputs(inputs: Inputs, variant: Variant) -> Inputs:
 def run_variant(inputs: Inputs, variant: Variant) -> dict[str, Any]:
     """One row of the comparison: the whole pipeline on the variant's site."""
     from layout import design as design_mod
-    from layout import media
 
     row: dict[str, Any] = {
         "variant": variant.name,
@@ -122,12 +121,11 @@ def run_variant(inputs: Inputs, variant: Variant) -> dict[str, Any]:
     try:
         vin = variant_inputs(inputs, variant)
         design = design_mod.run(vin)
-        fabric, placement = design.fabric, design.placement
-        cabling = media.cable(vin, fabric, placement)
     except InputError as e:
         row["error"] = "; ".join(f"{p.key}: {p.problem}" for p in e.problems)
         return row
     cat = vin.catalog
+    fabric, placement, cabling = design.fabric, design.placement, design.cabling
     table = bom.build(vin, fabric, placement, cabling)
     cost = bom.totals(table)
     rel = bom.design_reliability(vin, fabric, cabling)
@@ -170,7 +168,7 @@ def run_variant(inputs: Inputs, variant: Variant) -> dict[str, Any]:
     row["cost_total_usd"] = cost["total"]
     row["cost_network_usd"] = cost["network"]
     row["ttff_min"] = rel["time_to_first_failure_min"]
-    row["violations"] = len(design.violations) + len(cabling.violations)
+    row["violations"] = len(design.violations)
     return row
 
 

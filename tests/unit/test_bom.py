@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from layout import bom, design, media
+from layout import bom, design
 from layout.reliability import MINUTES_PER_YEAR
 
 
@@ -23,7 +23,7 @@ from layout.reliability import MINUTES_PER_YEAR
 def one_su(make_inputs: Any) -> Any:
     inputs = make_inputs()
     d = design.run(inputs)
-    cabling = media.cable(inputs, d.fabric, d.placement)
+    cabling = d.cabling
     return SimpleNamespace(inputs=inputs, design=d, cabling=cabling,
                            bom=bom.build(inputs, d.fabric, d.placement, cabling))  # fmt: skip
 
@@ -32,7 +32,7 @@ def one_su(make_inputs: Any) -> Any:
 def superpod(inputs_of: Any, design_of: Any) -> Any:
     inputs = inputs_of("superpod-4su")
     d = design_of("superpod-4su")
-    cabling = media.cable(inputs, d.fabric, d.placement)
+    cabling = d.cabling
     return SimpleNamespace(inputs=inputs, design=d, cabling=cabling,
                            bom=bom.build(inputs, d.fabric, d.placement, cabling))  # fmt: skip
 
@@ -258,7 +258,7 @@ def test_reliability_of_real_designs(one_su: Any, superpod: Any) -> None:
 def test_middle_of_rack_has_no_node_optics(make_inputs: Any) -> None:
     inputs = make_inputs({"cluster": {"design": "mor"}})
     d = design.run(inputs)
-    cabling = media.cable(inputs, d.fabric, d.placement)
+    cabling = d.cabling
     r = bom.design_reliability(inputs, d.fabric, cabling)
     assert (r["time_to_first_failure_min"], r["failures_per_day"], r["node_optical_modules"]) == (
         None,

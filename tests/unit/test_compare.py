@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from layout import compare, design, fabric, media
+from layout import compare, design, fabric
 from layout.compare import Variant
 from layout.export.tables import csv_bytes
 
@@ -106,8 +106,7 @@ def test_cedar7_halves_the_node_side_optics(superpod: Any, table: pd.DataFrame) 
     runs = {}
     for nic in ("cx7", "cedar7"):
         vin = compare.variant_inputs(superpod, Variant("ib-nb", "rail", nic))
-        d = design.run(vin)
-        runs[nic] = media.cable(vin, d.fabric, d.placement).links
+        runs[nic] = design.run(vin).cabling.links
     gpu = {k: v[v["kind"] == "gpu_leaf"] for k, v in runs.items()}
     assert (gpu["cx7"]["media"] == gpu["cedar7"]["media"]).all()  # same floor, same lengths
     optical = gpu["cx7"][gpu["cx7"]["media"].isin(["mmf", "smf-dr", "smf-fr", "coherent"])]

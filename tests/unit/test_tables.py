@@ -16,7 +16,7 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from layout import bom, media
+from layout import bom
 from layout.export import tables
 
 
@@ -24,7 +24,7 @@ from layout.export import tables
 def superpod(inputs_of: Any, design_of: Any) -> Any:
     inputs = inputs_of("superpod-4su")
     d = design_of("superpod-4su")
-    cabling = media.cable(inputs, d.fabric, d.placement)
+    cabling = d.cabling
     return SimpleNamespace(
         inputs=inputs, design=d, cabling=cabling, bom=bom.build(inputs, d.fabric, d.placement, cabling),
         links=tables.links_table(d.fabric, d.placement, cabling),
