@@ -7,8 +7,10 @@ Floor geometry, per hall, in a local frame where ``u`` runs along the rows and `
 - row lines come in facing pairs: a row whose fronts face +v, the cold aisle (``cold_aisle_m``), a row
   whose fronts face -v, then the hot aisle (``hot_aisle_m``) before the next pair; every band is as deep
   as the deepest rack template in play and racks align their fronts on the cold aisle;
-- along a line, cross aisles (``cross_aisle_m``) cut it into segments of ``max_row_racks`` narrowest racks,
-  at the same ``u`` on every line so the cross aisles line up; a segment with racks is one row;
+- along a line, cross aisles (``cross_aisle_m``) cut it into segments at the same ``u`` on every line, so
+  the cross aisles line up: ``max_row_racks`` of the narrowest racks long, or as many whole SU blocks as
+  fit ``max_row_racks`` racks when that is longer; a segment holds at most ``max_row_racks`` racks and a
+  segment with racks is one row;
 - one vectorised shapely difference of every (line, segment) box with the usable area gives what is
   blocked; the free intervals along ``u`` are the box minus the ``u``-extent of each blocked part, so a row
   broken by a column continues past it. Racks are laid into the intervals arithmetically, mixed widths
@@ -16,7 +18,8 @@ Floor geometry, per hall, in a local frame where ``u`` runs along the rows and `
 
 What goes where:
 
-- a scalable unit (SU: the servers of one fabric ``(pod, group)``) is a block of GPU racks with its
+- a scalable unit (SU: the servers of one fabric ``(pod, su)``; middle-of-rack: of one ``(pod, group)``,
+  as its SUs are single racks or rack pairs) is a block of GPU racks with its
   network racks (template kind ``network``: the rail leaves, and the SU's frontend/storage leaves and
   out-of-band switches, found through their links to the SU's servers) in the middle of the block;
   middle-of-rack: each leaf sits in the GPU rack's ``leaf`` slot of the first rack of its servers;
@@ -511,14 +514,14 @@ class _Floor:
         return spots
 
 
-def _order(hall: _Hall, start: int, reserved: set[int]) -> list[int]:
+def _order(hall: _Hall, start: int) -> list[int]:
     """Cells line by line from ``start`` up, then from ``start - 1`` down; serpentine along the lines."""
     n = len(hall.line_cells)
     lines = list(range(start, n)) + list(range(start - 1, -1, -1))
     out: list[int] = []
     for j, li in enumerate(lines):
         ids = hall.line_cells[li] if j % 2 == 0 else hall.line_cells[li][::-1]
-        out += [c for c in ids if c not in reserved]
+        out += ids
     return out
 
 
@@ -831,7 +834,7 @@ class _Placer:
     def trial(self, zone: list[int], pods: list[int], respect_power: bool) -> _Trial:
         """Lay a zone's pods hall after hall in plain row order to learn which SU lands in which hall."""
         su_hall = np.full(self.n_su, -1, np.int64)
-        floors = {h: _Floor(self.halls[h], self.cells, _order(self.halls[h], 0, set())) for h in zone}
+        floors = {h: _Floor(self.halls[h], self.cells, _order(self.halls[h], 0)) for h in zone}
         used_kw = dict.fromkeys(zone, 0.0)
         used_b = dict.fromkeys({self.halls[h].bno for h in zone}, 0.0)
         missing = 0
@@ -859,7 +862,7 @@ class _Placer:
                 else:
                     late.append(su)
             spines = self._pack_items(self.t_spine, self._spine_devices_of_pod(pod))
-            missing += self._put_line(floors, zone, hi, spines)
+            missing += self._put_any(floors, zone, hi, spines)
         for su in late:  # no hall had room (or power) left: any room in the zone will do
             for h in zone:
                 if floors[h].put_block(self.block(su, self.halls[h].gpu).items) is not None:
@@ -870,24 +873,17 @@ class _Placer:
         buildings = sorted({self.halls[h].bno for h in zone})
         pod_b = {p: self.halls[zone[0]].bno for p in pods}
         for devs in self._mdf_devices(buildings, pod_b).values():
-            missing += self._put_line(floors, zone, 0, self._pack_items(self.t_core, devs))
+            missing += self._put_any(floors, zone, 0, self._pack_items(self.t_core, devs))
         return _Trial(su_hall, {h: len(f.lines_used) for h, f in floors.items()}, missing)
 
-    def _put_line(self, floors: dict[int, _Floor], zone: list[int], hi: int, items: list[_Item]) -> int:
-        """Items in rows of their own from hall ``zone[hi]`` on; returns how many found no room."""
+    def _put_any(self, floors: dict[int, _Floor], zone: list[int], hi: int, items: list[_Item]) -> int:
+        """Items one after the other from hall ``zone[hi]`` on (then the halls before it); returns how
+        many found no room."""
         left = list(items)
         for h in zone[hi:] + zone[:hi]:
+            left = [it for it in left if floors[h].put(it) is None]
             if not left:
                 break
-            f = floors[h]
-            f.next_line()
-            rest = []
-            for it in left:
-                if f.put(it) is None:
-                    rest.append(it)
-            if len(rest) < len(left):
-                f.next_line()
-            left = rest
         return len(left)
 
     @staticmethod
@@ -912,62 +908,33 @@ class _Placer:
                 int(np.bincount([halls[h].bno for h in hs]).argmax()) if len(hs) else halls[zone[0]].bno
             )
         buildings = sorted({halls[h].bno for h in zone})
-        reserved: set[int] = set()
-        floors_mdf = []
+        floors: dict[int, _Floor] = {}
+        for h in zone:
+            start = max(0, (len(halls[h].line_cells) - trial.lines.get(h, 0)) // 2)
+            floors[h] = _Floor(halls[h], self.cells, _order(halls[h], start))
+        # MDF racks first, in the rows nearest the building's entry; the SUs fill around them
         for b, devs in sorted(self._mdf_devices(buildings, pod_b).items()):
-            items = self._pack_items(self.t_core, devs)
-            order = self._cells_near_entry([h for h in zone if halls[h].bno == b], b)
-            by_hall: dict[int, list[int]] = {}
-            for c in order:
-                by_hall.setdefault(self.cells[c].hall, []).append(c)
-            left = items
-            for h, cells in sorted(by_hall.items(), key=lambda kv: order.index(kv[1][0])):
-                f = _Floor(halls[h], self.cells, cells)
-                f.user_free = []
-                rest = []
-                for it in left:
-                    sp = f.put(it)
-                    if sp is None:
-                        rest.append(it)
-                    else:
-                        spots.append(sp)
-                        reserved.add(sp.cell)
-                floors_mdf.append(f)
-                left = rest
-                if not left:
-                    break
+            left = self._pack_items(self.t_core, devs)
+            near = self._cells_near_entry([h for h in zone if halls[h].bno == b], b)
+            for h in dict.fromkeys(self.cells[c].hall for c in near):  # halls, nearest first
+                if left:
+                    left = self._beside(floors[h], [c for c in near if self.cells[c].hall == h], left, spots)
             missing += len(left)
         spines: dict[int, list[np.ndarray]] = {}
         for p in pods:
             for h, devs in self.d.spine_halls(su_hall, p).items():
                 spines.setdefault(h if h >= 0 else zone[0], []).append(devs)
-        floors: dict[int, _Floor] = {}
         spill: list[int] = []
         for h in zone:
-            hall = halls[h]
-            n_lines = len(hall.line_cells)
-            start = max(0, (n_lines - trial.lines.get(h, 0)) // 2)
-            f = _Floor(hall, self.cells, _order(hall, start, reserved))
-            floors[h] = f
+            f = floors[h]
             sus = spill + [int(s) for s in np.flatnonzero(su_hall == h)]
-            spill = []
             half = (len(sus) + 1) // 2
-            for su in sus[:half]:
-                got = f.put_block(self.block(su, hall.gpu).items)
-                if got is None:
-                    spill.append(su)
-                else:
-                    spots += got
+            spill = self._lay_sus(f, sus[:half], spots)
             sp_items = [it for devs in spines.get(h, []) for it in self._pack_items(self.t_spine, devs)]
             if sp_items:
                 left = self._spine_row(f, sp_items, spots)
                 missing += self._elsewhere(left, floors, zone, spots)
-            for su in sus[half:]:
-                got = f.put_block(self.block(su, hall.gpu).items) if not spill else None
-                if got is None:
-                    spill.append(su)
-                else:
-                    spots += got
+            spill += self._lay_sus(f, sus[half:], spots) if not spill else sus[half:]
         unplaced_su = [int(s) for s in np.flatnonzero(su_hall < 0) if self.d.su_pod[s] in pods]
         for su in spill + unplaced_su:  # whole SUs found no room: place what fits of them
             items = self.block(su, halls[zone[0]].gpu).items
@@ -981,26 +948,31 @@ class _Placer:
             missing += len(items)
         return spots, missing
 
+    def _lay_sus(self, f: _Floor, sus: list[int], spots: list[_Spot]) -> list[int]:
+        """SU blocks in order until one does not fit; returns that one and the rest (they spill)."""
+        for i, su in enumerate(sus):
+            got = f.put_block(self.block(su, f.hall.gpu).items)
+            if got is None:
+                return sus[i:]
+            spots += got
+        return []
+
     def _spine_row(self, f: _Floor, items: list[_Item], spots: list[_Spot]) -> list[_Item]:
         """Spine racks in the next row line, in the cells nearest the middle of the hall; the SUs that
         follow fill around them. Returns the items that found no room."""
-        hall = f.hall
-        u_mid = (hall.usable.bounds[0] + hall.usable.bounds[2]) / 2
+        u_mid = (f.hall.usable.bounds[0] + f.hall.usable.bounds[2]) / 2
         later = f.later_cells()
-        lines: list[int] = []
-        for c in later:
-            if not lines or lines[-1] != self.cells[c].line:
-                lines.append(self.cells[c].line)
-        rank = {li: i for i, li in enumerate(lines)}
+        cells = self.cells
+        rank = {li: i for i, li in enumerate(dict.fromkeys(cells[c].line for c in later))}
         order = sorted(
-            later,
-            key=lambda c: (
-                rank[self.cells[c].line],
-                abs((self.cells[c].u0 + self.cells[c].u1) / 2 - u_mid),
-                c,
-            ),
+            later, key=lambda c: (rank[cells[c].line], abs((cells[c].u0 + cells[c].u1) / 2 - u_mid), c)
         )
-        tmp = _Floor(hall, self.cells, order)
+        return self._beside(f, order, items, spots)
+
+    def _beside(self, f: _Floor, order: list[int], items: list[_Item], spots: list[_Spot]) -> list[_Item]:
+        """Lay ``items`` into ``f``'s hall in their own cell ``order``; the cursor of ``f`` stays where it
+        is and ``f`` then skips the spans they took. Returns the items that found no room."""
+        tmp = _Floor(f.hall, self.cells, order)
         tmp.user_free, tmp.count, tmp.free = f.user_free, f.count, f.free
         left = []
         taken = []
@@ -1055,42 +1027,45 @@ class _Placer:
 
     # ----------------------------------------------------------------------------------- assign
     def run(self) -> tuple[list[_Spot], list[Violation], int]:
+        """Pods to buildings (zones), then each zone laid out; returns spots, violations, racks missing."""
         halls_of_b: list[list[int]] = [[] for _ in self.site.building]
         for h in self.halls:
             halls_of_b[h.bno].append(h.no)
-        zones = [[h.no for h in self.halls]] if self.cl.pod_spans_buildings else [z for z in halls_of_b]
+        zones = [[h.no for h in self.halls]] if self.cl.pod_spans_buildings else halls_of_b
         zone_pods: list[list[int]] = [[] for _ in zones]
         zone_kw = [0.0 for _ in zones]
         trials: list[_Trial | None] = [None for _ in zones]
-        lost: list[int] = []
 
         def budget(zi: int) -> float:
             if self.cl.pod_spans_buildings:
                 return math.inf
             return self._budget_kw(self.site.building[self.halls[zones[zi][0]].bno].it_mw)
 
+        # a pod goes to the first zone from the current one that holds it whole (and has the power
+        # left); else to the first empty zone, whatever fits of it; a second round ignores power
+        lost = list(self.d.pods)
         for respect_power in (True, False):
-            pending = lost if not respect_power else list(self.d.pods)
-            lost = []
-            zi = 0
+            pending, lost, cur = lost, [], 0
             for pod in pending:
                 kw = self.pod_kw(pod)
-                while zi < len(zones):
-                    if not zones[zi]:
-                        zi += 1
-                        continue
-                    if respect_power and zone_pods[zi] and zone_kw[zi] + kw > budget(zi):
-                        zi += 1
+                fallback: tuple[int, _Trial] | None = None
+                chosen: tuple[int, _Trial] | None = None
+                for zi in range(cur, len(zones)):
+                    if not zones[zi] or (respect_power and zone_pods[zi] and zone_kw[zi] + kw > budget(zi)):
                         continue
                     t = self.trial(zones[zi], zone_pods[zi] + [pod], respect_power)
-                    if t.missing == 0 or not zone_pods[zi]:
-                        zone_pods[zi].append(pod)
-                        zone_kw[zi] += kw
-                        trials[zi] = t
+                    if t.missing == 0:
+                        chosen = (zi, t)
                         break
-                    zi += 1
-                else:
+                    if fallback is None and not zone_pods[zi]:
+                        fallback = (zi, t)
+                chosen = chosen or fallback
+                if chosen is None:
                     lost.append(pod)
+                    continue
+                cur, trials[chosen[0]] = chosen
+                zone_pods[cur].append(pod)
+                zone_kw[cur] += kw
         spots: list[_Spot] = []
         violations: list[Violation] = []
         missing_total = 0
@@ -1102,9 +1077,9 @@ class _Placer:
             spots += got
             if missing:
                 missing_total += missing
-                violations.append(self._capacity(zone, missing))
+                violations.append(self._capacity(zone, missing, len(got)))
         for pod in lost:
-            n = sum(len(self.block(su, self.halls[0].gpu).items) for su in self.d.pod_sus[pod])
+            n = self.pod_racks(pod)
             missing_total += n
             violations.append(
                 Violation(
@@ -1117,15 +1092,23 @@ class _Placer:
             )
         return spots, violations, missing_total
 
-    def _capacity(self, zone: list[int], missing: int) -> Violation:
+    def pod_racks(self, pod: int) -> int:
+        """Racks a pod needs: its SU blocks, spine racks and the MDF racks of its own core devices."""
+        d = self.d
+        n = sum(len(self.block(su, self.halls[0].gpu).items) for su in d.pod_sus[pod])
+        n += len(self._pack_items(self.t_spine, self._spine_devices_of_pod(pod)))
+        return n + len(self._pack_items(self.t_core, np.flatnonzero(d.mdf & (d.pod == pod))))
+
+    def _capacity(self, zone: list[int], missing: int, placed: int) -> Violation:
         keys = [self.halls[h].key for h in zone]
         where = self.halls[zone[0]].building if not self.cl.pod_spans_buildings else "site"
         return Violation(
             "capacity",
             where,
-            f"{missing} racks do not fit: {', '.join(keys)} {'is' if len(keys) == 1 else 'are'} full",
+            f"{missing} of {missing + placed} racks do not fit: {', '.join(keys)} "
+            f"{'is' if len(keys) == 1 else 'are'} full",
             "enlarge the hall(s), narrow the aisles, use denser racks, or add a hall or building",
-            {"racks_missing": missing, "halls": keys},
+            {"racks_missing": missing, "racks_placed": placed, "halls": keys},
         )
 
 

@@ -173,7 +173,7 @@ def test_hall_too_small_places_what_fits_and_counts_the_rest(make_inputs: Make) 
     (v,) = [v for v in p.violations if v.kind == "capacity"]
     assert v.where == "B1"
     assert v.figures["racks_missing"] == p.racks_missing
-    assert f"{p.racks_missing} racks" in v.message and "B1/H1" in v.message
+    assert f"{p.racks_missing} of {needed} racks do not fit: B1/H1 is full" in v.message
     assert len(p.racks) <= 30
     # the devices of the racks that do not fit are not placed; everything placed is in one rack
     assert (p.device_rack < 0).any()
@@ -181,15 +181,19 @@ def test_hall_too_small_places_what_fits_and_counts_the_rest(make_inputs: Make) 
     assert p.device_rack[placed].max() < len(p.racks)
 
 
+# a 10 m x 3.5 m hall: one row line of 15 racks, room for one pod of 1 SU (9 racks + a spine rack)
+ONE_LINE = [[0, 0], [10, 0], [10, 3.5], [0, 3.5]]
+
+
 def test_pods_stay_in_their_building(make_inputs: Make) -> None:
     b2 = {
         "id": "B2",
         "footprint": [[100, 0], [140, 0], [140, 30], [100, 30]],
         "entry": [100, 3],
-        "hall": [{"id": "H1", "polygon": [[100, 0], [110, 0], [110, 6], [100, 6]], "cooling": "rear-door",
+        "hall": [{"id": "H1", "polygon": [[100, 0], [110, 0], [110, 3.5], [100, 3.5]], "cooling": "rear-door",
                   "max_rack_kw": 45.0, "wall_clearance_m": 0.5}],
     }  # fmt: skip
-    base = make_inputs()
+    base = make_inputs(hall(polygon=ONE_LINE))
     data = base.site.model_dump(by_alias=True, exclude_none=True)
     data["building"].append(b2)
     data["cluster"].update(gpus=512, pod_gpus=256)
@@ -207,7 +211,7 @@ def test_pods_stay_in_their_building(make_inputs: Make) -> None:
 
 
 def test_a_pod_with_no_building_left_is_reported(make_inputs: Make) -> None:
-    fab, p = run(make_inputs({"cluster": {"gpus": 512, "pod_gpus": 256}}))
+    fab, p = run(make_inputs({"cluster": {"gpus": 512, "pod_gpus": 256}, **hall(polygon=ONE_LINE)}))
     dev = fab.devices
     srv = (dev["role"] == "server").to_numpy()
     pod = dev["pod"].to_numpy()
