@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -186,29 +185,16 @@ def _run_one(args: tuple[Inputs, Variant]) -> dict[str, Any]:
     return run_variant(*args)
 
 
-def compare(
-    inputs: Inputs,
-    chosen: list[Variant] | None = None,
-    jobs: int | None = None,
-    progress: Callable[[Variant], None] | None = None,
-) -> pd.DataFrame:
-    """The comparison table, one row per variant in ``variants()`` order. ``jobs``: worker processes
-    (default: one per core, at most one per variant; 1 runs in this process). ``progress`` is called
-    with each variant as it finishes."""
+def compare(inputs: Inputs, chosen: list[Variant] | None = None, jobs: int | None = None) -> pd.DataFrame:
+    """The comparison table, one row per variant of ``chosen`` (default: ``variants()``), in that order.
+    ``jobs``: worker processes (default: one per core, at most one per variant; 1 runs here)."""
     todo = chosen if chosen is not None else variants()
     workers = min(jobs or os.cpu_count() or 1, len(todo))
-    rows: list[dict[str, Any]] = []
     if workers <= 1:
-        for v in todo:
-            rows.append(run_variant(inputs, v))
-            if progress:
-                progress(v)
+        rows = [run_variant(inputs, v) for v in todo]
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for v, row in zip(todo, pool.map(_run_one, [(inputs, v) for v in todo]), strict=True):
-                rows.append(row)
-                if progress:
-                    progress(v)
+            rows = list(pool.map(_run_one, [(inputs, v) for v in todo]))
     optical = [m for m, spec in inputs.catalog.media.items() if spec.optical]
     df = pd.DataFrame(rows).reindex(columns=columns(optical))
     for c in df.columns:

@@ -13,6 +13,16 @@ import time
 from typing import Any
 
 
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"not a number of processes: {text!r} (allowed: 1, 2, ...)")
+    return n
+
+
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "compare",
@@ -29,7 +39,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument(
-        "--jobs", type=int, default=None, metavar="N", help="worker processes (default: one per core)"
+        "--jobs", type=_positive, default=None, metavar="N", help="worker processes (default: one per core)"
     )
     p.add_argument(
         "--templates",

@@ -50,6 +50,12 @@ def test_bad_site_exits_2(tmp_path: Path) -> None:
     assert "file not found" in res.stderr
 
 
+def test_bad_jobs_is_refused() -> None:
+    res = run(str(ROOT / "sites/superpod-4su.toml"), "--jobs", "0")
+    assert res.returncode == 2
+    assert "not a number of processes: '0'" in res.stderr
+
+
 def test_unwritable_output_exits_3(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
