@@ -29,7 +29,7 @@ from shapely.geometry import Point as ShapelyPoint
 from shapely.validation import explain_validity
 
 from layout.model import Catalog, RackTemplate, SiteFile
-from layout.model.catalog import MEDIA_CLASSES
+from layout.model.catalog import COPPER_CLASSES, MEDIA_CLASSES
 from layout.model.site import Building, Cluster, Duct, Hall, TrayEdit, UserRow
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -602,7 +602,7 @@ def _partial_catalog(data: dict[str, Any]) -> _PartialCatalog:
 def check_catalog(catalog: Catalog, file: str) -> list[Problem]:
     """Consistency of media entries: the optical flag matches the class, stock lengths within reach."""
     p: list[Problem] = []
-    optical_classes = {c for c in MEDIA_CLASSES if c not in ("dac", "aec")}
+    optical_classes = {c for c in MEDIA_CLASSES if c not in COPPER_CLASSES}
     for mid, m in catalog.media.items():
         should = m.media_class in optical_classes
         if m.optical != should:

@@ -48,6 +48,7 @@ class MediaTable:
     optical: np.ndarray
     area_mm2: np.ndarray
     stock: tuple[np.ndarray, ...]
+    speeds: tuple[frozenset[int], ...]
 
     @classmethod
     def of(cls, catalog: Catalog) -> MediaTable:
@@ -59,14 +60,25 @@ class MediaTable:
             optical=np.array([m.optical for _, m in items], dtype=bool),
             area_mm2=np.array([np.pi * (m.diameter_mm / 2) ** 2 for _, m in items], dtype=float),
             stock=tuple(np.asarray(m.stock_lengths_m, dtype=float) for _, m in items),
+            speeds=tuple(frozenset(m.speeds_gbps) for _, m in items),
         )
 
-    def pick(self, length_m: np.ndarray) -> np.ndarray:
-        """Index of the first medium whose reach covers each length; -1 where none does (or NaN)."""
-        first_reach = np.maximum.accumulate(self.reach_m)  # first i with reach[i] >= L
+    def pick(self, length_m: np.ndarray, speed_gbps: np.ndarray | int = 400) -> np.ndarray:
+        """Index of the first medium that carries the link's speed and whose reach covers its length;
+        -1 where none does (or the length is NaN)."""
         length = np.asarray(length_m, dtype=float)
-        idx = np.searchsorted(first_reach, np.where(np.isfinite(length), length, np.inf), side="left")
-        return np.where(idx < len(self.ids), idx, -1).astype(np.int64)
+        length = np.where(np.isfinite(length), length, np.inf)
+        speed = np.broadcast_to(np.asarray(speed_gbps), length.shape)
+        out = np.full(len(length), -1, dtype=np.int64)
+        for sp in np.unique(speed):
+            cand = np.array([i for i, s in enumerate(self.speeds) if int(sp) in s], dtype=np.int64)
+            if not len(cand):
+                continue
+            m = speed == sp
+            first_reach = np.maximum.accumulate(self.reach_m[cand])  # first i with reach[i] >= L
+            idx = np.searchsorted(first_reach, length[m], side="left")
+            out[m] = np.where(idx < len(cand), cand[np.minimum(idx, len(cand) - 1)], -1)
+        return out
 
     def stock_length(self, length_m: np.ndarray, code: np.ndarray) -> np.ndarray:
         """The medium's next stock length at or above each length (NaN where there is no medium)."""
@@ -161,7 +173,8 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
     n = len(links)
 
     # jumpers: in-rack always; neighbouring racks when the jumper gets copper
-    jcode = mt.pick(ends.jumper_length_m)
+    speed = links["speed_gbps"].to_numpy()
+    jcode = mt.pick(ends.jumper_length_m, speed)
     copper = (jcode >= 0) & ~mt.optical[np.clip(jcode, 0, None)]
     is_jumper = (ends.jumper == routing.JUMPER_RACK) | ((ends.jumper == routing.JUMPER_ADJACENT) & copper)
     placed = ends.placed
@@ -182,7 +195,7 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
     length[ti] = np.where(np.isfinite(tray_len), tray_len, np.nan)
     tray_m[ti] = np.where(np.isfinite(run), run, np.nan)
     length = np.round(length, 6)  # no float dust at stock-length and reach boundaries
-    code = mt.pick(length)
+    code = mt.pick(length, speed)
     status = np.zeros(n, dtype=np.int8)
     status[~placed] = STATUS.index("unplaced")
     no_tray = np.zeros(n, dtype=bool)

@@ -7,8 +7,9 @@ from pydantic_core import PydanticCustomError
 
 from layout.model.base import Strict
 
-MediaClass = Literal["dac", "aec", "mmf", "smf", "coherent"]
-MEDIA_CLASSES: tuple[MediaClass, ...] = ("dac", "aec", "mmf", "smf", "coherent")
+MediaClass = Literal["dac", "aec", "mmf", "smf", "coherent", "utp"]
+MEDIA_CLASSES: tuple[MediaClass, ...] = ("dac", "aec", "mmf", "smf", "coherent", "utp")
+COPPER_CLASSES: tuple[MediaClass, ...] = ("dac", "aec", "utp")
 
 
 class ServerSpec(Strict):
@@ -59,6 +60,7 @@ class MediaSpec(Strict):
     diameter_mm: float = Field(gt=0, le=50)
     kg_per_m: float = Field(ge=0, le=5)
     stock_lengths_m: list[Annotated[float, Field(gt=0)]] = Field(default_factory=list)
+    speeds_gbps: list[Annotated[int, Field(gt=0)]] = Field(default_factory=lambda: [400, 800], min_length=1)
 
     @field_validator("stock_lengths_m")
     @classmethod

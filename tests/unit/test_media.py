@@ -24,7 +24,7 @@ _spec.loader.exec_module(hb)
 def test_each_medium_serves_up_to_its_catalog_reach_and_no_further() -> None:
     catalog = hb.site("one-row").catalog
     mt = MediaTable.of(catalog)
-    ids = list(catalog.media)
+    ids = [k for k, m in catalog.media.items() if 400 in m.speeds_gbps]  # 400G links
     reach = np.array([catalog.media[k].reach_m for k in ids])
     got = mt.pick(reach)
     assert [mt.ids[i] for i in got] == ids
@@ -178,9 +178,18 @@ def test_fill_counts_cables_on_the_stretches_they_use() -> None:
 
 def test_summary_counts_and_cables_to_buy_add_up() -> None:
     c = transceiver_site("cx7")
-    assert c.media_counts() == {"dac": 5, "aec": 0, "mmf": 9, "smf": 0, "coherent": 0}
+    assert c.media_counts() == {"dac": 5, "aec": 0, "mmf": 9, "smf": 0, "coherent": 0, "utp": 0}
     assert int(c.cables["count"].sum()) == len(c.links)
     lengths = c.cable_length_m()
     assert lengths["total"] == pytest.approx(float(c.links["stock_length_m"].sum()))
     assert lengths["by_media"] == {"dac": 5 * 2.0, "mmf": 9 * 10.0}  # in-rack: 37 RU + 0.3 m = 1.945 m
     assert lengths["max"] == 10.0
+
+
+def test_management_links_get_the_media_of_their_speed() -> None:
+    """1 GbE out-of-band links take Cat6A up to 100 m and 1000BASE-LX beyond; never 400G optics."""
+    catalog = hb.site("one-row").catalog
+    mt = MediaTable.of(catalog)
+    got = mt.pick(np.array([2.0, 2.0, 99.0, 101.0, 60.0]), np.array([400, 1, 1, 1, 400]))
+    assert [mt.ids[i] for i in got] == ["dac", "cat6a", "cat6a", "sfp-lx", "smf-dr"]
+    assert mt.pick(np.array([5.0]), np.array([25]))[0] == -1  # no medium carries 25G in the catalog
