@@ -143,6 +143,22 @@ class Placement:
         counts = self.racks["template"].value_counts()
         return {str(k): int(counts[k]) for k in sorted(counts.index)}
 
+    def device_places(self, fabric: Fabric) -> pd.DataFrame:
+        """Where each device of ``fabric`` stands: ``device_id, role, rack_id, hall, row, pos, ru, x_m,
+        y_m, rotation_deg`` (one row per device in device order; empty strings and NaN when unplaced)."""
+        dev = fabric.devices
+        rk = self.device_rack
+        placed = rk >= 0
+        out = pd.DataFrame({"device_id": dev["device_id"], "role": dev["role"]})
+        for col, empty in (("rack_id", ""), ("hall", ""), ("row", ""), ("pos", -1), ("x_m", np.nan),
+                           ("y_m", np.nan), ("rotation_deg", np.nan)):  # fmt: skip
+            values = self.racks[col].to_numpy()
+            arr = np.full(len(rk), empty, dtype=values.dtype if len(values) else object)
+            arr[placed] = values[rk[placed]]
+            out[col] = arr
+        out.insert(6, "ru", self.device_ru)
+        return out
+
 
 # ------------------------------------------------------------------------------------------ geometry
 @dataclass
@@ -582,9 +598,27 @@ class _Devices:
         sw_su[has] = self.su_of[self.first_server[has]]
         self.sw_su = sw_su
 
+        # an out-of-band switch that manages no server: in the SU block of the switches it manages when
+        # they are all of one SU, in the MDF when they are all MDF devices, else beside the spines of
+        # its pod (the middle of the hall, in reach of both)
+        self.leader = np.full(self.n, -1, np.int64)
+        oob = (fabric.links["network"].to_numpy() == "oob") & (self.first_server[b] < 0)
+        if oob.any():
+            core_role = ~np.isin(self.role, ["server", "spine", *SU_ROLES])
+            managed = pd.DataFrame({"sw": b[oob], "su": sw_su[a[oob]], "core": core_role[a[oob]]})
+            g = managed.groupby("sw").agg(lo=("su", "min"), hi=("su", "max"), core=("core", "all"))
+            first_spine = {int(p): int(np.flatnonzero((self.role == "spine") & (self.pod == p))[0])
+                           for p in np.unique(self.pod[self.role == "spine"]) if p >= 0}  # fmt: skip
+            for sw_id, lo, hi, core in zip(
+                g.index.tolist(), g["lo"].tolist(), g["hi"].tolist(), g["core"].tolist(), strict=True
+            ):
+                if lo == hi and lo >= 0:
+                    sw_su[sw_id] = lo
+                elif not core and int(self.pod[sw_id]) in first_spine:
+                    self.leader[sw_id] = first_spine[int(self.pod[sw_id])]
         su_role = np.isin(self.role, list(SU_ROLES))
         self.in_su = su_role & (sw_su >= 0)
-        self.spine = (self.role == "spine") & (self.pod >= 0)
+        self.spine = ((self.role == "spine") & (self.pod >= 0)) | (self.leader >= 0)
         self.mdf = ~is_server & ~self.in_su & ~self.spine
         self.is_server = is_server
         self.prio = np.array([SU_ROLES.get(r, 9) for r in self.role])
@@ -612,11 +646,11 @@ class _Devices:
         pod_halls = su_hall[sus] if sus else np.zeros(0, np.int64)
         pod_halls = pod_halls[pod_halls >= 0]
         default = int(np.bincount(pod_halls).argmax()) if len(pod_halls) else -1
-        out: dict[int, list[int]] = {}
+        hall_of: dict[int, int] = {}
         shared = []
-        for s in spines.tolist():
+        for s in spines[self.leader[spines] < 0].tolist():
             if s in lo_min.index and lo_min[s] == lo_max[s] and lo_min[s] >= 0:
-                out.setdefault(int(lo_min[s]), []).append(s)
+                hall_of[s] = int(lo_min[s])
             else:
                 shared.append(s)
         if shared and len(pod_halls):
@@ -624,11 +658,16 @@ class _Devices:
             share = _largest_remainder(counts, len(shared))
             i = 0
             for h, k in zip(halls.tolist(), share, strict=True):
-                out.setdefault(h, []).extend(shared[i : i + k])
+                hall_of.update(dict.fromkeys(shared[i : i + k], h))
                 i += k
-        elif shared:
-            out.setdefault(default, []).extend(shared)
-        return {h: np.asarray(sorted(v), np.int64) for h, v in out.items()}
+        else:
+            hall_of.update(dict.fromkeys(shared, default))
+        for s in spines[self.leader[spines] >= 0].tolist():  # management switches go with their spines
+            hall_of[s] = hall_of.get(int(self.leader[s]), default)
+        out: dict[int, list[int]] = {}
+        for s, h in sorted(hall_of.items()):
+            out.setdefault(h, []).append(s)
+        return {h: np.asarray(v, np.int64) for h, v in out.items()}
 
 
 def _largest_remainder(weights: np.ndarray, total: int) -> list[int]:

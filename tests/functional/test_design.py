@@ -255,3 +255,23 @@ def test_export_failure_exits_3_and_leaves_nothing(
     assert main(["design", str(ROOT / "sites" / "superpod-4su.toml"), "--out", str(blocker / "out")]) == 3
     assert "export failed" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["not-a-folder"]
+
+
+def test_management_switches_stand_with_what_they_manage(design_of: Callable[[str], Any]) -> None:
+    d = design_of("campus-100k")
+    fab, p = d.fabric, d.placement
+    role = fab.devices["role"].to_numpy()
+    links = fab.links[fab.links["network"] == "oob"]
+    a, b = links["a"].to_numpy(), links["b"].to_numpy()
+    kind = p.racks["kind"].to_numpy()
+    managed = pd.DataFrame({"sw": b, "role": role[a], "rack": p.device_rack[a]})
+    for sw in np.unique(b):
+        m = managed[managed["sw"] == sw]
+        here = kind[p.device_rack[sw]]
+        roles = set(m["role"])
+        if "server" in roles:  # with the servers' SU: in its network rack
+            assert here == "network" and set(kind[m["rack"]]) >= {"gpu"}
+        elif roles <= {"core", "super", "fe_spine", "fe_core", "st_spine", "st_core", "oob"}:
+            assert here == "core"
+        else:  # leaves of several SUs, spines, cores: beside the spines, in the middle of the hall
+            assert here in ("network", "spine")

@@ -93,6 +93,35 @@ def test_one_su_hand_placed(make_inputs: Make) -> None:
     assert p.racks_missing == 0
 
 
+def test_device_places(make_inputs: Make) -> None:
+    fab, p = run(make_inputs())
+    d = p.device_places(fab)
+    assert list(d.columns) == [
+        "device_id",
+        "role",
+        "rack_id",
+        "hall",
+        "row",
+        "pos",
+        "ru",
+        "x_m",
+        "y_m",
+        "rotation_deg",
+    ]
+    assert len(d) == len(fab.devices) and (d["hall"] == "B1/H1").all()
+    spine = d[d["role"] == "spine"]
+    assert set(spine["rack_id"]) == {"B1/H1/R02/K01"} and set(spine["rotation_deg"]) == {180.0}
+    assert spine["x_m"].tolist() == pytest.approx([0.9] * 4) and sorted(spine["ru"]) == [4, 8, 12, 16]
+    first = d.iloc[0]
+    assert (first["role"], first["rack_id"], first["row"], first["pos"], first["ru"]) == (
+        "server",
+        "B1/H1/R01/K01",
+        "B1/H1/R01",
+        1,
+        3,
+    )
+
+
 def test_servers_fill_racks_in_order(make_inputs: Make) -> None:
     fab, p = run(make_inputs())
     srv = np.flatnonzero((fab.devices["role"] == "server").to_numpy())
