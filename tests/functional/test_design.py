@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -275,3 +276,28 @@ def test_management_switches_stand_with_what_they_manage(design_of: Callable[[st
             assert here == "core"
         else:  # leaves of several SUs, spines, cores: beside the spines, in the middle of the hall
             assert here in ("network", "spine")
+
+
+def test_progress_shows_only_on_long_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import layout.commands.design as cmd
+
+    site = str(ROOT / "sites" / "superpod-4su.toml")
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich treats stderr as a terminal
+    monkeypatch.setattr(cmd, "SHOW_PROGRESS_AFTER_S", 60.0)
+    assert main(["design", site, "--out", str(tmp_path / "a"), "--no-svg"]) == 0
+    assert capsys.readouterr().err == ""  # shorter than the threshold: no progress display
+    from layout import design
+
+    real = design.run
+
+    def slow(inputs: Inputs, progress: Any = None) -> Any:
+        time.sleep(0.5)  # a long run, as far as the display can tell
+        return real(inputs, progress)
+
+    monkeypatch.setattr(cmd, "SHOW_PROGRESS_AFTER_S", 0.2)
+    monkeypatch.setattr(design, "run", slow)
+    assert main(["design", site, "--out", str(tmp_path / "b"), "--no-svg"]) == 0
+    err = capsys.readouterr().err
+    assert any(stage in err for stage in ("fabric", "place", "power"))
