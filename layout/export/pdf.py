@@ -20,6 +20,7 @@ from typing import Any, TypeAlias
 from xml.sax.saxutils import escape
 
 import numpy as np
+import pandas as pd
 import tomlkit
 from reportlab.graphics.shapes import Drawing, Line, Rect, String
 from reportlab.lib import colors
@@ -370,10 +371,12 @@ def bold(text: object, style: str = "cell") -> Paragraph:
     return Paragraph(f"<b>{safe(text)}</b>", st)
 
 
-def kv_table(pairs: Sequence[tuple[str, str]], width: float = FRAME_W) -> Table:
-    """Two-column label/value table for small fact lists."""
-    rows = [[Paragraph(safe(k), STYLES["cell"]), Paragraph(safe(v), STYLES["cell_r"])] for k, v in pairs]
-    t = Table(rows, colWidths=[width * 0.62, width * 0.38], hAlign="LEFT")
+def kv_table(pairs: Sequence[tuple[str, str]], width: float = FRAME_W, numeric: bool = True) -> Table:
+    """Two-column label/value table for small fact lists: figures right-aligned, text left-aligned."""
+    value = STYLES["cell_r" if numeric else "cell"]
+    rows = [[Paragraph(safe(k), STYLES["cell"]), Paragraph(safe(v), value)] for k, v in pairs]
+    split = 0.62 if numeric else 0.32
+    t = Table(rows, colWidths=[width * split, width * (1 - split)], hAlign="LEFT")
     t.setStyle(
         TableStyle(
             [
@@ -834,7 +837,7 @@ class PlanRacks:
 
 @dataclass(frozen=True)
 class PlanRow:
-    label: str
+    label: str  # "R03", or "R03 spine" for a network row
     x_m: float  # where the label goes: the row's west end (x rows) or south end (y rows)
     y_m: float
     axis: str
@@ -926,9 +929,10 @@ def _rack_shapes(p: Plan, fr: _Frame, racks: PlanRacks, detail: bool) -> None:
     if detail and len(px):
         font = float(min(np.min(wx), np.min(wy)) * 0.55)
         if font >= 0.8:
-            p.text(
-                px + wx / 2, py + wy / 2 - font * 0.35, [str(t) for t in racks.label], font, anchor="middle"
-            )
+            # the row's tray runs along the rack centres: set the number off to the side of it
+            lx = px + wx / 2 - np.where(rotated, wx * 0.22, 0.0)
+            ly = py + wy / 2 + np.where(rotated, 0.0, wy * 0.22) - font * 0.35
+            p.text(lx, ly, [str(t) for t in racks.label], font, anchor="middle")
 
 
 def _legend(p: Plan, x: float, y: float, limit_text: str) -> None:
@@ -1015,7 +1019,7 @@ def hall_plan(
             rs = [r for r in sel if r.axis == axis]
             if not rs:
                 continue
-            labels = [f"{r.label} spine" if spine else r.label for r in rs]
+            labels = [r.label for r in rs]
             x = fr.x([r.x_m for r in rs]) - (2 if axis == "x" else 0)
             y = fr.y([r.y_m for r in rs]) - (size * 0.35 if axis == "x" else size + 1)
             w = np.array([stringWidth(t, style["font"], size) for t in labels])
@@ -1214,6 +1218,13 @@ def _short(key: str) -> str:
     return key.rsplit("/", 1)[-1]
 
 
+def copper_share(summary: dict[str, Any]) -> float:
+    """Links on copper (DAC or AEC) over all links with a medium."""
+    media = summary["media"]
+    total = sum(media.values())
+    return (media.get("dac", 0) + media.get("aec", 0)) / total if total else 0.0
+
+
 def meta_of(design: Any) -> ReportMeta:
     info = design.inputs.site.site
     return ReportMeta(site_name=info.name, revision=info.revision, date=info.date)
@@ -1252,6 +1263,7 @@ def _cover_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
             f"annual electricity at ${site.site.electricity_usd_per_kwh:g}/kWh",
             _money_short(pw["annual_cost_usd"]),
         ),
+        Kpi("copper share of links (DAC + AEC)", fmt_pct(copper_share(summary))),
         Kpi("mean time to the first link failure", _minutes(ttff)),
         Kpi("design-rule violations", fmt_int(n_viol), alarm=n_viol > 0),
     ]
@@ -1325,7 +1337,13 @@ def _plans_story(design: Any) -> list[Flowable]:
             [(list(k.polygon), k.reason) for k in h.keepouts],
             h.max_rack_kw,
         )
-        plan = hall_plan(outline_h, _plan_racks(design, mask), _plan_rows(design, key), height=FRAME_H - 70)
+        plan = hall_plan(
+            outline_h,
+            _plan_racks(design, mask),
+            _plan_rows(design, key),
+            _plan_trays(design, key),
+            height=FRAME_H - 70,
+        )
         by_tpl = racks[mask].groupby("template").size()
         kw = np.asarray(design.power.rack_kw)[mask]
         caption = para(
@@ -1505,7 +1523,7 @@ def _network_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
                 ("Backend tiers", str(fab.tiers)),
                 ("Pods", f"{fab.pods} x {fab.pod_gpus:,} GPUs"),
                 ("Oversubscription between pods", f"{fab.oversubscription:g}:1"),
-                ("Node-side optical modules", fmt_int(fab.node_optics)),
+                ("Node-side optical modules", fmt_int(summary["node_optics"])),
                 (
                     "Links",
                     fmt_int(summary["links"]["total"])
@@ -1513,7 +1531,8 @@ def _network_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
                     + fmt_int(len(fab.links) - summary["links"]["total"])
                     + " frontend, storage and management",
                 ),
-            ]
+            ],
+            numeric=False,
         )
     ]
     dev = fab.devices
@@ -1551,7 +1570,195 @@ def _network_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
     ]
     cols = [Col("Network", 90), Col("Link", 110), Col("Speed", 70, True), Col("Links", 80, True)]
     out += [*h2("Links per tier"), data_table(cols, rows)]
+    return out + _cabling_story(design, summary)
+
+
+# ------------------------------------------------------------------------------------------ cabling
+def _why_long(ra: Any, rb: Any, length: float, status: str) -> str:
+    """What makes a link as long as it is, from where its two racks stand."""
+    if status != "ok":
+        return {
+            "reach": "longer than any medium's reach",
+            "no_path": "no tray path between its racks",
+            "no_tray": "a rack with no tray above it",
+            "unplaced": "an end without a rack",
+        }.get(status, status)
+    if ra.building != rb.building:
+        return f"joins buildings {ra.building} and {rb.building} through the campus duct"
+    if ra.hall != rb.hall:
+        return f"joins halls {ra.hall} and {rb.hall}"
+    direct = math.hypot(ra.x_m - rb.x_m, ra.y_m - rb.y_m)
+    return (
+        f"racks {direct:,.0f} m apart in a straight line; {max(length - direct, 0):,.0f} m more along the "
+        "trays (aisles, cross-aisles) and the drops into the racks"
+    )
+
+
+def _cabling_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
+    cab = design.cabling
+    links = cab.links
+    media = summary["media"]
+    total = sum(media.values())
+    copper = media.get("dac", 0) + media.get("aec", 0)
+    out: list[Flowable] = [*h2("Media mix")]
+    out.append(
+        para(
+            f"Each link takes the cheapest medium whose reach covers its routed length. {copper:,} of {total:,} links "
+            f"({fmt_pct(copper_share(summary))}) are copper (DAC or AEC); "
+            f"{summary['cable_length_m']['total'] / 1000:,.1f} km of cable at stock lengths, the longest "
+            f"{summary['cable_length_m']['max']:,.0f} m."
+        )
+    )
+    out.append(media_mix_chart({k: int(v) for k, v in media.items() if v}))
+    routed = links["length_m"].notna().to_numpy()
+    out += [
+        *h2("Cable lengths"),
+        length_histogram(
+            links["length_m"].to_numpy(float)[routed], links["media_class"].astype(str).to_numpy()[routed]
+        ),
+    ]
+    by = (
+        links[routed]
+        .groupby(["media", "media_class"], observed=True)
+        .agg(
+            n=("length_m", "size"),
+            avg_m=("length_m", "mean"),
+            max_m=("length_m", "max"),
+            stock_m=("stock_length_m", "sum"),
+        )
+    )
+    cat = design.inputs.catalog
+    rows: list[list[Cell]] = [
+        [
+            cat.media[str(m)].name,
+            fmt_int(r.n),
+            fmt_num(r.avg_m, 1),
+            fmt_num(r.max_m, 1),
+            f"{cat.media[str(m)].reach_m:g}",
+            fmt_num(r.stock_m / 1000, 2),
+        ]
+        for (m, _), r in by.iterrows()
+    ]
+    cols = [
+        Col("Medium", 190),
+        Col("Links", 60, True),
+        Col("Mean m", 55, True),
+        Col("Longest m", 60, True),
+        Col("Reach m", 60, True),
+        Col("Cable km", 60, True),
+    ]
+    out.append(data_table(cols, rows))
+
+    racks = design.placement.racks
+    row_code, row_names = pd.factorize(racks["row"])
+    sel = np.flatnonzero(routed)
+    rk = pd.DataFrame(
+        {
+            "kind": links["kind"].cat.codes.to_numpy()[sel],
+            "row_a": row_code[links["rack_a"].to_numpy()[sel]],
+            "row_b": row_code[links["rack_b"].to_numpy()[sel]],
+            "media": links["media"].cat.codes.to_numpy()[sel],
+            "length_m": links["length_m"].to_numpy(float)[sel],
+            "i": sel,
+        }
+    )
+    # one line per bundle (link kind between the same two rows on the same medium), longest first
+    longest = rk.sort_values(["length_m", "i"], ascending=[False, True], kind="stable")
+    bundles = (
+        longest.groupby(["kind", "row_a", "row_b", "media"], sort=False)
+        .agg(n=("i", "size"), i=("i", "first"), length_m=("length_m", "first"))
+        .reset_index()
+        .head(15)
+    )
+    rows = []
+    cols_b = [bundles[c].tolist() for c in ("i", "n", "length_m", "row_a", "row_b")]
+    for i, n, length, row_a, row_b in zip(*cols_b, strict=True):
+        link: Any = links.iloc[i]
+        ra, rb = racks.iloc[int(link.rack_a)], racks.iloc[int(link.rack_b)]
+        rows.append(
+            [
+                str(link.kind),
+                f"{row_names[row_a]} - {row_names[row_b]}",
+                fmt_int(n),
+                fmt_num(length, 1),
+                str(link.media),
+                _why_long(ra, rb, length, str(link.status)),
+            ]
+        )
+    cols = [
+        Col("Link", 55),
+        Col("Between rows", 110),
+        Col("Links", 40, True),
+        Col("Longest m", 52, True),
+        Col("Medium", 45),
+        Col("What forces the length", FRAME_W - 302),
+    ]
+    out += [
+        *h2("The longest links"),
+        para("Links grouped by kind, the two rows they join and their medium; the longest bundles first."),
+        data_table(cols, rows),
+    ]
+    bad = links["status"].astype(str) != "ok"
+    if bad.any():
+        counts = links.loc[bad, "status"].astype(str).value_counts().sort_index()
+        out.append(
+            para(
+                "Links without a usable route or medium: "
+                + ", ".join(f"{n:,} {k}" for k, n in counts.items())
+                + " (see Violations)."
+            )
+        )
+
+    fill = cab.edge_fill
+    edges = cab.trays.edges
+    has = fill["cables"].to_numpy() > 0
+    use = fill["peak_area_mm2"].to_numpy(float) / fill["capacity_mm2"].to_numpy(float)
+    fullest = [int(i) for i in np.lexsort((np.arange(len(fill)), -use)) if has[i]][:15]
+    rows = [
+        [
+            str(edges["where"].iat[i]),
+            str(edges["kind"].iat[i]),
+            fmt_int(edges["levels"].iat[i]),
+            fmt_int(fill["cables"].iat[i]),
+            fmt_int(fill["peak_area_mm2"].iat[i]),
+            fmt_int(fill["capacity_mm2"].iat[i]),
+            fmt_pct(float(use[i]), 0),
+        ]
+        for i in fullest
+    ]
+    cols = [
+        Col("Tray at", 130),
+        Col("Kind", 50),
+        Col("Levels", 40, True),
+        Col("Cables", 55, True),
+        Col("Cable mm2", 65, True),
+        Col("Capacity mm2", 70, True),
+        Col("Use", FRAME_W - 410, True),
+    ]
+    out += [
+        *h2("The fullest tray segments"),
+        para(
+            f"{int(fill['over'].sum()):,} of {int(has.sum()):,} tray segments in use carry more cable than their "
+            "capacity (cable cross-section at the segment's fullest point; capacity: width x depth x levels x the "
+            "fill limit, for ducts conduits x bore x fill limit)."
+        ),
+        data_table(cols, rows),
+    ]
     return out
+
+
+def _plan_trays(design: Any, hall: str) -> PlanTrays:
+    cab = design.cabling
+    e = cab.trays.edges
+    n = cab.trays.nodes
+    m = (e["hall"].astype(str).to_numpy() == hall) & e["kind"].isin(
+        ["row", "cross", "trunk", "user"]
+    ).to_numpy()
+    u = e["u"].to_numpy()[m]
+    v = e["v"].to_numpy()[m]
+    x = n["x_m"].to_numpy(float)
+    y = n["y_m"].to_numpy(float)
+    return PlanTrays(np.column_stack([x[u], y[u], x[v], y[v]]), cab.edge_fill["over"].to_numpy(bool)[m])
 
 
 # ------------------------------------------------------------------------------------- reliability

@@ -185,3 +185,21 @@ def test_batch_refuses_two_sites_that_would_write_the_same_file(tmp_path: Path) 
     assert res.returncode == 2
     assert "distinct file names" in res.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_media_and_cable_figures_match_summary_json(small: tuple[Design, bytes]) -> None:
+    design, data = small
+    s = design.summary()
+    text = pdf_text(data)
+    media = s["media"]
+    total = sum(media.values())
+    assert total == len(design.fabric.links), "every link has a medium"
+    for k, n in media.items():
+        if n:
+            assert f"{n:,} links ({n / total:.1%})" in text, k
+    copper = (media["dac"] + media["aec"]) / total
+    cover = flat(PdfReader(io.BytesIO(data)).pages[0].extract_text())
+    assert f"{100 * copper:.1f} % copper share of links" in cover
+    assert f"{s['cable_length_m']['total'] / 1000:,.1f} km of cable" in text
+    longest = design.cabling.links["length_m"].max()
+    assert re.search(rf"The longest links .*? {longest:,.1f} ", text), "the longest bundle leads the table"
