@@ -301,3 +301,25 @@ def test_progress_shows_only_on_long_runs(
     assert main(["design", site, "--out", str(tmp_path / "b"), "--no-svg"]) == 0
     err = capsys.readouterr().err
     assert any(stage in err for stage in ("fabric", "place", "power"))
+
+
+def test_superpod_one_row_per_su_with_its_leaves_in_the_middle(design_of: Callable[[str], Any]) -> None:
+    d = design_of("superpod-4su")
+    fab, p = d.fabric, d.placement
+    dev = fab.devices
+    racks = p.racks
+    rows_of_su = []
+    for su in range(4):
+        srv = ((dev["role"] == "server") & (dev["su"] == su)).to_numpy()
+        leaf = ((dev["role"] == "leaf") & (dev["su"] == su)).to_numpy()
+        rows = set(racks["row"].to_numpy()[p.device_rack[srv]]) | set(
+            racks["row"].to_numpy()[p.device_rack[leaf]]
+        )
+        assert len(rows) == 1  # the SU's 8 GPU racks and its leaf rack share a row
+        (row,) = rows
+        rows_of_su.append(row)
+        in_row = racks[racks["row"] == row]
+        assert in_row["kind"].tolist() == ["gpu"] * 4 + ["network"] * 2 + ["gpu"] * 4
+        assert set(racks["pos"].to_numpy()[p.device_rack[leaf]]) == {5}
+    # consecutive SUs in consecutive rows
+    assert rows_of_su == ["B1/H1/R01", "B1/H1/R02", "B1/H1/R03", "B1/H1/R04"]
