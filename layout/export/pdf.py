@@ -1298,9 +1298,9 @@ def _plan_rows(design: Any, hall: str) -> list[PlanRow]:
     for r in rows[rows["hall"] == hall].itertuples():
         x = min(r.x0_m, r.x1_m) if r.axis == "x" else r.x0_m
         y = r.y0_m if r.axis == "x" else min(r.y0_m, r.y1_m)
-        out.append(
-            PlanRow(_short(str(r.row)), float(x), float(y), str(r.axis), str(r.kind) in ("spine", "core"))
-        )
+        network = str(r.kind) in NETWORK_KINDS
+        label = f"{_short(str(r.row))} {r.kind}" if network else _short(str(r.row))
+        out.append(PlanRow(label, float(x), float(y), str(r.axis), network))
     return out
 
 

@@ -203,3 +203,20 @@ def test_media_and_cable_figures_match_summary_json(small: tuple[Design, bytes])
     assert f"{s['cable_length_m']['total'] / 1000:,.1f} km of cable" in text
     longest = design.cabling.links["length_m"].max()
     assert re.search(rf"The longest links .*? {longest:,.1f} ", text), "the longest bundle leads the table"
+
+
+def test_hall_plan_names_every_row_and_rack_position(small: tuple[Design, bytes]) -> None:
+    design, data = small
+    reader = PdfReader(io.BytesIO(data))
+    page = next(
+        p for p in reader.pages if "Hall B1/H1" in p.extract_text() and "Rack kW vs" in p.extract_text()
+    )
+    words = set(page.extract_text().split())
+    rows = design.placement.rows
+    for r in rows.itertuples():
+        short = str(r.row).rsplit("/", 1)[-1]
+        assert short in words, short
+        if r.kind in ("spine", "core", "network"):
+            assert f"{short} {r.kind}" in flat(page.extract_text()), short
+    positions = {f"{p:02d}" for p in design.placement.racks["pos"]}
+    assert positions <= words
