@@ -412,12 +412,13 @@ class _Floor:
             iv for lo, hi in self.free_of(c) for iv in _subtract((lo, hi), [(a, b)], self.hall.min_width_m)
         ]
 
-    def state(self) -> tuple[int, int, float, int, int]:
-        return self.k, self.iv, self.u, self.last_line, len(self.user_free)
+    def state(self) -> tuple[int, int, float, int]:
+        """The cursor (restore it with what was placed since)."""
+        return self.k, self.iv, self.u, self.last_line
 
-    def restore(self, s: tuple[int, int, float, int, int], undo: list[_Spot]) -> None:
-        """Back to state ``s``, giving back what ``undo`` took."""
-        self.k, self.iv, self.u, self.last_line, _ = s
+    def restore(self, s: tuple[int, int, float, int], undo: list[_Spot]) -> None:
+        """Back to cursor ``s``, giving back the places ``undo`` took."""
+        self.k, self.iv, self.u, self.last_line = s
         for sp in undo:
             if sp.user is not None:
                 self.user_free.append(sp.user)

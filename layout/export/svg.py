@@ -273,8 +273,13 @@ def _legend(f: _Frame, hall: Hall, sel: pd.DataFrame, kw: np.ndarray) -> list[st
     ]
     kinds = sorted(set(sel["kind"]) - {"gpu"})
     entries += [(KIND_FILL.get(k, "#999999"), KIND_LABEL.get(k, k)) for k in kinds]
-    entries += [(EMPTY_FILL, "Empty rack (user row)"), ("#4a4a4a", "Building column"), ("url(#hatch)", "Keep-out zone"),
-                (COLD, "Cold aisle (rack fronts)"), (HOT, "Hot aisle (rack backs)")]  # fmt: skip
+    if (kw <= 0).any():
+        entries.append((EMPTY_FILL, "Empty rack (user row)"))
+    if hall.columns:
+        entries.append(("#4a4a4a", "Building column"))
+    if hall.keepouts:
+        entries.append(("url(#hatch)", "Keep-out zone"))
+    entries += [(COLD, "Cold aisle (rack fronts)"), (HOT, "Hot aisle (rack backs)")]
     for fill, label in entries:
         y += 20
         out.append(
