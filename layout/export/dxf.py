@@ -101,10 +101,17 @@ LAYERS: tuple[Layer, ...] = (
     Layer("E-CABL-MMF", 130, "Continuous", 0.25, "Cable bundles: multimode fibre"),
     Layer("E-CABL-SMF", 40, "Continuous", 0.25, "Cable bundles: single-mode fibre"),
     Layer("E-CABL-COHR", 200, "Continuous", 0.25, "Cable bundles: coherent optics"),
+    Layer("E-CABL-UTP", 8, "Continuous", 0.25, "Cable bundles: twisted-pair copper (out-of-band)"),
     Layer("E-POWR", 212, "Continuous", 0.25, "Power: row and hall IT load"),
     Layer("G-ANNO-VIOL", 1, "Continuous", 0.50, "Design-rule violations (revision clouds)"),
     Layer("G-ANNO-TEXT", 7, "Continuous", 0.25, "Notes at hall scale: hall and row labels"),
-    Layer("G-ANNO-OVER", 7, "Continuous", 0.35, "Notes at site scale: building and hall names"),
+    Layer(
+        "G-ANNO-OVER",
+        7,
+        "Continuous",
+        0.35,
+        "Notes at site scale: building and hall names, campus duct labels",
+    ),
     Layer("G-ANNO-DIMS", 7, "Continuous", 0.18, "Dimensions: aisles and halls"),
     Layer("G-ANNO-LEGN", 7, "Continuous", 0.25, "Legend"),
     Layer("G-ANNO-SYMB", 7, "Continuous", 0.25, "North arrow and scale bars"),
@@ -127,6 +134,7 @@ MEDIA_LAYER = {
     "mmf": "E-CABL-MMF",
     "smf": "E-CABL-SMF",
     "coherent": "E-CABL-COHR",
+    "utp": "E-CABL-UTP",
 }
 # Layers that only make sense at one of the two kinds of sheet: frozen in the other's viewports.
 HALL_ONLY_LAYERS = ("E-RACK-IDEN", "E-TRAY-IDEN", "G-ANNO-DIMS", "G-ANNO-TEXT", "E-POWR")
@@ -228,7 +236,8 @@ def tray_edge_table(inputs: Inputs, trays: Any, edge_fill: pd.DataFrame, rows: p
         axis = dict(zip(rows["row"].astype(str), rows["axis"].astype(str), strict=True))
         where = e["where"].astype(str).tolist()
         kind = out["kind"].tolist()
-        for i, w in enumerate(where):
+        for i, joined in enumerate(where):
+            w = joined.split("+")[0]  # colinear rows share a tray line: "B1/H1/R01+B1/H1/R02"
             if kind[i] == "row" and w in front:
                 rear = -1.0 if front[w] >= 0 else 1.0
                 side_x[i], side_y[i] = (0.0, rear) if axis[w] == "x" else (rear, 0.0)
@@ -816,7 +825,9 @@ def _draw_racks(msp: BaseLayout, scene: Scene) -> None:
     if racks.empty:
         return
     order = racks.sort_values("rack_id", kind="stable")
-    heights = {tid: _rack_label_height(tpl) for tid, tpl in scene.templates.items()}
+    # one tag height for the whole drawing, sized to the narrowest rack in it, so rows read evenly
+    used = sorted(set(order["template"].astype(str)))
+    h = min(_rack_label_height(scene.templates[t]) for t in used)
     xs = (order["x_m"].to_numpy(float) * MM_PER_M).tolist()
     ys = (order["y_m"].to_numpy(float) * MM_PER_M).tolist()
     rots = order["rotation_deg"].to_numpy(float)
@@ -834,7 +845,6 @@ def _draw_racks(msp: BaseLayout, scene: Scene) -> None:
             at,
             dxfattribs={"layer": RACK_LAYER.get(kind, "E-RACK-GPU"), "rotation": rot_list[i]},
         )
-        h = heights[tid]
         values = (rid, tid, _fmt_kw(kws[i]), str(gpus[i]), row, hall)
         for tag, value in zip(RACK_ATTRIBS, values, strict=True):
             # invisible, left-aligned at the insert point: keeps the ~28k attributes of a campus cheap
@@ -1029,6 +1039,8 @@ def _draw_trays(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) ->
         if cables[i] > 0:
             label = f"{cables[i]} | {fill[i] * 100:.0f}%"
             h = min(1.8 * sc, length / (0.9 * len(label) + 1.0))
+            # campus ducts are labelled at site scale, on the overview layer (frozen on hall sheets)
+            label_layer = "G-ANNO-OVER" if kinds[i] == "duct" else "E-TRAY-IDEN"
             gap = width[i] / 2.0 + 0.8 * h
             mx, my = (p[0] + q[0]) / 2 + side_x[i] * gap, (p[1] + q[1]) / 2 + side_y[i] * gap
             _text(
@@ -1036,7 +1048,7 @@ def _draw_trays(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) ->
                 label,
                 (mx, my),
                 h,
-                "E-TRAY-IDEN",
+                label_layer,
                 TextEntityAlignment.MIDDLE_CENTER,
                 _upright(math.degrees(math.atan2(dy, dx))),
             )
@@ -1329,11 +1341,12 @@ def write_scene(scene: Scene, path: str | Path) -> Path:
 
 
 def scene_from_design(design: Design) -> Scene:
-    """The scene of a finished design: its placement, rack power and violations."""
+    """The scene of a finished design: placement, rack power, trays and their cables, violations."""
     return scene_from_parts(
         design.inputs,
         design.placement,
         rack_kw=design.power.rack_kw,
+        cabling=design.cabling,
         violations=design.violations,
         summary=design.summary(),
     )

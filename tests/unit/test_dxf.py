@@ -71,7 +71,7 @@ def cabling() -> SimpleNamespace:
                           "hall": ["B1/H1"] * 3, "kind": ["end", "junction", "end"]})  # fmt: skip
     edges = pd.DataFrame({
         "u": [0, 1, 0], "v": [1, 2, 0], "length_m": [2.9, 2.4, 2.9], "kind": ["row", "cross", "riser"],
-        "hall": ["B1/H1"] * 3, "where": ["B1/H1/R01", "B1/H1", "B1 riser"], "line": [0, -1, -1],
+        "hall": ["B1/H1"] * 3, "where": ["B1/H1/R01+B1/H1/R03", "B1/H1", "B1 riser"], "line": [0, -1, -1],
         "width_mm": [600.0] * 3, "depth_mm": [100.0] * 3, "fill_limit": [0.5] * 3, "capacity_mm2": [30000.0] * 3,
     })  # fmt: skip
     area = 4 * DAC_AREA + 10 * MMF_AREA

@@ -1,0 +1,136 @@
+"""DXF drawings of every shipped site, read back as a CAD program would, and rendered by LibreCAD.
+
+Each site's design comes from the session cache (tests/conftest.py); each drawing is written once.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import ezdxf
+import numpy as np
+import pytest
+
+from layout.export import dxf
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = sorted(p.stem for p in (ROOT / "sites").glob("*.toml"))
+
+
+@pytest.fixture(scope="module")
+def drawings(tmp_path_factory: pytest.TempPathFactory, design_of: Callable[[str], Any]) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("dxf")
+    return {stem: dxf.write_dxf(design_of(stem), out / f"{stem}.dxf") for stem in SHIPPED}
+
+
+@pytest.fixture(scope="module")
+def read_back(drawings: dict[str, Path]) -> Callable[[str], Any]:
+    cache: dict[str, Any] = {}
+
+    def get(stem: str) -> Any:
+        if stem not in cache:
+            cache[stem] = ezdxf.readfile(drawings[stem])
+        return cache[stem]
+
+    return get
+
+
+@pytest.mark.parametrize("stem", SHIPPED)
+def test_audit_is_clean_and_every_layer_exists(stem: str, read_back: Callable[[str], Any]) -> None:
+    doc = read_back(stem)
+    auditor = doc.audit()
+    assert not auditor.has_errors, [e.message for e in auditor.errors][:5]
+    for ly in dxf.layer_table():
+        assert ly.name in doc.layers
+    assert doc.header["$INSUNITS"] == 4
+
+
+@pytest.mark.parametrize("stem", SHIPPED)
+def test_inserts_per_block_equal_the_summary_rack_counts(
+    stem: str, read_back: Callable[[str], Any], design_of: Callable[[str], Any]
+) -> None:
+    by_template = design_of(stem).summary()["racks"]["by_template"]
+    counts = Counter(
+        i.dxf.name for i in read_back(stem).modelspace().query("INSERT") if i.dxf.name.startswith("RACK-")
+    )
+    assert counts == {dxf.rack_block_name(t): n for t, n in by_template.items()}
+    assert sum(counts.values()) > 0
+
+
+@pytest.mark.parametrize("stem", SHIPPED)
+def test_attribs_match_the_designs_racks(
+    stem: str, read_back: Callable[[str], Any], design_of: Callable[[str], Any]
+) -> None:
+    design = design_of(stem)
+    racks = design.placement.racks
+    per_server = design.inputs.catalog.server[design.inputs.site.cluster.server].gpus
+    expected = {
+        rid: (tpl, f"{kw:.1f}", str(int(servers) * per_server), row, hall)
+        for rid, tpl, kw, servers, row, hall in zip(
+            racks["rack_id"], racks["template"], np.asarray(design.power.rack_kw, float), racks["servers"],
+            racks["row"], racks["hall"], strict=True,
+        )
+    }  # fmt: skip
+    got = {}
+    for ins in read_back(stem).modelspace().query("INSERT"):
+        if ins.dxf.name.startswith("RACK-"):
+            a = {x.dxf.tag: x.dxf.text for x in ins.attribs}
+            got[a["RACK_ID"]] = (a["TEMPLATE"], a["KW"], a["GPUS"], a["ROW"], a["HALL"])
+    assert got == expected
+    assert sum(int(v[2]) for v in got.values()) == design.summary()["gpus"]  # every GPU is in a rack
+
+
+@pytest.mark.parametrize("stem", SHIPPED)
+def test_one_a1_sheet_per_hall_and_an_overview(
+    stem: str, read_back: Callable[[str], Any], inputs_of: Callable[[str], Any]
+) -> None:
+    site = inputs_of(stem).site
+    doc = read_back(stem)
+    halls = [f"{b.id}-{h.id}" for b in site.building for h in b.hall]
+    buildings = [b.id for b in site.building] if len(site.building) > 1 else []
+    assert sorted(doc.layouts.names_in_taborder()[1:]) == sorted(["00 SITE", *halls, *buildings])
+    for name in halls:
+        (vp,) = [v for v in doc.paperspace(name).viewports() if v.dxf.id > 1]
+        assert round(vp.dxf.view_height / vp.dxf.height, 6) in dxf.STANDARD_SCALES
+
+
+def test_the_same_design_writes_the_same_bytes(
+    drawings: dict[str, Path], design_of: Callable[[str], Any], tmp_path: Path
+) -> None:
+    for stem in ("superpod-4su", "gb200-hall"):
+        again = dxf.write_dxf(design_of(stem), tmp_path / f"{stem}.dxf")
+        assert again.read_bytes() == drawings[stem].read_bytes()
+
+
+def test_campus_drawing_stays_small(drawings: dict[str, Path]) -> None:
+    size_mb = drawings["campus-100k"].stat().st_size / 1e6
+    assert size_mb < 30.0, size_mb
+
+
+LIBRECAD = shutil.which("librecad")
+
+
+@pytest.mark.skipif(LIBRECAD is None, reason="librecad is not installed (apt-get install librecad)")
+@pytest.mark.parametrize("stem", SHIPPED)
+def test_librecad_renders_a_non_empty_pdf(stem: str, drawings: dict[str, Path], tmp_path: Path) -> None:
+    from pypdf import PdfReader
+
+    src = tmp_path / f"{stem}.dxf"
+    shutil.copyfile(drawings[stem], src)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    res = subprocess.run(
+        [str(LIBRECAD), "dxf2pdf", "-a", "-p", "841x594", str(src)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    pdf = tmp_path / f"{stem}.pdf"
+    assert pdf.exists(), res.stdout + res.stderr
+    reader = PdfReader(pdf)
+    assert len(reader.pages) == 1
+    content = reader.pages[0].get_contents()
+    assert content is not None and len(content.get_data()) > 20_000  # thousands of drawn paths
