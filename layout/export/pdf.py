@@ -292,9 +292,10 @@ def safe_plain(text: object) -> str:
     return str(text).translate(_ASCII).encode("cp1252", errors="replace").decode("cp1252")
 
 
-def h1(text: str) -> list[Flowable]:
-    """A chapter: starts on a new page."""
-    return [PageBreak(), Paragraph(safe(text), STYLES["h1"])]
+def h1(text: str, new_page: bool = True) -> list[Flowable]:
+    """A chapter: starts on a new page (short chapters: unless a third of the page is left)."""
+    brk: Flowable = PageBreak() if new_page else CondPageBreak(FRAME_H / 3)
+    return [brk, Spacer(1, 0 if new_page else 10), Paragraph(safe(text), STYLES["h1"])]
 
 
 def h2(text: str) -> list[Flowable]:
@@ -1103,7 +1104,7 @@ def cover(meta: ReportMeta, lines: Sequence[str], kpis: Sequence[Kpi], note: str
     row: list[Any] = []
     for k in kpis:
         value_style = (
-            _style("kpi_alarm", parent=STYLES["kpi_value"], textColor=BAD_RED)
+            ParagraphStyle("kpi_alarm", parent=STYLES["kpi_value"], textColor=BAD_RED)
             if k.alarm
             else STYLES["kpi_value"]
         )
@@ -1131,7 +1132,11 @@ def cover(meta: ReportMeta, lines: Sequence[str], kpis: Sequence[Kpi], note: str
 
 
 def contents_page() -> list[Flowable]:
-    return [PageBreak(), Paragraph("Contents", _style("contents", parent=STYLES["h1"])), table_of_contents()]
+    return [
+        PageBreak(),
+        Paragraph("Contents", ParagraphStyle("contents", parent=STYLES["h1"])),
+        table_of_contents(),
+    ]
 
 
 # ------------------------------------------------------------------------------------ catalog sources
@@ -1765,7 +1770,7 @@ def _plan_trays(design: Any, hall: str) -> PlanTrays:
 def _reliability_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
     fab = design.fabric
     ttff = summary["reliability"]["time_to_first_failure_min"]
-    out: list[Flowable] = [*h1("Reliability")]
+    out: list[Flowable] = [*h1("Reliability", new_page=False)]
     out.append(
         para(
             f"Every node-side optical link can stop a synchronous training job. With {fab.node_optics:,} such links "
@@ -1778,7 +1783,7 @@ def _reliability_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
 
 # --------------------------------------------------------------------------------------- violations
 def _violations_story(design: Any) -> list[Flowable]:
-    out: list[Flowable] = [*h1("Violations")]
+    out: list[Flowable] = [*h1("Violations", new_page=False)]
     vs = sorted(design.violations, key=lambda v: (v.kind, v.where))
     if not vs:
         return [*out, para("No design rule is breached.")]
