@@ -1,0 +1,45 @@
+"""The 100k campus report (seed 000's campus): built once from the session's shared campus design."""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pypdf import PdfReader
+
+from layout.export import pdf
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def campus(design_of: Callable[[str], Any]) -> tuple[Any, bytes, float]:
+    design = design_of("campus-100k")
+    start = time.perf_counter()
+    data = pdf.render_pdf(design)
+    return design, data, time.perf_counter() - start
+
+
+def test_campus_report_states_the_summary_figures(campus: tuple[Any, bytes, float]) -> None:
+    design, data, _ = campus
+    s = design.summary()
+    reader = PdfReader(io.BytesIO(data))
+    cover = " ".join(reader.pages[0].extract_text().split())
+    assert f"{s['gpus']:,}" in cover and "98,304" in cover
+    assert f"{s['power']['it_mw']:,.2f} MW" in cover
+    assert f"{s['power']['annual_twh']:,.3f} TWh" in cover
+    text = " ".join(" ".join(p.extract_text() for p in reader.pages).split())
+    for building in ("B1", "B2", "B3", "B4"):
+        assert f"Building {building}" in text
+    halls = [o for o in reader.outline if isinstance(o, list)][0]
+    assert sum(1 for o in halls if not isinstance(o, list) and o.title.startswith("Hall ")) == len(
+        set(design.placement.racks["hall"])
+    ), "one plan per hall with racks"
+
+
+def test_campus_pdf_renders_well_inside_the_budget(campus: tuple[Any, bytes, float]) -> None:
+    # the budget is 20 s for load + design + PDF; the PDF alone must leave the pipeline most of it
+    assert campus[2] < 10.0, f"rendering took {campus[2]:.1f} s"
