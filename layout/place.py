@@ -28,8 +28,10 @@ What goes where:
 - the spine switches of a pod (kind ``spine``) stand in spine rows in the middle of the pod's SU rows of
   each hall (spines go to the hall of their leaves; spines wired to leaves in several halls are shared out
   in proportion to the pod's SUs per hall); the occupied lines are centred in the hall;
+- out-of-band switches that manage no server stand with what they manage: in an SU's network rack when
+  all of it is in that SU, in the MDF when it is all MDF gear, else beside the pod's spines;
 - core switches, frontend/storage spines and anything above the pods (kind ``core``) stand in an MDF per
-  building in the rows nearest the building's entry; the campus top tier (4th tier, cross-pod devices)
+  building in the rows nearest the building's entry (SU racks fill the rest of those rows); the campus top tier (4th tier, cross-pod devices)
   is in the MDF of the building nearest the others (smallest sum of distances between entries);
 - a pod stays in one building unless ``cluster.pod_spans_buildings``; pods go to the next building when
   this one has no room or no power (``it_mw``) left; halls with an ``it_mw`` take SUs up to it;
