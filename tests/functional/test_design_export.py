@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -36,3 +37,12 @@ def test_library_writes_to_the_yielded_path(tmp_path: Path) -> None:
         tmp.write_bytes(b"0\nEOF\n")
         assert not target.exists()
     assert target.read_bytes() == b"0\nEOF\n"
+
+
+def test_written_files_follow_the_umask_not_mkstemp_s_0600(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        path = write_text(tmp_path / "a.json", "{}\n")
+    finally:
+        os.umask(old)
+    assert (path.stat().st_mode & 0o777) == 0o644
