@@ -110,7 +110,7 @@ LAYERS: tuple[Layer, ...] = (
         7,
         "Continuous",
         0.35,
-        "Notes at site scale: building and hall names, campus duct labels",
+        "Site-scale notes: building and hall names, duct labels",
     ),
     Layer("G-ANNO-DIMS", 7, "Continuous", 0.18, "Dimensions: aisles and halls"),
     Layer("G-ANNO-LEGN", 7, "Continuous", 0.25, "Legend"),
@@ -675,7 +675,7 @@ def _define_legend(doc: Drawing) -> str:
             blk.add_line((x0, y), (x1, y), dxfattribs=attrs)
         t = blk.add_text(ly.name, height=2.2, dxfattribs={"style": NOTE_STYLE})
         t.set_placement((28.0, y), align=TextEntityAlignment.MIDDLE_LEFT)
-        t = blk.add_text(ly.description[:60], height=2.2, dxfattribs={"style": NOTE_STYLE})
+        t = blk.add_text(ly.description, height=2.2, dxfattribs={"style": NOTE_STYLE})
         t.set_placement((58.0, y), align=TextEntityAlignment.MIDDLE_LEFT)
         y -= LEGEND_ROW
     return name
@@ -730,10 +730,33 @@ def _overview_label(msp: BaseLayout, text: str, at: tuple[float, float], height:
     mt.set_bg_color(None, scale=1.3)  # None: the canvas colour
 
 
+def _clear_spot(
+    racks: pd.DataFrame, hall: str, box: tuple[float, float, float, float], height_m: float
+) -> tuple[float, float]:
+    """Where a hall's overview name covers the fewest racks: the centre or one of eight spots around
+    it (a 3 x 3 grid over the hall, ties to the centre). Returns millimetres."""
+    x0, y0, x1, y1 = box
+    mine = racks[racks["hall"] == hall] if not racks.empty else racks
+    xs = mine["x_m"].to_numpy(float) if not mine.empty else np.zeros(0)
+    ys = mine["y_m"].to_numpy(float) if not mine.empty else np.zeros(0)
+    half_w, half_h = 2.5 * height_m, 0.8 * height_m  # a short name like B1/H2, with its mask
+    best: tuple[int, float, float, float] | None = None
+    for fy in (0.5, 0.2, 0.8):
+        for fx in (0.5, 0.2, 0.8):
+            cx, cy = x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy
+            covered = int(((np.abs(xs - cx) < half_w + 0.6) & (np.abs(ys - cy) < half_h + 0.6)).sum())
+            key = (covered, abs(fx - 0.5) + abs(fy - 0.5), cx, cy)
+            if best is None or key[:2] < best[:2]:
+                best = key
+    assert best is not None
+    return (best[2] * MM_PER_M, best[3] * MM_PER_M)
+
+
 def _draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> None:
     """Building outlines and entries, hall walls and names, columns, keep-outs, hall dimensions."""
     site = scene.site
     over_h = 5.0 * scales.site
+    hall_kw = scene.racks.groupby("hall")["power_kw"].sum().to_dict() if not scene.racks.empty else {}
     for b in site.building:
         msp.add_lwpolyline(_mm(b.footprint), close=True, dxfattribs={"layer": "A-BLDG-OTLN"})
         bx0, by0, bx1, by1 = _bbox(b.footprint)
@@ -760,7 +783,17 @@ def _draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> 
             label_y = hy1 + 1.5 * sc if dim_below else hy0 - 1.5 * sc
             align = TextEntityAlignment.BOTTOM_CENTER if dim_below else TextEntityAlignment.TOP_CENTER
             _text(msp, f"HALL {key}", ((hx0 + hx1) / 2, label_y), 3.5 * sc, "G-ANNO-TEXT", align)
-            _overview_label(msp, key, ((hx0 + hx1) / 2, (hy0 + hy1) / 2), over_h)
+            right = TextEntityAlignment.BOTTOM_RIGHT if dim_below else TextEntityAlignment.TOP_RIGHT
+            limit = f" of {h.it_mw:g} MW" if h.it_mw else ""
+            _text(
+                msp,
+                f"IT {hall_kw.get(key, 0.0) / 1000:,.2f} MW{limit}",
+                (hx1, label_y),
+                2.5 * sc,
+                "E-POWR",
+                right,
+            )
+            _overview_label(msp, key, _clear_spot(scene.racks, key, box, over_h / MM_PER_M), over_h)
             for c in h.columns:
                 name = _define_column_block(doc, c.size_m)
                 msp.add_blockref(

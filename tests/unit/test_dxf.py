@@ -144,6 +144,15 @@ def test_layers_in_the_file_are_the_table(doc: Any) -> None:
     assert doc.layers.get("G-VPRT").dxf.plot == 0
 
 
+def test_layer_descriptions_fit_the_legend() -> None:
+    assert all(len(ly.description) <= 60 for ly in dxf.layer_table())
+
+
+def test_readme_lists_the_layer_table() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert dxf.layer_table_markdown() in readme
+
+
 def test_layer_table_markdown_lists_every_layer() -> None:
     md = dxf.layer_table_markdown()
     assert md.count("\n") == len(dxf.layer_table()) + 1
@@ -289,7 +298,8 @@ def test_row_labels_and_power(doc: Any) -> None:
     assert 2100 < texts["R01"].dxf.align_point.y < 3300 and texts["R01"].dxf.align_point.x == 1000
     assert 2100 < texts["R02"].dxf.align_point.y < 3300
     power = sorted(t.dxf.text for t in msp_query(doc, "TEXT[layer=='E-POWR']"))
-    assert power == ["128 kW", "133 kW"]  # 41.2 + 46.0 + 41.2 = 128.4; 3 x 41.2 + 9.5 = 133.1
+    # rows: 41.2 + 46.0 + 41.2 = 128.4 kW; 3 x 41.2 + 9.5 = 133.1 kW; the hall: 261.5 kW
+    assert power == ["128 kW", "133 kW", "IT 0.26 MW"]
 
 
 # ------------------------------------------------------------------------------------------- trays
