@@ -116,7 +116,7 @@ def _restamp_zip(data: bytes, stamp: datetime.datetime) -> bytes:
         for info in src.infolist():
             entry = zipfile.ZipInfo(info.filename, date_time=when)
             entry.compress_type = zipfile.ZIP_DEFLATED
-            entry.external_attr = 0o600 << 16
+            entry.external_attr = 0o644 << 16
             dst.writestr(entry, src.read(info.filename))
     return out.getvalue()
 
