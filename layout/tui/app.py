@@ -14,12 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tree
+from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane, Tree
+from textual.worker import Worker, WorkerState
 
 from layout.load import InputError
 from layout.siteedit import (
@@ -34,9 +36,11 @@ from layout.siteedit import (
     SiteEditor,
 )
 from layout.tui.floor import HallFloor, UserRowBox, hall_floors
+from layout.tui.results import Result, compute
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
-from layout.tui.widgets.hall_map import HallMap
+from layout.tui.widgets.hall_map import HallMap, legend
 from layout.tui.widgets.inspector import Inspector
+from layout.tui.widgets.panels import budgets, cabling
 from layout.tui.widgets.site_tree import SiteTree
 
 
@@ -51,6 +55,8 @@ class Action:
 ACTIONS: tuple[Action, ...] = (
     Action("open", "File: open a site…", "Open another site file"),
     Action("save", "File: save", "Write the site file back (comments kept, previous version as .bak)"),
+    Action("export", "File: export DXF / PDF / CSV / XLSX…", "Write the current design to outputs/<site>/"),
+    Action("keys", "Help: keys", "Show or hide every key binding of the focused widget and the app"),
     Action("quit", "File: quit", "Leave dclayout (asks first if there are unsaved edits)"),
     Action("undo", "Edit: undo", "Undo the last edit"),
     Action("redo", "Edit: redo", "Redo the last undone edit"),
@@ -106,15 +112,17 @@ class DCLayoutApp(App[None]):
         Binding("ctrl+o", "open", "open", show=False),
         Binding("ctrl+s", "save", "save"),
         Binding("q", "quit", "quit"),
+        Binding("e", "export", "export"),
+        Binding("f1", "keys", "keys"),
         Binding("ctrl+z", "undo", "undo"),
-        Binding("ctrl+y", "redo", "redo"),
+        Binding("ctrl+y", "redo", "redo", show=False),
         Binding("a", "add_row", "add row"),
-        Binding("x", "delete_row", "del row"),
+        Binding("x", "delete_row", "del row", show=False),
         Binding("m", "move_row", "move row"),
-        Binding("t", "row_template", "template"),
+        Binding("t", "row_template", "template", show=False),
         Binding("T", "hall_template", "hall template", show=False),
         Binding("g", "cluster_rack", "GPU rack", show=False),
-        Binding("k", "hall_kw", "max kW"),
+        Binding("k", "hall_kw", "kW"),
         Binding("o", "hall_cooling", "cooling", show=False),
         Binding("d", "design_toggle", "rail/MoR"),
         Binding("w", "switch_model", "switch", show=False),
@@ -138,6 +146,10 @@ class DCLayoutApp(App[None]):
         self.hall: str | None = None
         self.moving: UserRowBox | None = None
         self.status = ""
+        self.result: Result | None = None  # the latest design shown
+        self.designing = False  # a design run is in its worker thread
+        self.design_pending = False  # the site changed while it ran: run again when it ends
+        self.designs_shown = 0  # how many results have been drawn (tests and benchmarks wait on it)
 
     # ----------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -150,16 +162,22 @@ class DCLayoutApp(App[None]):
                     yield Static("", id="legend")
                 with TabPane("Budgets", id="budgets"), VerticalScroll():
                     yield Static("", id="budgets-view")
-                with TabPane("Violations", id="violations"), VerticalScroll():
-                    yield Static("", id="violations-view")
-                with TabPane("BOM", id="bom"), VerticalScroll():
-                    yield Static("", id="bom-view")
+                with TabPane("Violations", id="violations"):
+                    yield DataTable(id="violations-table", cursor_type="row", zebra_stripes=True)
+                with TabPane("BOM", id="bom"), Vertical():
+                    yield Static("", id="bom-total")
+                    yield DataTable(id="bom-table", cursor_type="row", zebra_stripes=True)
                 with TabPane("Cabling", id="cabling"), VerticalScroll():
                     yield Static("", id="cabling-view")
             yield Inspector(id="inspector")
-        yield Footer()
+        yield Static("", id="status", markup=False)
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self.query_one("#violations-table", DataTable).add_columns("kind", "where", "message")
+        self.query_one("#bom-table", DataTable).add_columns(
+            "category", "item", "part", "qty", "unit", "unit $", "extended $"
+        )
         if self.site_arg is not None:
             self.open_site(self.site_arg)
         else:
@@ -178,6 +196,7 @@ class DCLayoutApp(App[None]):
             self.push_screen(MessageScreen(f"Cannot open {path}", [str(p) for p in e.problems]))
             return False
         self.editor = editor
+        self.result = None
         self.hall = next(iter(f"{b.id}/{h.id}" for b in editor.inputs.site.building for h in b.hall))
         self.moving = None
         self.map.set_ghost(None)
@@ -489,6 +508,12 @@ class DCLayoutApp(App[None]):
         if self.hall in halls:
             self.show_hall(halls[(halls.index(self.hall) + step) % len(halls)])
 
+    def action_keys(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
     def action_toggle_tree(self) -> None:
         self.screen.toggle_class("-tree-toggled")
 
@@ -507,26 +532,136 @@ class DCLayoutApp(App[None]):
     def inputs_changed(self, new_site: bool = False) -> None:
         """The site text changed (open, edit, undo, redo): redraw what the inputs alone determine."""
         assert self.editor is not None
+        self.redraw(keep_view=not new_site)
+        self.start_design()
+
+    def redraw(self, keep_view: bool = True) -> None:
+        """Draw the current inputs with the latest result (which may be from before the last edit)."""
+        assert self.editor is not None
         inputs = self.editor.inputs
-        self.floors = hall_floors(inputs)
+        self.floors = hall_floors(inputs, self.result)
         if self.hall not in self.floors:
             self.hall = next(iter(self.floors))
-        self.query_one(SiteTree).fill(inputs, [], self.hall)
         assert self.hall is not None
-        self.map.show_floor(self.floors[self.hall], keep_view=not new_site)
+        self.query_one(SiteTree).fill(inputs, self._tree_rows(), self.hall)
+        self.map.show_floor(self.floors[self.hall], keep_view=keep_view)
         self.update_legend()
         self.update_title()
         self.update_inspector()
+
+    def _tree_rows(self) -> list[tuple[str, str, str]]:
+        if self.result is None:
+            return []
+        d = self.result.design
+        rows = d.placement.rows.merge(d.power.rows[["row", "racks", "it_kw"]], on="row", how="left")
+        out = []
+        for r in rows.to_dict("records"):
+            label = f"{str(r['row']).rsplit('/', 1)[-1]} · {r['kind']} · {int(r['racks'])} racks · {r['it_kw']:,.0f} kW"
+            out.append((str(r["hall"]), str(r["row"]), label + (" · user" if r["user_row"] else "")))
+        return out
+
+    # ----------------------------------------------------------------------------------- design
+    def start_design(self) -> None:
+        """Rerun the design on the current site in a worker thread (one at a time; the newest edit wins)."""
+        if self.editor is None:
+            return
+        if self.designing:
+            self.design_pending = True
+            return
+        self.designing, self.design_pending = True, False
+        inputs, text = self.editor.inputs, self.editor.text
+        self.status = "designing…"
+        self.update_title()
+
+        def progress(stage: str) -> None:
+            self.call_from_thread(self._progress, stage)
+
+        self.run_worker(
+            lambda: compute(inputs, text, progress),
+            name="design",
+            group="design",
+            thread=True,
+            exit_on_error=False,
+        )
+
+    def _progress(self, stage: str) -> None:
+        self.status = f"designing: {stage}…"
+        self.update_title()
+
+    @on(Worker.StateChanged)
+    def worker_changed(self, event: Worker.StateChanged) -> None:
+        if event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            return
+        if event.worker.group == "design":
+            self.design_done(event.worker)
+        elif event.worker.group == "export":
+            self.export_done(event.worker)
+
+    def design_done(self, worker: Worker[Any]) -> None:
+        self.designing = False
+        if worker.state == WorkerState.ERROR:
+            self.status = "design failed"
+            self.notify(f"the design pipeline failed: {worker.error!r}", severity="error", timeout=15)
+        elif worker.state == WorkerState.SUCCESS and self.editor is not None:
+            result = worker.result
+            if isinstance(result, Result) and result.text == self.editor.text:
+                self.show_result(result)
+            else:
+                self.design_pending = True
+        if self.design_pending:
+            self.start_design()
+        else:
+            self.update_title()
+
+    def show_result(self, result: Result) -> None:
+        """Draw a finished design: map, tree, inspector, budgets, violations, BOM and cabling."""
+        self.result = result
+        self.show_status_of(result)
+        self.redraw()
+        self.query_one("#budgets-view", Static).update(budgets(result))
+        self.query_one("#cabling-view", Static).update(cabling(result))
+        vt = self.query_one("#violations-table", DataTable)
+        vt.clear()
+        for i, v in enumerate(result.design.violations):
+            vt.add_row(v.kind, v.where, v.message, key=str(i))
+        self.query_one(TabbedContent).get_tab(
+            "violations"
+        ).label = f"Violations ({len(result.design.violations)})"
+        bt = self.query_one("#bom-table", DataTable)
+        bt.clear()
+        for r in result.bom.itertuples():
+            bt.add_row(
+                r.category,
+                r.item,
+                r.part_id,
+                f"{r.qty:,}",
+                r.unit,
+                f"{r.unit_price_usd:,.0f}",
+                f"{r.extended_usd:,.0f}",
+            )
+        by = ", ".join(f"{k} ${v / 1e6:,.2f} M" for k, v in result.cost["by_category"].items() if v)
+        self.query_one("#bom-total", Static).update(
+            f"[b]Total ${result.cost['total']:,.0f}[/b] (network ${result.cost['network']:,.0f}) · {by}"
+        )
+        self.designs_shown += 1
+
+    def show_status_of(self, result: Result) -> None:
+        s = result.summary
+        self.status = (
+            f"{s['gpus']:,} GPUs · {s['racks']['total']:,} racks · {s['power']['it_mw']:,.2f} MW IT · "
+            f"${result.cost['total'] / 1e6:,.1f} M · {len(s['violations'])} violation(s)"
+        )
+        self.update_title()
 
     def update_title(self) -> None:
         if self.editor is None:
             return
         star = " *" if self.editor.dirty else ""
-        self.title = f"dclayout · {self.editor.inputs.site.site.name}"
-        self.sub_title = f"{self.editor.path.name}{star}" + (f" · {self.status}" if self.status else "")
+        self.title = self.editor.inputs.site.site.name
+        self.sub_title = f"{self.editor.path.name}{star}"
+        self.query_one("#status", Static).update(self.status)
 
     def update_legend(self) -> None:
-        from layout.tui.widgets.hall_map import legend
 
         grid = self.map.grid
         scale = f"1 col = {grid.m_per_col:.2g} m" if grid else ""
@@ -536,8 +671,9 @@ class DCLayoutApp(App[None]):
         if self.editor is None or self.hall is None:
             return
         where = self.map.cursor_m
+        stale = self.result is not None and self.result.text != self.editor.text
         self.query_one(Inspector).show(
-            self.editor.inputs, self.floors[self.hall], where, self.map.rack_at_cursor
+            self.editor.inputs, self.floors[self.hall], where, self.map.rack_at_cursor, self.result, stale
         )
 
     @on(HallMap.CursorMoved)
@@ -554,15 +690,98 @@ class DCLayoutApp(App[None]):
         if level == "hall":
             self.show_hall(key)
         elif level == "user_row" and self.editor is not None:
-            r = self.editor.inputs.site.row[int(key)]
-            if r.hall != self.hall:
-                self.show_hall(r.hall)
-            box = next(b for b in self.floors[r.hall].user_rows if b.index == int(key))
-            self.map.goto((box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2)
+            user_row = self.editor.inputs.site.row[int(key)]
+            box = next(b for b in self.floors[user_row.hall].user_rows if b.index == int(key))
+            self.jump_to(user_row.hall, (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2)
+        elif level == "row":
+            place = self.locate(key)
+            if place is not None:
+                self.jump_to(*place)
         elif level == "building":
             first = next((h for h in self.floors if h.startswith(f"{key}/")), None)
             if first and first != self.hall:
                 self.show_hall(first)
+
+    @on(DataTable.RowSelected, "#violations-table")
+    def violation_selected(self, event: DataTable.RowSelected) -> None:
+        if self.result is None:
+            return
+        v = self.result.design.violations[int(str(event.row_key.value))]
+        place = self.locate(v.where)
+        if place is None:
+            self.notify(f"{v.where}: no single place on the map for this violation", severity="warning")
+            return
+        self.jump_to(*place)
+
+    def jump_to(self, hall: str, x_m: float, y_m: float) -> None:
+        """Show the map of ``hall`` with the cursor on (x_m, y_m)."""
+        if hall != self.hall:
+            self.show_hall(hall)
+        self.action_tab("map")
+        self.map.goto(x_m, y_m)
+        self.map.focus()
+
+    def locate(self, where: str) -> tuple[str, float, float] | None:
+        """The hall and point of a violation's ``where``: a rack, a row, a hall or a building (the longest
+        prefix of its path that names one)."""
+        if self.result is None:
+            return None
+        d = self.result.design
+        racks, rows = d.placement.racks, d.placement.rows
+        parts = where.split("/")
+        for n in range(len(parts), 0, -1):
+            key = "/".join(parts[:n])
+            hit = np.flatnonzero(racks["rack_id"].to_numpy() == key)
+            if len(hit):
+                i = int(hit[0])
+                return (
+                    str(racks["hall"].to_numpy()[i]),
+                    float(racks["x_m"].to_numpy()[i]),
+                    float(racks["y_m"].to_numpy()[i]),
+                )
+            hit = np.flatnonzero(rows["row"].to_numpy() == key)
+            if len(hit):
+                r = rows.iloc[int(hit[0])].to_dict()
+                return str(r["hall"]), (r["x0_m"] + r["x1_m"]) / 2, (r["y0_m"] + r["y1_m"]) / 2
+            halls = [h for h in self.floors if h == key or h.startswith(f"{key}/")]
+            if halls:
+                c = self.floors[halls[0]].polygon.centroid
+                return halls[0], float(c.x), float(c.y)
+        return None
+
+    # ------------------------------------------------------------------------------------ export
+    def action_export(self) -> None:
+        if self.editor is None:
+            return
+        if self.result is None or self.result.text != self.editor.text:
+            self.notify("the design is being recomputed; export when it is done", severity="warning")
+            return
+        result = self.result
+        out_dir = Path("outputs") / self.editor.inputs.stem
+
+        def chosen(kind: str | None) -> None:
+            if kind is not None:
+                self.status = f"exporting {kind}…"
+                self.update_title()
+                self.run_worker(
+                    lambda: export(result, kind, out_dir),
+                    name=f"export {kind}",
+                    group="export",
+                    thread=True,
+                    exit_on_error=False,
+                )
+
+        self.push_screen(
+            ChoiceScreen(f"Export the design to {out_dir}/", [(label, k) for k, label in EXPORTS]), chosen
+        )
+
+    def export_done(self, worker: Worker[Any]) -> None:
+        if worker.state == WorkerState.SUCCESS:
+            self.notify("wrote " + ", ".join(str(p) for p in worker.result or []), title="Export", timeout=8)
+        elif worker.state == WorkerState.ERROR:
+            self.notify(f"export failed, nothing written: {worker.error}", severity="error", timeout=15)
+        if self.result is not None:
+            self.show_status_of(self.result)
 
     # ------------------------------------------------------------------------------- palette
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
@@ -576,6 +795,41 @@ def _runner(app: App[Any], action: str) -> Any:
         await app.run_action(action)
 
     return run
+
+
+EXPORTS = (
+    ("dxf", "DXF drawing (facilities, millimetres)"),
+    ("pdf", "PDF design report with the BOM"),
+    ("csv", "CSV tables: BOM and links"),
+    ("xlsx", "XLSX workbook: BOM, racks, links, summary"),
+)
+
+
+def export(result: Result, kind: str, out_dir: Path) -> list[Path]:
+    """Write one export of a finished design (runs in a worker thread; each writer is atomic)."""
+    d = result.design
+    stem = d.inputs.stem
+    if kind == "dxf":
+        from layout.export.dxf import write_dxf
+
+        return [write_dxf(d, out_dir / f"{stem}.dxf")]
+    if kind == "pdf":
+        from layout.export.pdf import write_pdf
+
+        return [write_pdf(d, out_dir / f"{stem}.pdf")]
+    from layout.export.tables import links_table, write_design_tables
+
+    return write_design_tables(
+        out_dir,
+        stem,
+        bom=result.bom,
+        racks=d.placement.racks,
+        links=links_table(d.fabric, d.placement, d.cabling),
+        summary=result.summary,
+        date=d.inputs.site.site.date,
+        csv=kind == "csv",
+        xlsx=kind == "xlsx",
+    )
 
 
 def run_app(site: str | Path | None, templates_dir: Path | None = None) -> None:

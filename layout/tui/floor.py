@@ -8,6 +8,7 @@ line ``2 * m_per_col`` metres: the map keeps the floor's proportions.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,9 @@ import shapely
 from shapely.geometry import Polygon
 
 from layout.load import Inputs
+
+if TYPE_CHECKING:
+    from layout.tui.results import Result
 
 # cell codes
 OUTSIDE, FLOOR, COLUMN, KEEPOUT, TRAY, USER_ROW = 0, 1, 2, 3, 4, 5
@@ -49,7 +53,8 @@ class HallFloor:
     keepouts: list[tuple[Polygon, str]]
     user_rows: list[UserRowBox]
     max_rack_kw: float
-    racks: pd.DataFrame = field(default_factory=pd.DataFrame)  # place.racks rows of this hall (+ power_kw)
+    # this hall's racks: rack_no (row of placement.racks), kind, power_kw, footprint box x0, y0, x1, y1
+    racks: pd.DataFrame = field(default_factory=pd.DataFrame)
     trays: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))  # x0, y0, x1, y1 per tray segment
 
     @property
@@ -90,8 +95,9 @@ def user_row_box(
     return UserRowBox(index, template, racks, axis, origin[0], origin[1], origin[0] + dx, origin[1] + dy)
 
 
-def hall_floors(inputs: Inputs) -> dict[str, HallFloor]:
-    """Every hall of the site, keyed ``B1/H1``, with its geometry and user rows (no design yet)."""
+def hall_floors(inputs: Inputs, result: Result | None = None) -> dict[str, HallFloor]:
+    """Every hall of the site, keyed ``B1/H1``: geometry and user rows from the inputs; racks (with their
+    kW and footprint box) and tray segments from a design result, if there is one."""
     out: dict[str, HallFloor] = {}
     for b in inputs.site.building:
         for h in b.hall:
@@ -112,7 +118,41 @@ def hall_floors(inputs: Inputs) -> dict[str, HallFloor]:
         out[r.hall].user_rows.append(
             user_row_box(i, r.hall, r.origin, r.axis, r.racks, tpl.width_m, tpl.depth_m, r.template)
         )
+    if result is not None:
+        _add_design(out, result)
     return out
+
+
+def _add_design(floors: dict[str, HallFloor], result: Result) -> None:
+    from layout.place import rack_polygons
+
+    d = result.design
+    racks = d.placement.racks
+    if len(racks):
+        box = shapely.bounds(rack_polygons(racks))
+        table = pd.DataFrame(
+            {
+                "rack_no": np.arange(len(racks)),
+                "kind": racks["kind"].to_numpy(),
+                "power_kw": d.power.rack_kw,
+                "x0": box[:, 0],
+                "y0": box[:, 1],
+                "x1": box[:, 2],
+                "y1": box[:, 3],
+            }
+        )
+        for key, idx in racks.groupby("hall", sort=False).indices.items():
+            if key in floors:
+                floors[key].racks = table.iloc[idx].reset_index(drop=True)
+    trays = d.cabling.trays
+    edges, nodes = trays.edges, trays.nodes
+    if len(edges):
+        u, v = edges["u"].to_numpy(), edges["v"].to_numpy()
+        x, y = nodes["x_m"].to_numpy(float), nodes["y_m"].to_numpy(float)
+        seg = np.column_stack([x[u], y[u], x[v], y[v]])
+        for key, idx in edges.groupby("hall", sort=False).indices.items():
+            if key in floors:
+                floors[key].trays = seg[idx]
 
 
 # ------------------------------------------------------------------------------------------- raster
@@ -166,18 +206,6 @@ class Grid:
         return a.astype(np.int64), b.astype(np.int64)
 
 
-def rack_boxes(racks: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """x0, y0, x1, y1 of each rack's footprint (width along the row, depth across it)."""
-    x = racks["x_m"].to_numpy(float)
-    y = racks["y_m"].to_numpy(float)
-    w = racks["width_m"].to_numpy(float)
-    d = racks["depth_m"].to_numpy(float)
-    across_x = (np.round(racks["rotation_deg"].to_numpy(float)) % 180) == 90  # fronts face -x/+x: row along y
-    hx = np.where(across_x, d, w) / 2
-    hy = np.where(across_x, w, d) / 2
-    return x - hx, y - hy, x + hx, y + hy
-
-
 def rack_codes(racks: pd.DataFrame, by: str, max_rack_kw: float) -> np.ndarray:
     """The cell code of each rack: by ``kind`` or by ``kw`` use against the hall's limit."""
     if by == "kw" and "power_kw" in racks:
@@ -188,8 +216,8 @@ def rack_codes(racks: pd.DataFrame, by: str, max_rack_kw: float) -> np.ndarray:
 
 
 def rasterise(floor: HallFloor, grid: Grid, by: str = "kind") -> tuple[np.ndarray, np.ndarray]:
-    """(codes, rack) arrays of shape (lines, cols): what each cell shows, and which rack (row of
-    ``floor.racks``, -1 for none) it shows. Where several racks share a cell, the most loaded (by kW) or
+    """(codes, rack) arrays of shape (lines, cols): what each cell shows, and which rack (row number in
+    ``placement.racks``, -1 for none) it shows. Where several racks share a cell, the most loaded (by kW) or
     the last one wins."""
     cols = np.arange(grid.cols)
     lines = np.arange(grid.lines)
@@ -221,9 +249,9 @@ def rasterise(floor: HallFloor, grid: Grid, by: str = "kind") -> tuple[np.ndarra
         if "power_kw" in floor.racks:
             order = np.argsort(floor.racks["power_kw"].to_numpy(float), kind="stable")
         r = floor.racks.iloc[order]
-        x0, y0, x1, y1 = rack_boxes(r)
+        x0, y0, x1, y1 = (r[c].to_numpy(float) for c in ("x0", "y0", "x1", "y1"))
         fill(x0, y0, x1, y1, rack_codes(r, by, floor.max_rack_kw), codes)
-        fill(x0, y0, x1, y1, order, rack)
+        fill(x0, y0, x1, y1, r["rack_no"].to_numpy(np.int64), rack)
     if floor.columns:
         c = np.array(floor.columns)
         fill(c[:, 0], c[:, 1], c[:, 2], c[:, 3], np.full(len(c), COLUMN), codes)

@@ -1,30 +1,32 @@
-"""The terminal UI driven by Textual's Pilot: open a site, move the cursor, edit, undo, save."""
+"""The terminal UI driven by Textual's Pilot: open a shipped site, move the cursor, make each kind of
+edit, and check the model, the recomputed figures on screen and the saved TOML."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import io
 import math
 import shutil
+import time
 import tomllib
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Static
 
+from layout import design
+from layout.load import load_site
 from layout.tui.app import ACTIONS, DCLayoutApp
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen
 from layout.tui.widgets.hall_map import HallMap
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def superpod(tmp_path: Path) -> Path:
-    dst = tmp_path / "superpod-4su.toml"
-    shutil.copy(ROOT / "sites" / "superpod-4su.toml", dst)
-    return dst
 
 
 def sync(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
@@ -37,18 +39,57 @@ def sync(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
     return run
 
 
-async def choose(pilot: Any, value: Any) -> None:
+def copy_site(name: str, folder: Path) -> Path:
+    dst = folder / f"{name}.toml"
+    shutil.copy(ROOT / "sites" / f"{name}.toml", dst)
+    return dst
+
+
+async def designed(pilot: Pilot[Any], timeout_s: float = 120.0) -> None:
+    """Wait until the design of the site as it is now is on screen."""
+    app = pilot.app
+    assert isinstance(app, DCLayoutApp)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if (
+            app.editor is not None
+            and app.result is not None
+            and app.result.text == app.editor.text
+            and not app.designing
+        ):
+            return
+    raise AssertionError("the design did not finish in time")
+
+
+def shown(app: DCLayoutApp, selector: str, width: int = 100) -> str:
+    """The plain text a Static shows."""
+    console = Console(width=width, record=True, color_system=None, file=io.StringIO())
+    console.print(app.query_one(selector, Static).content)
+    return console.export_text()
+
+
+async def choose(pilot: Pilot[Any], value: Any) -> None:
     """In the open ChoiceScreen, move from the highlighted option to ``value`` and pick it."""
     screen = pilot.app.screen
     assert isinstance(screen, ChoiceScreen)
     values = [v for _, v in screen.options]
-    delta = values.index(value) - values.index(screen.current)
+    start = values.index(screen.current) if screen.current in values else 0
+    delta = values.index(value) - start
     await pilot.press(*(["down"] * delta if delta > 0 else ["up"] * -delta), "enter")
     await pilot.pause()
 
 
 def comment_lines(text: str) -> list[str]:
     return [line[line.index("#") :] for line in text.splitlines() if "#" in line]
+
+
+@pytest.fixture
+def superpod(tmp_path: Path) -> Path:
+    dst = tmp_path / "superpod-4su.toml"
+    shutil.copy(ROOT / "sites" / "superpod-4su.toml", dst)
+    return dst
 
 
 @sync
@@ -218,3 +259,194 @@ def test_every_key_binding_is_in_the_command_palette() -> None:
     # the map's own keys are in the palette under the app's names (cursor/pan/drop are keys only)
     assert {"zoom(-1)", "zoom(1)", "fit", "colour"} <= map_actions
     assert {"map_zoom(-1)", "map_zoom(1)", "map_fit", "map_colour"} <= palette
+
+
+# ------------------------------------------------------------------------------ with the design
+def independent_summary(app: DCLayoutApp) -> dict[str, Any]:
+    """The summary of design.run on the site as the editor holds it, computed outside the UI."""
+    assert app.editor is not None
+    return design.run(app.editor.inputs).summary()
+
+
+@sync
+async def test_figures_on_screen_follow_each_edit(superpod: Path) -> None:
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        assert app.result is not None and app.editor is not None
+        s = app.result.summary
+        assert s == design.run(load_site(superpod)).summary()
+        servers = 1024 // 8
+        assert s["racks"]["by_template"]["dgx-h100-x4"] * 4 == servers
+        assert f"{s['gpus']:,} GPUs" in shown(app, "#status")
+        # the hall's IT figure against its 1.5 MW limit, as the budgets tab shows it
+        it_mw = s["halls"]["B1/H1"]["it_mw"]
+        assert f"{it_mw:,.2f} MW" in shown(app, "#budgets-view") and "1.50 MW" in shown(app, "#budgets-view")
+        rack_rows = app.query_one("#bom-table", DataTable).row_count
+        assert rack_rows == len(app.result.bom) > 0
+
+        # 30 kW per rack: 4 x DGX H100 (~41 kW) no longer fit; 2 per rack, twice the racks (seed 002)
+        await pilot.press("k", *"30", "enter")
+        await designed(pilot)
+        s = app.result.summary
+        assert s["racks"]["by_template"].get("dgx-h100-x4", 0) == 0
+        assert s["racks"]["by_template"]["dgx-h100-x2"] * 2 == servers
+        assert s == independent_summary(app)
+        assert f"{s['racks']['total']:,} racks" in shown(app, "#status")
+        await pilot.press("ctrl+z")
+        await designed(pilot)
+
+        # middle-of-rack: every GPU-to-leaf link is copper, no node-side optics
+        rail_optics = app.result.summary["node_optics"]
+        await pilot.press("d")
+        await designed(pilot)
+        s = app.result.summary
+        assert s["node_optics"] == 0 < rail_optics
+        links = app.result.design.cabling.links
+        gpu_leaf = links[links["kind"] == "gpu_leaf"]
+        assert set(gpu_leaf["media_class"].astype(str)) <= {"dac", "aec"}
+        assert s == independent_summary(app)
+        await pilot.press("d")
+        await designed(pilot)
+
+        # Cedar-7: one dual-port module per two GPU links, about half the node-side modules
+        await pilot.press("n")
+        await choose(pilot, "cedar7")
+        await designed(pilot)
+        s = app.result.summary
+        assert 0.45 * rail_optics <= s["node_optics"] <= 0.55 * rail_optics
+        assert s == independent_summary(app)
+
+        # a 128-port switch: 64 GPUs down per leaf, half the leaves of the 64-port QM9700
+        await pilot.press("w")
+        await choose(pilot, "sn5600")
+        await designed(pilot)
+        s = app.result.summary
+        assert s["switches"]["leaf"] == 1024 // 64
+        assert s == independent_summary(app)
+
+
+@sync
+async def test_user_rows_are_placed_where_the_cursor_put_them(superpod: Path) -> None:
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        hall_map = app.query_one(HallMap)
+        hall_map.goto(4.0, 23.0)  # a free strip along the north wall
+        x, y = hall_map.cursor_m  # type: ignore[misc]
+        await pilot.press("a", "enter", "6", "enter")
+        await designed(pilot)
+        assert app.result is not None and app.editor is not None
+        racks = app.result.design.placement.racks
+        user = racks[racks["user_row"]]
+        assert len(user) == 6 and set(user["template"]) == {"dgx-h100-x4"}
+        ox, oy = math.floor(x * 10) / 10, math.floor(y * 10) / 10
+        # racks of a [[row]] along x: side by side from the origin, 0.6 m apart, 1.2 m deep
+        assert np.allclose(np.sort(user["x_m"].to_numpy()), ox + 0.3 + 0.6 * np.arange(6))
+        assert np.allclose(user["y_m"].to_numpy(), oy + 0.6)
+        assert app.result.summary == independent_summary(app)
+        # the tree lists the user row, and the map shows racks there
+        assert any(
+            "user" in str(n.label) for n in app.query_one("#tree").root.children[0].children[0].children
+        )
+        assert hall_map.rack_at_cursor in set(user.index)
+        # move it one cell to the east
+        await pilot.press("m", "right", "enter")
+        await designed(pilot)
+        grid = hall_map.grid
+        assert grid is not None
+        racks = app.result.design.placement.racks
+        moved = racks[racks["user_row"]]
+        assert np.allclose(
+            np.sort(moved["x_m"].to_numpy()), np.sort(user["x_m"].to_numpy()) + grid.m_per_col, atol=1e-3
+        )
+        # save: the file has the row and every comment, and a backup of the original
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    saved = tomllib.loads(superpod.read_text())
+    assert saved["row"][0]["racks"] == 6 and saved["row"][0]["hall"] == "B1/H1"
+    original = (ROOT / "sites" / "superpod-4su.toml").read_text()
+    assert comment_lines(superpod.read_text()) == comment_lines(original)
+    assert (superpod.parent / "superpod-4su.toml.bak").read_text() == original
+
+
+@sync
+async def test_violations_are_listed_and_jump_to_the_map(superpod: Path) -> None:
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        assert app.result is not None and not app.result.design.violations
+        await pilot.press("k", *"15", "enter")  # even 2 x DGX H100 (~20 kW) are over 15 kW
+        await designed(pilot)
+        violations = app.result.design.violations
+        kinds = {v.kind for v in violations}
+        assert "rack_kw" in kinds
+        table = app.query_one("#violations-table", DataTable)
+        assert table.row_count == len(violations)
+        v = next(v for v in violations if v.kind == "rack_kw")
+        await pilot.press("3")
+        table.focus()
+        table.move_cursor(row=violations.index(v))
+        await pilot.press("enter")
+        await pilot.pause()
+        hall_map = app.query_one(HallMap)
+        assert hall_map.has_focus
+        racks = app.result.design.placement.racks
+        assert racks["rack_id"].iat[hall_map.rack_at_cursor] == v.where
+        # the inspector shows that rack, its kW against the 15 kW limit
+        kw = float(app.result.design.power.rack_kw[hall_map.rack_at_cursor])
+        text = shown(app, "#inspector-body", 60)
+        assert f"Rack {v.where}" in text and f"{kw:,.1f}/15.0 kW" in text
+
+
+@sync
+async def test_inspector_lists_the_devices_and_links_of_a_rack(superpod: Path) -> None:
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        assert app.result is not None
+        d = app.result.design
+        racks = d.placement.racks
+        leaf = int(np.flatnonzero(racks["template"].to_numpy() == "net-leaf")[0])
+        app.query_one(HallMap).goto(float(racks["x_m"].iat[leaf]), float(racks["y_m"].iat[leaf]))
+        await pilot.pause()
+        assert app.query_one(HallMap).rack_at_cursor == leaf
+        text = shown(app, "#inspector-body", 200)
+        devices = d.fabric.devices.iloc[np.flatnonzero(d.placement.device_rack == leaf)]
+        n_links = int(((app.result.link_rack_a == leaf) | (app.result.link_rack_b == leaf)).sum())
+        assert f"Rack {racks['rack_id'].iat[leaf]}" in text
+        assert f"{len(devices)} leaf qm9700" in text
+        assert f"links    {n_links:,}:" in text
+
+
+@sync
+async def test_cabling_tab_lists_media_and_the_longest_link(superpod: Path) -> None:
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        assert app.result is not None
+        text = shown(app, "#cabling-view", 160)
+        s = app.result.summary
+        for cls, n in s["media"].items():
+            if n:
+                assert f"{cls}" in text and f"{n:,}" in text
+        longest = float(np.nanmax(app.result.link_length_m))
+        assert f"{longest:,.1f}" in text
+
+
+@sync
+async def test_exports_csv_from_the_ui(
+    superpod: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        await pilot.press("e")
+        assert isinstance(app.screen, ChoiceScreen)
+        await choose(pilot, "csv")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    bom = (tmp_path / "outputs" / "superpod-4su" / "superpod-4su-bom.csv").read_text()
+    assert bom.splitlines()[0].startswith("category,item,part_id,qty")
+    assert (tmp_path / "outputs" / "superpod-4su" / "superpod-4su-links.csv").exists()

@@ -1,7 +1,9 @@
-"""The inspector: what is under the map cursor, and the hall it is in."""
+"""The inspector: what is under the map cursor (a rack with its devices, links and media; a user row, a
+column or a keep-out), and the hall it is in."""
 
 from __future__ import annotations
 
+import numpy as np
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -12,6 +14,9 @@ from textual.widgets import Static
 
 from layout.load import Inputs
 from layout.tui.floor import HallFloor
+from layout.tui.results import Result
+
+DEVICES_LISTED = 8
 
 
 def kv_table(rows: list[tuple[str, RenderableType]]) -> Table:
@@ -23,15 +28,27 @@ def kv_table(rows: list[tuple[str, RenderableType]]) -> Table:
     return t
 
 
+def use_colour(frac: float) -> str:
+    return (
+        "green" if frac < 0.7 else "yellow" if frac < 0.9 else "dark_orange" if frac <= 1.0 + 1e-9 else "red"
+    )
+
+
 def bar(value: float, limit: float, width: int = 12) -> Text:
-    """A bar of value against limit, red when over."""
+    """A bar of value against limit: green, yellow, orange, red over the limit."""
     frac = value / limit if limit > 0 else 0.0
     filled = min(width, round(min(frac, 1.0) * width))
-    colour = "green" if frac < 0.7 else "yellow" if frac < 0.9 else "dark_orange" if frac <= 1.0 else "red"
-    return Text("█" * filled, style=colour).append("░" * (width - filled), style="grey35")
+    return Text("█" * filled, style=use_colour(frac)).append("░" * (width - filled), style="grey35")
 
 
-def hall_section(inputs: Inputs, key: str) -> RenderableType:
+def against(value: float, limit: float, unit: str, digits: int = 1, bar_width: int = 6) -> Text:
+    """``41.2/45.0 kW`` followed by a short bar."""
+    frac = value / limit if limit > 0 else 0.0
+    t = Text(f"{value:,.{digits}f}/{limit:,.{digits}f} {unit} ", style=use_colour(frac))
+    return t.append_text(bar(value, limit, bar_width)) if bar_width else t
+
+
+def hall_section(inputs: Inputs, key: str, result: Result | None) -> RenderableType:
     b_id, h_id = key.split("/")
     b = next(b for b in inputs.site.building if b.id == b_id)
     h = next(h for h in b.hall if h.id == h_id)
@@ -41,9 +58,66 @@ def hall_section(inputs: Inputs, key: str) -> RenderableType:
         ("floor", f"{h.floor_load_kg_m2:g} kg/m²"),
         ("rows", f"along {h.row_axis}, ≤ {h.max_row_racks} racks"),
     ]
-    if h.it_mw:
+    if result is not None:
+        d = result.design
+        hall_row = d.power.halls.loc[d.power.halls["hall"] == key]
+        if len(hall_row):
+            it_mw = float(hall_row["it_kw"].to_numpy(float)[0]) / 1000.0
+            rows.append(("racks", f"{int(hall_row['racks'].to_numpy()[0]):,}"))
+            rows.append(("IT", against(it_mw, h.it_mw, "MW", 2) if h.it_mw else Text(f"{it_mw:,.2f} MW")))
+        gpu = d.placement.gpu_rack.get(key)
+        if gpu is not None:
+            rows.append(("GPU rack", f"{gpu.template}, {gpu.servers} servers, ~{gpu.est_kw:.1f} kW"))
+    elif h.it_mw:
         rows.append(("IT limit", f"{h.it_mw:g} MW"))
     return Group(Text(f"Hall {key}", style="bold"), kv_table(rows))
+
+
+def rack_section(result: Result, rack_no: int, hall_floor_kg_m2: float) -> RenderableType:
+    """A rack: template, kW against the limit, floor load, its devices, its links by kind and medium."""
+    d = result.design
+    r = d.placement.racks.iloc[rack_no]
+    tpl = d.inputs.templates[str(r["template"])]
+    kw, limit = float(d.power.rack_kw[rack_no]), float(d.power.rack_limit_kw[rack_no])
+    rows: list[tuple[str, RenderableType]] = [
+        ("template", f"{tpl.id} — {tpl.name}"),
+        ("kind", f"{r['kind']}" + (", user row" if bool(r["user_row"]) else "")),
+        ("power", against(kw, limit, "kW")),
+        ("floor", against(float(d.power.rack_floor_kg_m2[rack_no]), hall_floor_kg_m2, "kg/m²", 0, 0)),
+        ("position", f"({float(r['x_m']):.1f}, {float(r['y_m']):.1f}) m, {float(r['rotation_deg']):g}°"),
+    ]
+    dev_idx = np.flatnonzero(d.placement.device_rack == rack_no)
+    devices = d.fabric.devices.iloc[dev_idx]
+    if len(devices):
+        ru = d.placement.device_ru[dev_idx]
+        counts = devices.groupby(["role", "model"], sort=True).size().reset_index(name="n")
+        listing = zip(counts["n"].tolist(), counts["role"].tolist(), counts["model"].tolist(), strict=True)
+        rows.append(("devices", ", ".join(f"{n} {role} {model}" for n, role, model in listing)))
+        order = np.argsort(-ru, kind="stable")[:DEVICES_LISTED]
+        listed = [f"U{int(ru[i]):>2} {devices['device_id'].iat[i]}" for i in order]
+        if len(devices) > DEVICES_LISTED:
+            listed.append(f"… {len(devices) - DEVICES_LISTED} more")
+        rows.append(("", "\n".join(listed)))
+    mask = (result.link_rack_a == rack_no) | (result.link_rack_b == rack_no)
+    n_links = int(mask.sum())
+    if n_links:
+        links = d.cabling.links.loc[mask, ["kind", "media_class", "route", "status"]]
+        by_kind = links["kind"].value_counts(sort=False)
+        rows.append(
+            ("links", f"{n_links:,}: " + ", ".join(f"{int(n):,} {k}" for k, n in by_kind.items() if n))
+        )
+        by_media = links["media_class"].astype(str).replace("", "none").value_counts()
+        rows.append(("media", ", ".join(f"{int(n):,} {k}" for k, n in sorted(by_media.items()))))
+        longest = (
+            float(np.nanmax(result.link_length_m[mask]))
+            if np.isfinite(result.link_length_m[mask]).any()
+            else 0.0
+        )
+        rows.append(("longest", f"{longest:.1f} m"))
+        bad = int((links["status"].astype(str) != "ok").sum())
+        if bad:
+            rows.append(("problems", Text(f"{bad:,} links without a route or medium", style="red")))
+    return Group(Text(f"Rack {r['rack_id']}", style="bold"), kv_table(rows))
 
 
 def point_section(floor: HallFloor, x: float, y: float) -> RenderableType:
@@ -61,17 +135,40 @@ def point_section(floor: HallFloor, x: float, y: float) -> RenderableType:
     return kv_table(rows)
 
 
+def row_section(result: Result, rack_no: int) -> RenderableType:
+    d = result.design
+    row_id = str(d.placement.racks["row"].iat[rack_no])
+    pr = d.power.rows.loc[d.power.rows["row"] == row_id]
+    if not len(pr):
+        return Text("")
+    racks, kw = int(pr["racks"].to_numpy()[0]), float(pr["it_kw"].to_numpy(float)[0])
+    return kv_table([("row", f"{row_id}: {racks} racks, {kw:,.0f} kW")])
+
+
 class Inspector(VerticalScroll):
-    """Shows the selection: the rack (template, kW against the limit, devices, links and media), the
-    user row, column or keep-out under the cursor, and the hall."""
+    """Shows the selection under the map cursor and the hall it is in."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="inspector-body")
 
-    def show(self, inputs: Inputs, floor: HallFloor, where: tuple[float, float] | None, rack: int) -> None:
+    def show(
+        self,
+        inputs: Inputs,
+        floor: HallFloor,
+        where: tuple[float, float] | None,
+        rack_no: int,
+        result: Result | None,
+        stale: bool = False,
+    ) -> None:
         parts: list[RenderableType] = []
+        if stale:
+            parts.append(Text("designing… figures are from before the last edit", style="italic yellow"))
+        if result is not None and rack_no >= 0:
+            hall_rating = next(
+                h.floor_load_kg_m2 for b, h in inputs.site.halls() if f"{b.id}/{h.id}" == floor.key
+            )
+            parts += [rack_section(result, rack_no, hall_rating), row_section(result, rack_no), Text("")]
         if where is not None:
-            parts.append(point_section(floor, *where))
-            parts.append(Text(""))
-        parts.append(hall_section(inputs, floor.key))
+            parts += [point_section(floor, *where), Text("")]
+        parts.append(hall_section(inputs, floor.key, result))
         self.query_one("#inspector-body", Static).update(Group(*parts))

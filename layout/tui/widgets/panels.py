@@ -1,0 +1,168 @@
+"""The tabs beside the map, as Rich renderables built from a design result: the site's budgets as bars,
+the cabling (media mix, transceivers, longest links, fullest trays) and the BOM totals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from rich.console import Group, RenderableType
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from rich.text import Text
+
+from layout.tui.results import Result
+from layout.tui.widgets.inspector import use_colour
+
+LONGEST_LINKS = 15
+FULLEST_TRAYS = 8
+
+
+def _budget_table(title: str) -> Table:
+    t = Table(title=title, title_justify="left", title_style="bold", box=None, padding=(0, 1), expand=True)
+    t.add_column("where", ratio=2, overflow="fold")
+    t.add_column("figure", justify="right", no_wrap=True)
+    t.add_column("limit", justify="right", no_wrap=True)
+    t.add_column("use", justify="right", no_wrap=True)
+    t.add_column("", ratio=3, min_width=4)
+    return t
+
+
+def _budget_row(t: Table, where: str, value: float, limit: float | None, unit: str, digits: int = 2) -> None:
+    if limit:
+        frac = value / limit
+        colour = use_colour(frac)
+        t.add_row(
+            where,
+            Text(f"{value:,.{digits}f} {unit}", style=colour),
+            f"{limit:,.{digits}f} {unit}",
+            Text(f"{frac:.0%}", style=colour),
+            ProgressBar(total=1.0, completed=min(frac, 1.0), complete_style=colour, finished_style=colour),
+        )
+    else:
+        t.add_row(where, f"{value:,.{digits}f} {unit}", "-", "", Text("no limit set", style="dim"))
+
+
+def _limit(v: Any) -> float | None:
+    """A limit from a table cell: None or NaN mean no limit."""
+    return None if v is None or pd.isna(v) else float(v)
+
+
+def budgets(result: Result) -> RenderableType:
+    d = result.design
+    p = d.power
+    site = d.inputs.site
+    top = _budget_table("Site")
+    _budget_row(top, "facility (IT × PUE)", p.facility_mw, p.utility_mw, "MW")
+    _budget_row(top, "IT", p.it_mw, None, "MW")
+    limits = np.asarray(p.rack_limit_kw, float)
+    worst = int(np.argmax(p.rack_kw / np.where(limits > 0, limits, 1.0))) if len(p.rack_kw) else -1
+    if worst >= 0:
+        rack_id = str(d.placement.racks["rack_id"].iat[worst])
+        _budget_row(top, f"hottest rack {rack_id}", float(p.rack_kw[worst]), float(limits[worst]), "kW", 1)
+    bld = _budget_table("Buildings (IT)")
+    for r in p.buildings.to_dict("records"):
+        _budget_row(
+            bld, f"{r['building']} · {r['racks']:,} racks", r["it_kw"] / 1000.0, _limit(r["limit_mw"]), "MW"
+        )
+    halls = _budget_table("Halls (IT)")
+    for r in p.halls.to_dict("records"):
+        _budget_row(
+            halls, f"{r['hall']} · {r['racks']:,} racks", r["it_kw"] / 1000.0, _limit(r["limit_mw"]), "MW"
+        )
+    energy = Text.assemble(
+        ("Energy ", "bold"),
+        f"{p.annual_twh:,.3f} TWh/yr at PUE {site.site.pue:g}, ",
+        f"${p.annual_cost_usd / 1e6:,.1f} M/yr at ${site.site.electricity_usd_per_kwh:g}/kWh",
+    )
+    cost = Text.assemble(
+        ("Cost ", "bold"),
+        f"${result.cost['total'] / 1e6:,.1f} M in total, ${result.cost['network'] / 1e6:,.1f} M of it network",
+    )
+    return Group(top, Text(""), bld, Text(""), halls, Text(""), energy, cost)
+
+
+def cabling(result: Result) -> RenderableType:
+    d = result.design
+    links = d.cabling.links
+    s = result.summary
+    mix = Table(title="Media mix", title_justify="left", title_style="bold", box=None, padding=(0, 1))
+    for col, just in (
+        ("medium", "left"),
+        ("links", "right"),
+        ("share", "right"),
+        ("cable km", "right"),
+        ("longest m", "right"),
+    ):
+        mix.add_column(col, justify=just, no_wrap=True)  # type: ignore[arg-type]
+    total = max(len(links), 1)
+    grouped = links.groupby("media_class", sort=False, observed=True)["stock_length_m"]
+    km = grouped.sum() / 1000.0
+    longest = links.groupby("media_class", sort=False, observed=True)["length_m"].max()
+    for cls, n in s["media"].items():
+        if n:
+            mix.add_row(
+                cls,
+                f"{n:,}",
+                f"{n / total:.1%}",
+                f"{float(km.get(cls, 0.0)):,.1f}",
+                f"{float(longest.get(cls, 0.0)):,.1f}",
+            )
+    unrouted = int((links["status"].astype(str) != "ok").sum())
+    lines = [
+        Text(
+            f"{len(links):,} links, {s['cable_length_m']['total'] / 1000:,.1f} km of cable, "
+            f"{s['node_optics']:,} node-side optics, {sum(s['tray_m'].values()):,.0f} m of tray"
+        ),
+    ]
+    if unrouted:
+        lines.append(Text(f"{unrouted:,} links without a route or medium (see Violations)", style="red"))
+    tx = Table(title="Transceivers", title_justify="left", title_style="bold", box=None, padding=(0, 1))
+    tx.add_column("medium")
+    tx.add_column("modules", justify="right")
+    for media, n in s["transceivers"].items():
+        tx.add_row(media, f"{n:,}")
+    return Group(mix, *lines, Text(""), tx, Text(""), longest_links(result), Text(""), fullest_trays(result))
+
+
+def longest_links(result: Result) -> Table:
+    d = result.design
+    links = d.cabling.links
+    racks = d.placement.racks["rack_id"].to_numpy()
+    dev = d.fabric.devices["device_id"].to_numpy()
+    end_a, end_b = links["a"].to_numpy(), links["b"].to_numpy()
+    kind, media = links["kind"].astype(str).to_numpy(), links["media"].astype(str).to_numpy()
+    order = np.argsort(-np.nan_to_num(result.link_length_m, nan=-1.0), kind="stable")[:LONGEST_LINKS]
+    t = Table(title="Longest links", title_justify="left", title_style="bold", box=None, padding=(0, 1))
+    for col in ("kind", "from", "to", "length m", "medium"):
+        t.add_column(col, justify="right" if col == "length m" else "left", no_wrap=True)
+    for i in order:
+        ra, rb = int(result.link_rack_a[i]), int(result.link_rack_b[i])
+        a = f"{dev[end_a[i]]} @ {racks[ra] if ra >= 0 else '-'}"
+        b = f"{dev[end_b[i]]} @ {racks[rb] if rb >= 0 else '-'}"
+        t.add_row(kind[i], a, b, f"{result.link_length_m[i]:,.1f}", media[i] or "none")
+    return t
+
+
+def fullest_trays(result: Result) -> Table:
+    fill = result.design.cabling.edge_fill
+    t = Table(
+        title="Fullest tray segments", title_justify="left", title_style="bold", box=None, padding=(0, 1)
+    )
+    for col in ("where", "kind", "cables", "fill"):
+        t.add_column(col, justify="right" if col in ("cables", "fill") else "left", no_wrap=True)
+    if not len(fill):
+        return t
+    limit = result.design.cabling.trays.edges["fill_limit"].to_numpy(float)
+    share = fill["fill"].to_numpy(float)
+    where, kind, cables = (fill[c].astype(str).to_numpy() for c in ("where", "kind", "cables"))
+    for i in np.argsort(-share, kind="stable")[:FULLEST_TRAYS]:
+        f = float(share[i])
+        t.add_row(
+            where[i],
+            kind[i],
+            f"{int(cables[i]):,}",
+            Text(f"{f:.0%} of {limit[i]:.0%}", style=use_colour(f / limit[i] if limit[i] else 0.0)),
+        )
+    return t
