@@ -12,6 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import pandas as pd
+
+from layout import bom as bom_mod
 from layout import fabric as fabric_mod
 from layout import media as media_mod
 from layout import place as place_mod
@@ -23,7 +26,7 @@ from layout.place import Placement
 from layout.power import PowerReport
 from layout.violations import Violation
 
-STAGES = ("fabric", "place", "cable", "power")
+STAGES = ("fabric", "place", "cable", "power", "bom")
 
 Progress = Callable[[str], None]
 
@@ -37,6 +40,8 @@ class Design:
     placement: Placement
     cabling: Cabling
     power: PowerReport
+    bom: pd.DataFrame
+    reliability: dict[str, Any]
     violations: tuple[Violation, ...]
 
     def summary(self) -> dict[str, Any]:
@@ -67,8 +72,8 @@ class Design:
             "links": fab["links"],
             **self.cabling.summary(),
             "power": self.power.summary(),
-            "reliability": {"time_to_first_failure_min": fab["reliability"]["time_to_first_failure_min"]},
-            "cost_usd": {"total": 0.0},
+            "reliability": self.reliability,
+            "cost_usd": bom_mod.totals(self.bom),
             "violations": [v.to_dict() for v in self.violations],
         }
 
@@ -91,7 +96,17 @@ def run(inputs: Inputs, progress: Progress | None = None) -> Design:
     cabling = media_mod.cable(inputs, fabric, placement)
     step("power")
     power = power_mod.check(inputs, fabric, placement, link_optical=cabling.link_optical)
+    step("bom")
+    bom = bom_mod.build(inputs, fabric, placement, cabling)
+    reliability = bom_mod.design_reliability(inputs, fabric, cabling)
     violations = tuple(placement.violations) + tuple(cabling.violations) + tuple(power.violations)
     return Design(
-        inputs=inputs, fabric=fabric, placement=placement, cabling=cabling, power=power, violations=violations
+        inputs=inputs,
+        fabric=fabric,
+        placement=placement,
+        cabling=cabling,
+        power=power,
+        bom=bom,
+        reliability=reliability,
+        violations=violations,
     )

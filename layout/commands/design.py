@@ -1,5 +1,6 @@
-"""`dclayout design SITE [--out DIR] [--strict] [--svg/--no-svg]`: run the whole pipeline on a site and
-write ``DIR/summary.json`` and one SVG floor plan per hall (default DIR: ``outputs/<site file stem>/``).
+"""`dclayout design SITE [--out DIR] [--strict] [--svg/--no-svg] [--dxf] [--pdf] [--csv] [--xlsx]`: run the
+whole pipeline on a site and write ``DIR/summary.json``, one SVG floor plan per hall, and the exports asked
+for (default DIR: ``outputs/<site file stem>/``; file names from the site file's stem).
 
 Exit codes (DESIGN.md): 0 done (violations are reported), 1 violations under ``--strict``, 2 bad input,
 3 an export failed (nothing half-written is left behind).
@@ -26,6 +27,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--svg", action=argparse.BooleanOptionalAction, default=True, help="write one SVG floor plan per hall"
     )
+    p.add_argument("--dxf", action="store_true", help="write STEM.dxf (millimetres, one layout per hall)")
+    p.add_argument("--pdf", action="store_true", help="write STEM.pdf, the design report with the BOM")
+    p.add_argument("--csv", action="store_true", help="write STEM-bom.csv and STEM-links.csv")
+    p.add_argument("--xlsx", action="store_true", help="write STEM.xlsx (BOM, racks, links, summary)")
     p.add_argument(
         "--templates",
         default=None,
@@ -106,11 +111,41 @@ def run(args: argparse.Namespace) -> int:
             from layout.export.svg import write_svgs
 
             written += write_svgs(design, out_dir, inputs.stem)
-    except OSError as e:
-        print(f"{args.site}: export failed: {e}", file=sys.stderr)
+        written += _exports(args, design, out_dir, summary)
+    except Exception as e:  # noqa: BLE001 - any exporter failure is exit 3, never a traceback
+        print(f"{args.site}: export failed: {type(e).__name__}: {e}", file=sys.stderr)
         return EXIT_EXPORT_FAILED
     _print_summary(args.site, summary, written, time.monotonic() - started)
     return EXIT_VIOLATIONS if args.strict and design.violations else EXIT_OK
+
+
+def _exports(args: argparse.Namespace, design: Any, out_dir: Any, summary: dict[str, Any]) -> list[Any]:
+    """The optional exports; each writer is atomic, so a failure leaves no half-written file."""
+    stem = design.inputs.stem
+    written: list[Any] = []
+    if args.dxf:
+        from layout.export.dxf import write_dxf
+
+        written.append(write_dxf(design, out_dir / f"{stem}.dxf"))
+    if args.pdf:
+        from layout.export.pdf import write_pdf
+
+        written.append(write_pdf(design, out_dir / f"{stem}.pdf"))
+    if args.csv or args.xlsx:
+        from layout.export import tables
+
+        written += tables.write_design_tables(
+            out_dir,
+            stem,
+            bom=design.bom,
+            racks=design.placement.racks,
+            links=tables.links_table(design.fabric, design.placement, design.cabling),
+            summary=summary,
+            date=design.inputs.site.site.date,
+            csv=args.csv,
+            xlsx=args.xlsx,
+        )
+    return written
 
 
 def _print_summary(site: str, s: dict[str, Any], written: list[Any], seconds: float) -> None:
