@@ -95,7 +95,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer("E-TRAY", 31, "Continuous", 0.25, "Overhead cable trays, drawn at tray width", transparency=0.6),
     Layer("E-TRAY-RISR", 30, "Continuous", 0.25, "Tray risers"),
     Layer("E-TRAY-DUCT", 31, "DASHED", 0.50, "Campus ducts between buildings", transparency=0.6),
-    Layer("E-TRAY-IDEN", 30, "Continuous", 0.18, "Tray labels: cables and fill per segment"),
+    Layer("E-TRAY-IDEN", 30, "Continuous", 0.18, "Tray labels: cables per medium and fill per segment"),
     Layer("E-CABL-DAC", 16, "Continuous", 0.25, "Cable bundles: passive copper DAC"),
     Layer("E-CABL-AEC", 32, "Continuous", 0.25, "Cable bundles: active electrical cables"),
     Layer("E-CABL-MMF", 130, "Continuous", 0.25, "Cable bundles: multimode fibre"),
@@ -136,6 +136,7 @@ MEDIA_LAYER = {
     "coherent": "E-CABL-COHR",
     "utp": "E-CABL-UTP",
 }
+MEDIA_TAG = {m: layer.rsplit("-", 1)[1] for m, layer in MEDIA_LAYER.items()}  # DAC, ..., COHR, UTP
 # Layers that only make sense at one of the two kinds of sheet: frozen in the other's viewports.
 HALL_ONLY_LAYERS = ("E-RACK-IDEN", "E-TRAY-IDEN", "G-ANNO-DIMS", "G-ANNO-TEXT", "E-POWR")
 OVERVIEW_ONLY_LAYERS = ("G-ANNO-OVER",)
@@ -316,6 +317,7 @@ def scene_from_parts(
 FRAME = (20.0, 10.0, 831.0, 584.0)
 SIDE_X = FRAME[2] - 180.0
 VIEW_BOX = (FRAME[0] + 5.0, FRAME[1] + 14.0, SIDE_X - 5.0, FRAME[3] - 5.0)
+PLOT_FLAGS = 32 | 128 | 512  # PLOTSETTINGS 70: plot plot styles, print lineweights, viewports first
 VIEW_MARGIN_MM = 12.0  # paper kept free around the drawn area for dimensions and labels
 
 
@@ -1046,7 +1048,7 @@ def _draw_trays(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) ->
             if cables[i] > 0:
                 _text(
                     msp,
-                    f"RISER {cables[i]}",
+                    f"RISER {_cable_text(cables[i], {m: counts[m][i] for m in media})}",
                     (p[0] + 400.0, p[1] + 400.0),
                     1.8 * sc,
                     "E-TRAY-IDEN",
@@ -1069,22 +1071,29 @@ def _draw_trays(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) ->
             )
             pl.set_xdata(APPID, [(1000, m), (1071, n)])
             offset += lw
-        if cables[i] > 0:
-            label = f"{cables[i]} | {fill[i] * 100:.0f}%"
-            h = min(1.8 * sc, length / (0.9 * len(label) + 1.0))
-            # campus ducts are labelled at site scale, on the overview layer (frozen on hall sheets)
-            label_layer = "G-ANNO-OVER" if kinds[i] == "duct" else "E-TRAY-IDEN"
-            gap = width[i] / 2.0 + 0.8 * h
-            mx, my = (p[0] + q[0]) / 2 + side_x[i] * gap, (p[1] + q[1]) / 2 + side_y[i] * gap
-            _text(
-                msp,
-                label,
-                (mx, my),
-                h,
-                label_layer,
-                TextEntityAlignment.MIDDLE_CENTER,
-                _upright(math.degrees(math.atan2(dy, dx))),
-            )
+        label = f"{_cable_text(cables[i], {m: counts[m][i] for m in media})} | {fill[i] * 100:.0f}%"
+        h = min(1.8 * sc, length / (0.9 * len(label) + 1.0))
+        # campus ducts are labelled at site scale, on the overview layer (frozen on hall sheets)
+        label_layer = "G-ANNO-OVER" if kinds[i] == "duct" else "E-TRAY-IDEN"
+        gap = width[i] / 2.0 + 0.8 * h
+        mx, my = (p[0] + q[0]) / 2 + side_x[i] * gap, (p[1] + q[1]) / 2 + side_y[i] * gap
+        _text(
+            msp,
+            label,
+            (mx, my),
+            h,
+            label_layer,
+            TextEntityAlignment.MIDDLE_CENTER,
+            _upright(math.degrees(math.atan2(dy, dx))),
+        )
+
+
+def _cable_text(total: int, by_class: Mapping[str, int]) -> str:
+    """412 MMF, or 412: 400 MMF + 12 SMF when several media share the segment; 0 when it is empty."""
+    parts = [f"{n} {MEDIA_TAG[m]}" for m, n in by_class.items() if n > 0]
+    if len(parts) == 1:
+        return parts[0]
+    return f"{total}: " + " + ".join(parts) if parts else str(total)
 
 
 class _Places:
@@ -1208,7 +1217,9 @@ def _sheet(
     blocks: Mapping[str, str],
 ) -> None:
     layout.page_setup(size=PAPER_A1_MM, margins=(0, 0, 0, 0), units="mm", scale=(1, 1), name="ISO_A1")
-    layout.dxf_layout.dxf.plot_layout_flags = 0  # plot with lineweights, layout area
+    # plot the layout area at 1:1 with lineweights and plot styles, viewports first (notes on top)
+    layout.dxf_layout.dxf.plot_layout_flags = PLOT_FLAGS
+    layout.set_plot_type(5)
     fx0, fy0, fx1, fy1 = FRAME
     ttl = {"layer": "G-TTLB"}
     layout.add_lwpolyline([(fx0, fy0), (fx1, fy0), (fx1, fy1), (fx0, fy1)], close=True, dxfattribs=ttl)

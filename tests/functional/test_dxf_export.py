@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -134,3 +135,19 @@ def test_librecad_renders_a_non_empty_pdf(stem: str, drawings: dict[str, Path], 
     assert len(reader.pages) == 1
     content = reader.pages[0].get_contents()
     assert content is not None and len(content.get_data()) > 20_000  # thousands of drawn paths
+
+
+def test_bytes_do_not_depend_on_the_process(tmp_path: Path) -> None:
+    """Two fresh interpreters with different hash seeds write the same file (no set-order leaks)."""
+    code = (
+        "import sys; from layout.load import load_site; from layout import design; from layout.export import dxf; "
+        "dxf.write_dxf(design.run(load_site(sys.argv[1])), sys.argv[2])"
+    )
+    outs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"gb200-{seed}.dxf"
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run([sys.executable, "-c", code, str(ROOT / "sites" / "gb200-hall.toml"), str(out)],
+                       cwd=ROOT, env=env, check=True, timeout=300)  # fmt: skip
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]

@@ -338,8 +338,14 @@ def test_trays_are_wide_polylines_with_one_bundle_per_medium(doc: Any) -> None:
 
 def test_loaded_segments_are_labelled_with_count_and_fill(doc: Any) -> None:
     labels = sorted(t.dxf.text for t in msp_query(doc, "TEXT[layer=='E-TRAY-IDEN']"))
-    # (4 x 69.4 + 10 x 7.07 mm2) / (600 x 100 mm2) = 0.58 %
-    assert labels == ["14 | 1%", "RISER 14"]
+    # (4 x 69.4 + 10 x 7.07 mm2) / (600 x 100 mm2) = 0.58 %; the empty cross tray is labelled too
+    assert labels == ["0 | 0%", "14: 4 DAC + 10 MMF | 1%", "RISER 14: 4 DAC + 10 MMF"]
+
+
+def test_cable_text_names_the_media() -> None:
+    assert dxf._cable_text(412, {"dac": 0, "mmf": 412}) == "412 MMF"
+    assert dxf._cable_text(13, {"smf": 12, "utp": 1}) == "13: 12 SMF + 1 UTP"
+    assert dxf._cable_text(0, {"dac": 0}) == "0"
 
 
 # -------------------------------------------------------------------------------------- violations
@@ -383,7 +389,10 @@ def test_one_sheet_per_hall_plus_the_site_on_a1(doc: Any) -> None:
     assert names == ["Model", "00 SITE", "B1-H1"]
     for name, kind in (("00 SITE", "site"), ("B1-H1", "hall")):
         layout = doc.paperspace(name)
-        assert (layout.dxf_layout.dxf.paper_width, layout.dxf_layout.dxf.paper_height) == dxf.PAPER_A1_MM
+        setup = layout.dxf_layout.dxf
+        assert (setup.paper_width, setup.paper_height) == dxf.PAPER_A1_MM
+        assert (setup.scale_numerator, setup.scale_denominator, setup.plot_type) == (1, 1, 5)
+        assert setup.plot_layout_flags & 128  # lineweights are plotted
         (vp,) = [v for v in layout.viewports() if v.dxf.id > 1]
         scale = vp.dxf.view_height / vp.dxf.height
         assert round(scale) in dxf.STANDARD_SCALES and scale == pytest.approx(round(scale))
