@@ -733,25 +733,27 @@ def _overview_label(msp: BaseLayout, text: str, at: tuple[float, float], height:
 
 
 def _clear_spot(
-    racks: pd.DataFrame, hall: str, box: tuple[float, float, float, float], height_m: float
+    racks: pd.DataFrame, hall: str, box: tuple[float, float, float, float]
 ) -> tuple[float, float]:
-    """Where a hall's overview name covers the fewest racks: the centre or one of eight spots around
-    it (a 3 x 3 grid over the hall, ties to the centre). Returns millimetres."""
+    """Where a hall's overview name sits: of the centre and eight spots around it (a 3 x 3 grid over the
+    hall), the one farthest from any rack (ties: nearest the centre). Returns millimetres."""
     x0, y0, x1, y1 = box
     mine = racks[racks["hall"] == hall] if not racks.empty else racks
     xs = mine["x_m"].to_numpy(float) if not mine.empty else np.zeros(0)
     ys = mine["y_m"].to_numpy(float) if not mine.empty else np.zeros(0)
-    half_w, half_h = 2.5 * height_m, 0.8 * height_m  # a short name like B1/H2, with its mask
-    best: tuple[int, float, float, float] | None = None
-    for fy in (0.5, 0.2, 0.8):
-        for fx in (0.5, 0.2, 0.8):
-            cx, cy = x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy
-            covered = int(((np.abs(xs - cx) < half_w + 0.6) & (np.abs(ys - cy) < half_h + 0.6)).sum())
-            key = (covered, abs(fx - 0.5) + abs(fy - 0.5), cx, cy)
-            if best is None or key[:2] < best[:2]:
-                best = key
-    assert best is not None
-    return (best[2] * MM_PER_M, best[3] * MM_PER_M)
+    spots = [(fx, fy) for fy in (0.5, 0.2, 0.8) for fx in (0.5, 0.2, 0.8)]
+
+    def clearance(fx: float, fy: float) -> float:
+        cx, cy = x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy
+        return float(np.hypot(xs - cx, ys - cy).min()) if len(xs) else math.inf
+
+    fx, fy = max(spots, key=lambda s: (round(clearance(*s), 1), -abs(s[0] - 0.5) - abs(s[1] - 0.5)))
+    return ((x0 + (x1 - x0) * fx) * MM_PER_M, (y0 + (y1 - y0) * fy) * MM_PER_M)
+
+
+def _fit_height(text: str, height: float, width: float) -> float:
+    """The text height, reduced so the text (about 0.8 x height per character) fits ``width``."""
+    return min(height, width / (0.8 * max(len(text), 1)))
 
 
 def _draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> None:
@@ -795,7 +797,7 @@ def _draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> 
                 "E-POWR",
                 right,
             )
-            _overview_label(msp, key, _clear_spot(scene.racks, key, box, over_h / MM_PER_M), over_h)
+            _overview_label(msp, key, _clear_spot(scene.racks, key, box), over_h)
             for c in h.columns:
                 name = _define_column_block(doc, c.size_m)
                 msp.add_blockref(
@@ -807,15 +809,14 @@ def _draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> 
                 hatch = msp.add_hatch(dxfattribs={"layer": "A-AREA-PATT"})
                 hatch.set_pattern_fill("ANSI31", scale=0.5 * sc)
                 hatch.paths.add_polyline_path(pts, is_closed=True)
-                kx0, ky0, kx1, ky1 = _bbox(k.polygon)
-                label = "KEEP-OUT" + (f": {k.reason.upper()}" if k.reason else "")
-                _text(
-                    msp,
-                    label,
-                    ((kx0 + kx1) / 2 * MM_PER_M, (ky0 + ky1) / 2 * MM_PER_M),
-                    2.5 * sc,
-                    "G-ANNO-TEXT",
-                )
+                kx0, ky0, kx1, ky1 = (v * MM_PER_M for v in _bbox(k.polygon))
+                cx, cy, kw = (kx0 + kx1) / 2, (ky0 + ky1) / 2, 0.9 * (kx1 - kx0)
+                for text, dy, align in (
+                    ("KEEP-OUT", 0.3 * sc, TextEntityAlignment.BOTTOM_CENTER),
+                    (k.reason.upper(), -0.3 * sc, TextEntityAlignment.TOP_CENTER),
+                ):
+                    if text:
+                        _text(msp, text, (cx, cy + dy), _fit_height(text, 2.5 * sc, kw), "G-ANNO-TEXT", align)
             _hall_dims(msp, doc, box, b.entry, sc)
     if scene.tray_edges is None:  # without cabling, draw the ducts' paths from the site file
         for d in site.duct:

@@ -279,7 +279,19 @@ def test_building_hall_columns_and_keepouts(doc: Any) -> None:
     assert (col.dxf.name, col.dxf.insert.x, col.dxf.insert.y) == ("S-COL-600X600", 9000, 5000)
     assert len(msp_query(doc, "LWPOLYLINE[layer=='A-AREA-KOUT']")) == 1
     assert len(msp_query(doc, "HATCH[layer=='A-AREA-PATT']")) == 1
-    assert any("ELECTRICAL ROOM" in t.dxf.text for t in msp_query(doc, "TEXT"))
+    notes = {t.dxf.text: t for t in msp_query(doc, "TEXT[layer=='G-ANNO-TEXT']")}
+    assert {"KEEP-OUT", "ELECTRICAL ROOM"} <= set(notes)
+    assert notes["ELECTRICAL ROOM"].dxf.height == 2.5 * 20  # 2.5 mm at the hall's 1:20 fits the 2 m
+    # at 1:200 it would not: 15 characters at 0.8 x height in 90 % of 2 m -> 1800 / 12 = 150 mm
+    assert dxf._fit_height("ELECTRICAL ROOM", 2.5 * 200, 1800.0) == pytest.approx(150.0)
+
+
+def test_hall_overview_name_sits_away_from_the_racks() -> None:
+    racks = placement().racks  # all in the lower left of the 10 x 6 m hall (x 1-3.6 m, y 1.5-3.9 m)
+    # the 3 x 3 spot farthest from any rack: (8, 1.2) m is 5.5 m from K03 of R01 at (2.5, 1.5)
+    # and from the leaf at (3.2, 3.9); (8, 4.8) m is only 4.9 m from the leaf
+    assert dxf._clear_spot(racks, "B1/H1", (0.0, 0.0, 10.0, 6.0)) == pytest.approx((8000.0, 1200.0))
+    assert dxf._clear_spot(racks.iloc[0:0], "B1/H1", (0.0, 0.0, 10.0, 6.0)) == (5000.0, 3000.0)
 
 
 def test_aisle_and_hall_dimensions_are_real_dimensions(doc: Any) -> None:
