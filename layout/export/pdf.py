@@ -116,6 +116,12 @@ def fmt_usd(x: float) -> str:
     return f"${x:,.0f}"
 
 
+def fmt_price(x: float) -> str:
+    """Dollars, with cents only when there are any (so BOM lines add up to their subtotals exactly)."""
+    cents = round(x * 100)
+    return f"${cents // 100:,}" if cents % 100 == 0 else f"${cents / 100:,.2f}"
+
+
 def fmt_pct(x: float, digits: int = 1) -> str:
     return f"{100.0 * x:.{digits}f} %"
 
@@ -1223,6 +1229,10 @@ def _short(key: str) -> str:
     return key.rsplit("/", 1)[-1]
 
 
+def _switches(design: Any) -> int:
+    return int((design.fabric.devices["role"] != "server").sum())
+
+
 def copper_share(summary: dict[str, Any]) -> float:
     """Links on copper (DAC or AEC) over all links with a medium."""
     media = summary["media"]
@@ -1268,6 +1278,9 @@ def _cover_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
             f"annual electricity at ${site.site.electricity_usd_per_kwh:g}/kWh",
             _money_short(pw["annual_cost_usd"]),
         ),
+        Kpi("capital cost (bill of materials)", _money_short(summary["cost_usd"]["total"])),
+        Kpi("switches (all networks)", fmt_int(_switches(design))),
+        Kpi("cable at stock lengths", f"{summary['cable_length_m']['total'] / 1000:,.1f} km"),
         Kpi("copper share of links (DAC + AEC)", fmt_pct(copper_share(summary))),
         Kpi("mean time to the first link failure", _minutes(ttff)),
         Kpi("design-rule violations", fmt_int(n_viol), alarm=n_viol > 0),
@@ -1766,18 +1779,143 @@ def _plan_trays(design: Any, hall: str) -> PlanTrays:
     return PlanTrays(np.column_stack([x[u], y[u], x[v], y[v]]), cab.edge_fill["over"].to_numpy(bool)[m])
 
 
-# ------------------------------------------------------------------------------------- reliability
-def _reliability_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
-    fab = design.fabric
-    ttff = summary["reliability"]["time_to_first_failure_min"]
-    out: list[Flowable] = [*h1("Reliability", new_page=False)]
+# ---------------------------------------------------------------------------------------------- BOM
+BOM_TITLES = {
+    "servers": "Servers",
+    "gpus": "GPUs",
+    "racks": "Racks",
+    "switches": "Switches",
+    "nics": "NICs",
+    "transceivers": "Transceivers",
+    "cables": "Cables",
+    "trays": "Trays and ducts",
+}
+
+
+def _bom_story(design: Any) -> list[Flowable]:
+    bom = design.bom
+    total = float(bom["extended_usd"].sum())
+    out: list[Flowable] = [*h1("Bill of materials")]
     out.append(
         para(
-            f"Every node-side optical link can stop a synchronous training job. With {fab.node_optics:,} such links "
-            f"and a mean time between failures of {fab.link_mtbf_years:g} years per link, one of them fails on average "
-            f"every {_minutes(ttff)}."
+            f"{len(bom)} lines, {fmt_price(total)} in all at indicative catalog prices. GPUs are counted but priced "
+            "with their servers; a medium's optics are priced per module, its cable per stock length."
         )
     )
+    by = bom.groupby("category", sort=False).agg(lines=("item", "size"), usd=("extended_usd", "sum"))
+    rows: list[list[Cell]] = [
+        [
+            BOM_TITLES.get(str(c), str(c)),
+            fmt_int(r.lines),
+            fmt_price(r.usd),
+            fmt_pct(r.usd / total if total else 0.0),
+        ]
+        for c, r in by.iterrows()
+    ]
+    rows.append(
+        [
+            bold("Total"),
+            bold(fmt_int(len(bom)), "cell_r"),
+            bold(fmt_price(total), "cell_r"),
+            bold("100.0 %", "cell_r"),
+        ]
+    )
+    cols = [Col("Category", 150), Col("Lines", 60, True), Col("Extended", 120, True), Col("Share", 70, True)]
+    out += [*h2("By category"), data_table(cols, rows, total_last=True)]
+    rows = []
+    emphasis = []
+    for cat_name, part in bom.groupby("category", sort=False):
+        title = BOM_TITLES.get(str(cat_name), str(cat_name))
+        for r in part.itertuples():
+            rows.append(
+                [
+                    str(r.item),
+                    str(r.part_id),
+                    f"{int(r.qty):,} {r.unit if r.unit != 'each' else ''}".strip(),
+                    fmt_price(r.unit_price_usd) if r.unit_price_usd else "-",
+                    fmt_price(r.extended_usd),
+                ]
+            )
+        emphasis.append(len(rows))
+        rows.append(
+            [
+                bold(f"Subtotal {title.lower()}"),
+                "",
+                "",
+                "",
+                bold(fmt_price(part["extended_usd"].sum()), "cell_r"),
+            ]
+        )
+    rows.append([bold("Total"), "", "", "", bold(fmt_price(total), "cell_r")])
+    cols = [
+        Col("Item", 210),
+        Col("Part", 85),
+        Col("Quantity", 65, True),
+        Col("Unit price", 65, True),
+        Col("Extended", FRAME_W - 425, True),
+    ]
+    out += [*h2("Every line"), data_table(cols, rows, emphasis=emphasis, total_last=True)]
+    return out
+
+
+# ------------------------------------------------------------------------------------- reliability
+def _reliability_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
+    rel = design.reliability
+    cat = design.inputs.catalog
+    ttff = rel["time_to_first_failure_min"]
+    out: list[Flowable] = [*h1("Reliability", new_page=False)]
+    src = {
+        "site": "the site file's cluster.link_mtbf_years",
+        "nic": "the NIC's catalog MTBF",
+        "media": "each medium's catalog MTBF",
+    }.get(rel["mtbf_source"], rel["mtbf_source"])
+    out.append(
+        para(
+            "A synchronous training job stops when any node-side optical link fails. Failures are taken as "
+            f"independent with constant rates (MTBF from {src}), so their rates add up: with "
+            f"{rel['node_optical_modules']:,} node-side modules on {rel['node_optical_links']:,} links, one fails on "
+            f"average every {_minutes(ttff)}, {rel['failures_per_day']:,.2f} times a day."
+        )
+    )
+    rows: list[list[Cell]] = [
+        [
+            cat.media[k].name if k in cat.media else k,
+            fmt_int(v["links"]),
+            fmt_int(v["modules"]),
+            f"{v['mtbf_years']:g}",
+        ]
+        for k, v in rel["by_media"].items()
+    ]
+    if rows:
+        cols = [
+            Col("Node-side medium", 220),
+            Col("Links", 80, True),
+            Col("Modules", 80, True),
+            Col("MTBF years", 80, True),
+        ]
+        out += [data_table(cols, rows), Spacer(1, 6)]
+    ck = rel["checkpoint"]
+    out += [
+        *h2("What a failure costs"),
+        para(
+            f"{ck['gpus']:,} GPUs at {ck['step_s']:g} s per step with a checkpoint every {ck['checkpoint_every_steps']:,} "
+            f"steps. A failure just before a checkpoint redoes {ck['checkpoint_every_steps'] - 1:,} steps on every GPU. "
+            f"In-memory (RDMA) recovery redoes one step and copies {ck['hbm_gb']:g} GB of state per GPU back at "
+            f"{ck['link_gbps']:,} Gb/s ({ck['copy_s']:g} s)."
+        ),
+        kv_table(
+            [
+                ("Checkpoint restart, GPU-days lost per failure", fmt_num(ck["restart_gpu_days"], 2)),
+                ("In-memory recovery: the step redone, GPU-days", fmt_num(ck["in_memory_step_gpu_days"], 2)),
+                ("In-memory recovery: the state copy, GPU-days", fmt_num(ck["in_memory_copy_gpu_days"], 2)),
+                ("In-memory recovery, GPU-days lost per failure", fmt_num(ck["in_memory_gpu_days"], 2)),
+                ("Saved per failure, GPU-days", fmt_num(ck["saved_gpu_days"], 2)),
+                ("Checkpoint restart, GPU-days lost per day", fmt_num(ck["restart_gpu_days_per_day"], 2)),
+                ("In-memory recovery, GPU-days lost per day", fmt_num(ck["in_memory_gpu_days_per_day"], 2)),
+            ],
+            width=FRAME_W * 0.8,
+        ),
+    ]
     return out
 
 
@@ -1887,6 +2025,7 @@ def build_story(design: Any) -> list[Flowable]:
     story += _plans_story(design)
     story += _power_story(design, summary)
     story += _network_story(design, summary)
+    story += _bom_story(design)
     story += _reliability_story(design, summary)
     story += _violations_story(design)
     story += _assumptions_story(design)

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -220,3 +221,61 @@ def test_hall_plan_names_every_row_and_rack_position(small: tuple[Design, bytes]
             assert f"{short} {r.kind}" in flat(page.extract_text()), short
     positions = {f"{p:02d}" for p in design.placement.racks["pos"]}
     assert positions <= words
+
+
+def money(x: float) -> str:
+    cents = round(x * 100)
+    return f"${cents // 100:,}" if cents % 100 == 0 else f"${cents / 100:,.2f}"
+
+
+def dollars(text: str) -> Decimal:
+    return Decimal(text.replace("$", "").replace(",", ""))
+
+
+def test_every_bom_line_is_listed_and_the_totals_add_up(small: tuple[Design, bytes]) -> None:
+    design, data = small
+    bom = design.bom
+    text = pdf_text(data)
+    body = text[text.index("Every line") :]
+    sums: dict[str, Decimal] = {}
+    for r in bom.itertuples():
+        unit = "" if r.unit == "each" else f" {r.unit}"
+        price = money(r.unit_price_usd) if r.unit_price_usd else "-"
+        m = re.search(rf"{re.escape(r.part_id)} {r.qty:,}{unit} {re.escape(price)} (\$[\d,.]+)", body)
+        assert m, (r.part_id, r.qty, price)
+        assert m.group(1) == money(r.extended_usd)
+        sums[r.category] = sums.get(r.category, Decimal(0)) + dollars(m.group(1))
+    subtotals = re.findall(r"Subtotal ([a-z ]+?) (\$[\d,.]+)", body)
+    assert len(subtotals) == len(sums) == bom["category"].nunique()
+    for (name, amount), (category, total) in zip(subtotals, sums.items(), strict=True):
+        assert dollars(amount) == total, (name, category)
+    grand = re.search(r"Subtotal trays and ducts \$[\d,.]+ Total (\$[\d,.]+)", body)
+    assert grand, "the grand total closes the table"
+    assert dollars(grand.group(1)) == sum(sums.values())
+    assert dollars(grand.group(1)) == Decimal(str(design.summary()["cost_usd"]["total"])).quantize(
+        Decimal("0.01")
+    )
+    cover = flat(PdfReader(io.BytesIO(data)).pages[0].extract_text())
+    assert f"${design.summary()['cost_usd']['total'] / 1e6:,.1f} M capital cost" in cover
+
+
+def test_long_bom_tables_repeat_their_header_on_every_page(small: tuple[Design, bytes]) -> None:
+    _, data = small
+    pages = [flat(p.extract_text()) for p in PdfReader(io.BytesIO(data)).pages]
+    bom_pages = [t for t in pages if re.search(r"Subtotal [a-z]", t)]
+    assert len(bom_pages) >= 2, "the small hall's BOM already spans two pages"
+    for t in bom_pages:
+        assert "Item Part Quantity Unit price Extended" in t
+
+
+def test_reliability_states_the_designs_own_figures(small: tuple[Design, bytes]) -> None:
+    design, data = small
+    rel = design.summary()["reliability"]
+    ck = rel["checkpoint"]
+    text = pdf_text(data)
+    assert f"{rel['node_optical_modules']:,} node-side modules" in text
+    assert f"{rel['time_to_first_failure_min']:,.0f} min" in text
+    # 1,024 GPUs x 99 steps x 2 s = 2.35 GPU-days restarting; one step 0.02 + 1.6 s copy 0.02 in memory
+    assert round(1024 * 99 * 2 / 86400, 2) == 2.35
+    assert "Checkpoint restart, GPU-days lost per failure 2.35" in text
+    assert f"In-memory recovery, GPU-days lost per failure {ck['in_memory_gpu_days']:.2f}" in text

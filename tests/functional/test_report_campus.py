@@ -43,3 +43,17 @@ def test_campus_report_states_the_summary_figures(campus: tuple[Any, bytes, floa
 def test_campus_pdf_renders_well_inside_the_budget(campus: tuple[Any, bytes, float]) -> None:
     # the budget is 20 s for load + design + PDF; the PDF alone must leave the pipeline most of it
     assert campus[2] < 10.0, f"rendering took {campus[2]:.1f} s"
+
+
+def test_campus_reliability_reproduces_seed_000(campus: tuple[Any, bytes, float]) -> None:
+    design, data, _ = campus
+    text = " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(data)).pages).split())
+    # 98,304 GPUs x 99 steps x 2 s / 86,400 s = 225.28 GPU-days per failure restarting from a checkpoint
+    assert "Checkpoint restart, GPU-days lost per failure 225.28" in text
+    rel = design.summary()["reliability"]
+    # seed 000's rule: a 5-year MTBF per node-side optical link -> 2,628,000 min / links
+    expected = 5 * 525_600 / rel["node_optical_modules"]
+    assert f"every {expected:,.2f} min" in text
+    assert f"{design.summary()['cost_usd']['total'] / 1e9:,.2f} bn" in " ".join(
+        PdfReader(io.BytesIO(data)).pages[0].extract_text().split()
+    )
