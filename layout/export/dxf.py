@@ -931,7 +931,7 @@ def _draw_rows(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> 
     signs, depths, kws = (rows[c].to_numpy(float).tolist() for c in ("front_sign", "depth_m", "power_kw"))
     for k, (x0, y0, x1, y1) in enumerate(ends):
         sc = scales.of(halls[k])
-        th = min(2.5 * sc, 0.35 * aisle.get(halls[k], 1.2) * MM_PER_M)
+        th = _row_label_height(sc, aisle.get(halls[k], 1.2))
         gap = 0.12 * th
         fs = 1.0 if signs[k] >= 0 else -1.0
         out = depths[k] * MM_PER_M / 2.0 + gap
@@ -957,12 +957,19 @@ def _draw_rows(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> 
                 align = _ALIGN[(s < 0, at_end)]
                 _text(msp, text, (x0 + s * out, hi if at_end else lo), height, layer, align, 90.0)
     for hall, group in rows.groupby("hall", sort=True):
-        _aisle_dims(msp, doc, group, scales.of(str(hall)))
+        sc = scales.of(str(hall))
+        _aisle_dims(msp, doc, group, sc, 5 * 0.8 * _row_label_height(sc, aisle.get(str(hall), 1.2)))
 
 
-def _aisle_dims(msp: BaseLayout, doc: Drawing, rows: pd.DataFrame, scale: int) -> None:
-    """One DIMENSION per aisle between neighbouring row lines, in the middle of the first stretch
-    (lowest along the rows) where rows on both sides overlap; text COLD/HOT/AISLE and the width."""
+def _row_label_height(scale: int, cold_aisle_m: float) -> float:
+    """Row labels: 2.5 mm on paper, but no more than a third of the aisle they stand in (mm)."""
+    return min(2.5 * scale, 0.35 * cold_aisle_m * MM_PER_M)
+
+
+def _aisle_dims(msp: BaseLayout, doc: Drawing, rows: pd.DataFrame, scale: int, label_mm: float) -> None:
+    """One DIMENSION per aisle between neighbouring row lines, in the first stretch (lowest along the
+    rows) where rows on both sides overlap: in its middle, but clear of the row labels (``label_mm``
+    long) at the rows' first racks; text COLD/HOT/AISLE and the width."""
     style = _dimstyle(doc, scale)
     done: set[tuple[float, float]] = set()
     text_h = DIMSTYLE_MM["dimtxt"] * scale
@@ -989,7 +996,10 @@ def _aisle_dims(msp: BaseLayout, doc: Drawing, rows: pd.DataFrame, scale: int) -
             done.add(pair)
             kind = "COLD" if sign[i] > 0 > sign[j] else "HOT" if sign[i] < 0 < sign[j] else "AISLE"
             text = f"{kind} <>"
-            at = (max(a0[i], a0[j]) + min(a1[i], a1[j])) / 2 * MM_PER_M
+            lo_a, hi_a = max(a0[i], a0[j]) * MM_PER_M, min(a1[i], a1[j]) * MM_PER_M
+            at = (lo_a + hi_a) / 2
+            if at < lo_a + label_mm < hi_a:
+                at = lo_a + label_mm
             lo_mm, hi_mm, mid = lo_edge * MM_PER_M, hi_edge * MM_PER_M, (lo_edge + hi_edge) / 2 * MM_PER_M
             beside = at + 0.5 * text_h + 0.4 * len(f"{kind} 0000") * text_h  # text clear of the dim line
             if axis == "x":

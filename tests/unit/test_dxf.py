@@ -464,3 +464,22 @@ def test_write_is_atomic_and_a_failure_leaves_nothing(
     with pytest.raises(RuntimeError):
         dxf.write_scene(scene, tmp_path / "new.dxf")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["small.dxf"]  # no half file, no temp file
+
+
+def test_aisle_dimension_keeps_clear_of_the_row_labels() -> None:
+    """A one-rack row (0-0.8 m) facing a long row (0-6 m): the overlap's middle (0.4 m) is under the row
+    labels (600 mm long), so the dimension moves to 0.6 m; a long overlap keeps its middle."""
+    doc = ezdxf.new("R2018", setup=False)
+    rows = pd.DataFrame(
+        {"row": ["B1/H1/R01", "B1/H1/R02"], "hall": ["B1/H1"] * 2, "axis": ["x", "x"], "x0_m": [0.0, 0.0],
+         "y0_m": [1.0, 3.4], "x1_m": [0.8, 6.0], "y1_m": [1.0, 3.4], "front_sign": [1, -1], "depth_m": [1.2, 1.2]}
+    )  # fmt: skip
+    dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0)
+    (dim,) = doc.modelspace().query("DIMENSION")
+    assert dim.dxf.defpoint.x == pytest.approx(600.0)
+    assert round(dim.get_measurement()) == 1200 and dim.dxf.text == "COLD <>"
+    rows.loc[0, "x1_m"] = 6.0
+    doc = ezdxf.new("R2018", setup=False)
+    dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0)
+    (dim,) = doc.modelspace().query("DIMENSION")
+    assert dim.dxf.defpoint.x == pytest.approx(3000.0)
