@@ -20,6 +20,7 @@ from typing import Any
 import ezdxf
 import pandas as pd
 import pytest
+from ezdxf.entities import Dimension
 from ezdxf.lldxf.const import VALID_DXF_LINEWEIGHTS
 from ezdxf.tools.juliandate import juliandate
 
@@ -476,6 +477,7 @@ def test_aisle_dimension_keeps_clear_of_the_row_labels() -> None:
     )  # fmt: skip
     dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0)
     (dim,) = doc.modelspace().query("DIMENSION")
+    assert isinstance(dim, Dimension)
     assert dim.dxf.defpoint.x == pytest.approx(600.0)
     assert round(dim.get_measurement()) == 1200 and dim.dxf.text == "COLD <>"
     rows.loc[0, "x1_m"] = 6.0
