@@ -19,6 +19,7 @@ from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane, Tree
 from textual.worker import Worker, WorkerState
@@ -40,8 +41,15 @@ from layout.tui.results import Result, compute
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
 from layout.tui.widgets.hall_map import HallMap, legend
 from layout.tui.widgets.inspector import Inspector
-from layout.tui.widgets.panels import budgets, cabling
 from layout.tui.widgets.site_tree import SiteTree
+
+
+class DesignProgress(Message):
+    """A design stage started (posted from the worker thread)."""
+
+    def __init__(self, stage: str) -> None:
+        super().__init__()
+        self.stage = stage
 
 
 @dataclass(frozen=True)
@@ -104,7 +112,7 @@ def snap(v_m: float) -> float:
 
 
 class DCLayoutApp(App[None]):
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere find it
     TITLE = "dclayout"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
 
@@ -150,6 +158,7 @@ class DCLayoutApp(App[None]):
         self.designing = False  # a design run is in its worker thread
         self.design_pending = False  # the site changed while it ran: run again when it ends
         self.designs_shown = 0  # how many results have been drawn (tests and benchmarks wait on it)
+        self._tree_key: tuple[str, int] | None = None  # what the site tree was last filled from
 
     # ----------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -539,26 +548,19 @@ class DCLayoutApp(App[None]):
         """Draw the current inputs with the latest result (which may be from before the last edit)."""
         assert self.editor is not None
         inputs = self.editor.inputs
-        self.floors = hall_floors(inputs, self.result)
+        current = self.result is not None and self.result.text == self.editor.text
+        self.floors = self.result.floors if current and self.result else hall_floors(inputs, self.result)
         if self.hall not in self.floors:
             self.hall = next(iter(self.floors))
         assert self.hall is not None
-        self.query_one(SiteTree).fill(inputs, self._tree_rows(), self.hall)
+        tree_key = (self.editor.text, id(self.result))
+        if tree_key != self._tree_key:  # rebuilding a tree of hundreds of rows is not free
+            self._tree_key = tree_key
+            self.query_one(SiteTree).fill(inputs, self.result.tree_rows if self.result else [], self.hall)
         self.map.show_floor(self.floors[self.hall], keep_view=keep_view)
         self.update_legend()
         self.update_title()
         self.update_inspector()
-
-    def _tree_rows(self) -> list[tuple[str, str, str]]:
-        if self.result is None:
-            return []
-        d = self.result.design
-        rows = d.placement.rows.merge(d.power.rows[["row", "racks", "it_kw"]], on="row", how="left")
-        out = []
-        for r in rows.to_dict("records"):
-            label = f"{str(r['row']).rsplit('/', 1)[-1]} · {r['kind']} · {int(r['racks'])} racks · {r['it_kw']:,.0f} kW"
-            out.append((str(r["hall"]), str(r["row"]), label + (" · user" if r["user_row"] else "")))
-        return out
 
     # ----------------------------------------------------------------------------------- design
     def start_design(self) -> None:
@@ -574,7 +576,7 @@ class DCLayoutApp(App[None]):
         self.update_title()
 
         def progress(stage: str) -> None:
-            self.call_from_thread(self._progress, stage)
+            self.post_message(DesignProgress(stage))  # thread-safe, and the worker does not wait
 
         self.run_worker(
             lambda: compute(inputs, text, progress),
@@ -584,9 +586,11 @@ class DCLayoutApp(App[None]):
             exit_on_error=False,
         )
 
-    def _progress(self, stage: str) -> None:
-        self.status = f"designing: {stage}…"
-        self.update_title()
+    @on(DesignProgress)
+    def design_progress(self, event: DesignProgress) -> None:
+        if self.designing:
+            self.status = f"designing: {event.stage}…"
+            self.update_title()
 
     @on(Worker.StateChanged)
     def worker_changed(self, event: Worker.StateChanged) -> None:
@@ -618,8 +622,8 @@ class DCLayoutApp(App[None]):
         self.result = result
         self.show_status_of(result)
         self.redraw()
-        self.query_one("#budgets-view", Static).update(budgets(result))
-        self.query_one("#cabling-view", Static).update(cabling(result))
+        self.query_one("#budgets-view", Static).update(result.budgets)
+        self.query_one("#cabling-view", Static).update(result.cabling)
         vt = self.query_one("#violations-table", DataTable)
         vt.clear()
         for i, v in enumerate(result.design.violations):

@@ -8,20 +8,25 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from rich.console import RenderableType
 
 from layout.load import Inputs
 
 if TYPE_CHECKING:
     from layout.design import Design
+    from layout.tui.floor import HallFloor
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class Result:
+    """A finished design and what the screen shows of it. The views (floors, tree rows, budgets and
+    cabling renderables) are built in the worker thread too, so the UI thread only swaps them in."""
+
     text: str  # the site text the design was computed from
     design: Design
     summary: dict[str, Any]
@@ -31,6 +36,10 @@ class Result:
     link_rack_a: np.ndarray
     link_rack_b: np.ndarray
     link_length_m: np.ndarray
+    floors: dict[str, HallFloor] = field(default_factory=dict)
+    tree_rows: list[tuple[str, str, str]] = field(default_factory=list)  # (hall, row id, label)
+    budgets: RenderableType = ""
+    cabling: RenderableType = ""
 
     @property
     def racks(self) -> pd.DataFrame:
@@ -38,20 +47,25 @@ class Result:
 
 
 def compute(inputs: Inputs, text: str, progress: Callable[[str], None] | None = None) -> Result:
-    """Run the whole pipeline (layout.design.run) and the BOM on ``inputs``."""
+    """Run the whole pipeline (layout.design.run) and the BOM on ``inputs``, and build the views."""
     from layout import bom as bom_mod
     from layout import design as design_mod
+    from layout.tui.floor import hall_floors
+    from layout.tui.widgets.panels import budgets, cabling
 
     started = time.perf_counter()
     design = design_mod.run(inputs, progress)
     if progress is not None:
         progress("bom")
     bom = bom_mod.build(inputs, design.fabric, design.placement, design.cabling)
+    if progress is not None:
+        progress("summary")
+    summary = design.summary()
     links = design.cabling.links
-    return Result(
+    result = Result(
         text=text,
         design=design,
-        summary=design.summary(),
+        summary=summary,
         bom=bom,
         cost=bom_mod.totals(bom),
         seconds=time.perf_counter() - started,
@@ -59,3 +73,21 @@ def compute(inputs: Inputs, text: str, progress: Callable[[str], None] | None = 
         link_rack_b=links["rack_b"].to_numpy(),
         link_length_m=links["length_m"].to_numpy(float),
     )
+    if progress is not None:
+        progress("views")
+    result.floors = hall_floors(inputs, result)
+    result.tree_rows = tree_rows(result)
+    result.budgets = budgets(result)
+    result.cabling = cabling(result)
+    return result
+
+
+def tree_rows(result: Result) -> list[tuple[str, str, str]]:
+    """(hall, row id, label) of every placed row, for the site tree."""
+    d = result.design
+    rows = d.placement.rows.merge(d.power.rows[["row", "racks", "it_kw"]], on="row", how="left")
+    out = []
+    for r in rows.to_dict("records"):
+        label = f"{str(r['row']).rsplit('/', 1)[-1]} · {r['kind']} · {int(r['racks'])} racks · {r['it_kw']:,.0f} kW"
+        out.append((str(r["hall"]), str(r["row"]), label + (" · user" if r["user_row"] else "")))
+    return out

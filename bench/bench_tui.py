@@ -1,0 +1,112 @@
+"""Benchmark the terminal UI on a site (default: the 100k campus), headless at 120 x 40:
+
+- first screen: from the start of this script (imports included) until the hall map is drawn;
+- the first design's figures on screen;
+- for a few edits, from the key press until the recomputed figures are on screen, split into the
+  design pipeline (per stage), the BOM, and redrawing the UI;
+- cursor moves (map + inspector) per key press.
+
+    .venv/bin/python bench/bench_tui.py [SITE]
+"""
+
+from __future__ import annotations
+
+import time
+
+STARTED = time.perf_counter()
+
+import asyncio  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from layout.tui.app import DCLayoutApp  # noqa: E402
+from layout.tui.results import Result, compute  # noqa: E402
+from layout.tui.widgets.hall_map import HallMap  # noqa: E402
+
+
+class TimedApp(DCLayoutApp):
+    """The app, recording how long each redraw of a finished design takes."""
+
+    redraw_s: list[float] = []
+
+    def show_result(self, result: Result) -> None:
+        t = time.perf_counter()
+        super().show_result(result)
+        self.redraw_s.append(time.perf_counter() - t)
+
+
+async def wait_for_design(app: DCLayoutApp, pilot: Any, shown: int) -> float:
+    while app.designs_shown < shown:
+        await asyncio.sleep(0.005)
+    await pilot.pause()
+    return time.perf_counter()
+
+
+def stage_times(app: DCLayoutApp) -> dict[str, float]:
+    """The pipeline once more outside the UI, timed per stage (progress marks when each one starts)."""
+    assert app.editor is not None
+    marks: list[tuple[str, float]] = []
+    compute(app.editor.inputs, app.editor.text, lambda stage: marks.append((stage, time.perf_counter())))
+    end = time.perf_counter()
+    return {name: (marks[i + 1][1] if i + 1 < len(marks) else end) - t for i, (name, t) in enumerate(marks)}
+
+
+async def main(site: str) -> None:
+    app = TimedApp(Path(site))
+    async with app.run_test(size=(120, 40)) as pilot:
+        hall_map = app.query_one(HallMap)
+        while hall_map.grid is None:
+            await asyncio.sleep(0.005)
+        first_screen = time.perf_counter() - STARTED
+        designed = await wait_for_design(app, pilot, 1)
+        assert app.result is not None
+        print(
+            f"{site}: {app.result.summary['gpus']:,} GPUs, {len(app.result.racks):,} racks, "
+            f"{len(app.result.design.cabling.links):,} links; {os.cpu_count()} cores"
+        )
+        print(f"first screen (hall map drawn, imports included): {first_screen:.2f} s")
+        print(
+            f"first design on screen:                           {designed - STARTED:.2f} s "
+            f"(pipeline + BOM {app.result.seconds:.2f} s, redraw {app.redraw_s[-1]:.2f} s)"
+        )
+
+        t = time.perf_counter()
+        moves = 20
+        for _ in range(moves):
+            await pilot.press("right")
+        await pilot.pause()
+        print(
+            f"cursor move with inspector update:                {(time.perf_counter() - t) / moves * 1000:.0f} ms per key"
+        )
+
+        # (what, keys that open and fill a dialog, the key that applies the edit: timed from there)
+        edits: list[tuple[str, list[str], str]] = [
+            ("hall max kW 50 -> 45", ["k", *"45"], "enter"),
+            ("rail -> middle-of-rack", [], "d"),
+            ("undo (back to rail)", [], "ctrl+z"),
+        ]
+        for label, prepare, key in edits:
+            await pilot.press(*prepare)
+            before = app.designs_shown
+            t = time.perf_counter()
+            await pilot.press(key)
+            done = await wait_for_design(app, pilot, before + 1)
+            print(
+                f"edit {label:<24} figures back in {done - t:.2f} s "
+                f"(pipeline + BOM {app.result.seconds:.2f} s, redraw {app.redraw_s[-1]:.2f} s)"
+            )
+        stages = stage_times(app)
+        print(
+            "where the time goes (pipeline alone, once more): "
+            + ", ".join(f"{k} {v:.2f} s" for k, v in stages.items())
+            + f"; total {sum(stages.values()):.2f} s"
+        )
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "sites" / "campus-100k.toml")))
