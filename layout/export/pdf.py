@@ -481,6 +481,7 @@ MEDIA_COLOURS: dict[str, colors.Color] = {
     "mmf": colors.HexColor("#5e3c99"),
     "smf": colors.HexColor("#2166ac"),
     "coherent": colors.HexColor("#1b7837"),
+    "utp": colors.HexColor("#878787"),
 }
 MEDIA_LABELS = {
     "dac": "Passive copper (DAC)",
@@ -488,6 +489,7 @@ MEDIA_LABELS = {
     "mmf": "Multimode fibre",
     "smf": "Single-mode fibre",
     "coherent": "Coherent optics",
+    "utp": "Twisted-pair copper (UTP)",
 }
 
 
@@ -1415,8 +1417,22 @@ def _power_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
         Budget(f"Building {r.building}", r.it_kw / 1000.0, _limit(r.limit_mw))
         for r in pw.buildings.itertuples()
     ]
-    budgets += [Budget(f"Hall {r.hall}", r.it_kw / 1000.0, _limit(r.limit_mw)) for r in pw.halls.itertuples()]
-    out += [*h2("Budgets: site, buildings, halls"), budget_bars(budgets), Spacer(1, 4)]
+    budgets += [
+        Budget(f"Hall {r.hall}", r.it_kw / 1000.0, _limit(r.limit_mw))
+        for r in pw.halls.itertuples()
+        if _limit(r.limit_mw) is not None
+    ]
+    unlimited = [str(r.hall) for r in pw.halls.itertuples() if _limit(r.limit_mw) is None]
+    out += [*h2("Budgets: site, buildings, halls"), budget_bars(budgets)]
+    if unlimited:
+        out.append(
+            para(
+                f"Halls without an IT limit of their own ({', '.join(unlimited)}) count against their "
+                "building's; their load is in the table below.",
+                "small",
+            )
+        )
+    out.append(Spacer(1, 4))
     cols = [
         Col("Building", 130),
         Col("Racks", 70, True),
@@ -1427,6 +1443,22 @@ def _power_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
     out += [data_table(cols, _budget_rows(pw.buildings, "building")), Spacer(1, 6)]
     cols = [Col("Hall", 130), *cols[1:]]
     out += [data_table(cols, _budget_rows(pw.halls, "hall"))]
+    out += [
+        *h2("Energy and cost"),
+        kv_table(
+            [
+                ("IT load", f"{s['it_mw']:,.3f} MW"),
+                (f"Facility load (IT x PUE {info.pue:g})", f"{s['facility_mw']:,.3f} MW"),
+                ("Annual energy (8,760 h)", _energy(s["annual_twh"])),
+                (
+                    f"Annual electricity cost at ${info.electricity_usd_per_kwh:g}/kWh",
+                    fmt_usd(s["annual_cost_usd"]),
+                ),
+                ("Hottest rack", f"{s['max_rack_kw']:,.1f} kW"),
+            ],
+            width=FRAME_W * 0.75,
+        ),
+    ]
 
     racks = design.placement.racks
     kw = np.asarray(pw.rack_kw, float)
@@ -1484,22 +1516,6 @@ def _power_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
         *h2("Floor load"),
         para("Rack weight (servers, switches and the empty cabinet) over its footprint."),
         data_table(cols, rows),
-    ]
-    out += [
-        *h2("Energy and cost"),
-        kv_table(
-            [
-                ("IT load", f"{s['it_mw']:,.3f} MW"),
-                (f"Facility load (IT x PUE {info.pue:g})", f"{s['facility_mw']:,.3f} MW"),
-                ("Annual energy (8,760 h)", _energy(s["annual_twh"])),
-                (
-                    f"Annual electricity cost at ${info.electricity_usd_per_kwh:g}/kWh",
-                    fmt_usd(s["annual_cost_usd"]),
-                ),
-                ("Hottest rack", f"{s['max_rack_kw']:,.1f} kW"),
-            ],
-            width=FRAME_W * 0.75,
-        ),
     ]
     return out
 
@@ -1945,7 +1961,7 @@ def _used_catalog(design: Any) -> dict[str, set[str]]:
         "server": models & set(cat.server),
         "switch": models & set(cat.switch),
         "nic": {design.fabric.nic},
-        "media": set(cat.media),
+        "media": set(design.cabling.links["media"].astype(str)) & set(cat.media),
     }
 
 
@@ -1956,8 +1972,9 @@ def _assumptions_story(design: Any) -> list[Flowable]:
     out.append(
         para(
             "Every figure the design used, with its source: the site file for the site's own inputs, the rack "
-            "templates for the cabinets, and the comment written next to each figure in the catalog. "
-            "'no source given' marks a catalog figure without one; 'unverified' is the catalog's own warning."
+            "templates for the cabinets, and the comment written next to each figure in the catalog (for the "
+            "servers, switches and NIC the design contains and the media its links use). 'no source given' "
+            "marks a catalog figure without one; 'unverified' is the catalog's own warning."
         )
     )
     rows: list[list[Cell]] = [
