@@ -926,6 +926,11 @@ def _draw_rows(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> 
         return
     rows = _row_geometry(scene)
     aisle = {f"{b.id}/{h.id}": h.cold_aisle_m for b in scene.site.building for h in b.hall}
+    # a gap between row lines is an aisle up to three aisle widths (an empty row line between, say);
+    # wider ones are open floor and get no aisle dimension
+    widest = {
+        f"{b.id}/{h.id}": 3 * max(h.cold_aisle_m, h.hot_aisle_m) for b in scene.site.building for h in b.hall
+    }
     ends = (rows[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float) * MM_PER_M).tolist()
     names, halls, axes = (rows[c].astype(str).tolist() for c in ("row", "hall", "axis"))
     signs, depths, kws = (rows[c].to_numpy(float).tolist() for c in ("front_sign", "depth_m", "power_kw"))
@@ -958,7 +963,8 @@ def _draw_rows(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> 
                 _text(msp, text, (x0 + s * out, hi if at_end else lo), height, layer, align, 90.0)
     for hall, group in rows.groupby("hall", sort=True):
         sc = scales.of(str(hall))
-        _aisle_dims(msp, doc, group, sc, 5 * 0.8 * _row_label_height(sc, aisle.get(str(hall), 1.2)))
+        label_mm = 5 * 0.8 * _row_label_height(sc, aisle.get(str(hall), 1.2))
+        _aisle_dims(msp, doc, group, sc, label_mm, widest.get(str(hall), 3.6))
 
 
 def _row_label_height(scale: int, cold_aisle_m: float) -> float:
@@ -966,7 +972,9 @@ def _row_label_height(scale: int, cold_aisle_m: float) -> float:
     return min(2.5 * scale, 0.35 * cold_aisle_m * MM_PER_M)
 
 
-def _aisle_dims(msp: BaseLayout, doc: Drawing, rows: pd.DataFrame, scale: int, label_mm: float) -> None:
+def _aisle_dims(
+    msp: BaseLayout, doc: Drawing, rows: pd.DataFrame, scale: int, label_mm: float, max_gap_m: float
+) -> None:
     """One DIMENSION per aisle between neighbouring row lines, in the first stretch (lowest along the
     rows) where rows on both sides overlap: in its middle, but clear of the row labels (``label_mm``
     long) at the rows' first racks; text COLD/HOT/AISLE and the width."""
@@ -991,7 +999,7 @@ def _aisle_dims(msp: BaseLayout, doc: Drawing, rows: pd.DataFrame, scale: int, l
             j = int(np.flatnonzero(above)[np.argmin(c[above])])
             pair = (round(float(c[i]), 3), round(float(c[j]), 3))
             lo_edge, hi_edge = c[i] + half[i], c[j] - half[j]
-            if pair in done or hi_edge - lo_edge <= 1e-6:
+            if pair in done or not 1e-6 < hi_edge - lo_edge <= max_gap_m + 1e-6:
                 continue
             done.add(pair)
             kind = "COLD" if sign[i] > 0 > sign[j] else "HOT" if sign[i] < 0 < sign[j] else "AISLE"

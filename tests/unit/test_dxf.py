@@ -475,13 +475,29 @@ def test_aisle_dimension_keeps_clear_of_the_row_labels() -> None:
         {"row": ["B1/H1/R01", "B1/H1/R02"], "hall": ["B1/H1"] * 2, "axis": ["x", "x"], "x0_m": [0.0, 0.0],
          "y0_m": [1.0, 3.4], "x1_m": [0.8, 6.0], "y1_m": [1.0, 3.4], "front_sign": [1, -1], "depth_m": [1.2, 1.2]}
     )  # fmt: skip
-    dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0)
+    dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
     (dim,) = doc.modelspace().query("DIMENSION")
     assert isinstance(dim, Dimension)
     assert dim.dxf.defpoint.x == pytest.approx(600.0)
     assert round(dim.get_measurement()) == 1200 and dim.dxf.text == "COLD <>"
     rows.loc[0, "x1_m"] = 6.0
     doc = ezdxf.new("R2018", setup=False)
-    dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0)
+    dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
     (dim,) = doc.modelspace().query("DIMENSION")
     assert dim.dxf.defpoint.x == pytest.approx(3000.0)
+
+
+def test_open_floor_between_rows_is_not_an_aisle() -> None:
+    """Row lines 1.2 m apart get a dimension; 18 m apart (wider than three aisles) do not."""
+    doc = ezdxf.new("R2018", setup=False)
+    rows = pd.DataFrame(
+        {"row": ["B1/H1/R01", "B1/H1/R02"], "hall": ["B1/H1"] * 2, "axis": ["y", "y"], "x0_m": [1.0, 20.2],
+         "y0_m": [0.0, 0.0], "x1_m": [1.0, 20.2], "y1_m": [6.0, 6.0], "front_sign": [1, -1], "depth_m": [1.2, 1.2]}
+    )  # fmt: skip
+    dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
+    assert len(doc.modelspace().query("DIMENSION")) == 0
+    rows.loc[1, ["x0_m", "x1_m"]] = 3.4
+    dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
+    (dim,) = doc.modelspace().query("DIMENSION")
+    assert isinstance(dim, Dimension)
+    assert round(dim.get_measurement()) == 1200 and dim.dxf.angle == 0.0  # across the y-axis rows
