@@ -913,15 +913,55 @@ def _north_arrow(p: Plan, x: float, y: float) -> None:
     p.text(x, y + 2, ["N"], 7, font=FONT_BOLD, anchor="middle")
 
 
+def _rack_boxes(
+    fr: _Frame, racks: PlanRacks
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each rack's drawn box in points: left, bottom, width, height, and whether it lies across (90/270)."""
+    rotated = np.round(racks.rotation_deg) % 180 == 90
+    wx = np.where(rotated, racks.depth_m, racks.width_m) * fr.scale
+    wy = np.where(rotated, racks.width_m, racks.depth_m) * fr.scale
+    return fr.x(racks.x_m) - wx / 2, fr.y(racks.y_m) - wy / 2, wx, wy, rotated
+
+
+def _row_labels(p: Plan, fr: _Frame, racks: PlanRacks, rows: Sequence[PlanRow]) -> None:
+    """Row names beside each row's first rack (west of x rows, south of y rows) on a white ground, or,
+    where another row's racks stand there (rows split by cross aisles), small in the aisle beside it."""
+    px, py, wx, wy, _ = _rack_boxes(fr, racks)
+    depth = float(np.max(np.minimum(wx, wy))) if len(px) else fr.scale
+
+    def free(x0: float, y0: float, x1: float, y1: float) -> bool:
+        return not bool(
+            np.any((px < x1 - 0.3) & (px + wx > x0 + 0.3) & (py < y1 - 0.3) & (py + wy > y0 + 0.3))
+        )
+
+    for r in rows:
+        size = 5.5 if r.spine else 5.0
+        font = FONT_BOLD if r.spine else FONT
+        style: dict[str, Any] = {"colour": NETWORK_EDGE if r.spine else INK, "font": font}
+        w = stringWidth(r.label, font, size)
+        x, y = float(fr.x(r.x_m)), float(fr.y(r.y_m))
+        if r.axis == "x":
+            box = (x - 2.5 - w, y - size * 0.5, x - 1.5, y + size * 0.5)
+            at, anchor = (x - 2, y - size * 0.35), "end"
+        else:
+            box = (x - w / 2 - 0.5, y - size - 2, x + w / 2 + 0.5, y - 0.5)
+            at, anchor = (x, y - size - 1), "middle"
+        if free(*box):
+            p.rects(box[0], box[1], box[2] - box[0], box[3] - box[1], colors.white)  # legible over walls
+            p.text(at[0], at[1], [r.label], size, anchor=anchor, **style)
+            continue
+        small = min(size, 0.6 * fr.scale)  # at most 0.6 m tall: fits the aisle beside the row
+        if r.axis == "x":
+            p.text(x + 0.5, y + depth / 2 + 0.8, [r.label], small, anchor="start", **style)
+        else:
+            p.text(x - depth / 2 - 0.8, y + 0.5, [r.label], small, anchor="end", **style)
+
+
 def _rack_shapes(p: Plan, fr: _Frame, racks: PlanRacks, detail: bool) -> None:
     """Racks as rectangles filled by kW band. ``detail`` (hall plans): outlines, network racks in dark
     blue, position labels sized to the rack. Without (site plans): fills only, which stay legible when
     a rack is a point wide."""
-    rotated = np.round(racks.rotation_deg) % 180 == 90
-    wx = np.where(rotated, racks.depth_m, racks.width_m) * fr.scale
-    wy = np.where(rotated, racks.width_m, racks.depth_m) * fr.scale
-    px = fr.x(racks.x_m) - wx / 2
-    py = fr.y(racks.y_m) - wy / 2
+    px, py, wx, wy, rotated = _rack_boxes(fr, racks)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(racks.limit_kw > 0, racks.power_kw / racks.limit_kw, 0.0)
     band = kw_band(ratio)
@@ -1017,24 +1057,7 @@ def hall_plan(
             c[:, 3] * fr.scale,
             INK,
         )
-    for spine in (False, True):
-        sel = [r for r in rows if r.spine == spine]
-        size = 5.5 if spine else 5.0
-        style: dict[str, Any] = {
-            "colour": NETWORK_EDGE if spine else INK,
-            "font": FONT_BOLD if spine else FONT,
-        }
-        for axis, anchor in (("x", "end"), ("y", "middle")):
-            rs = [r for r in sel if r.axis == axis]
-            if not rs:
-                continue
-            labels = [r.label for r in rs]
-            x = fr.x([r.x_m for r in rs]) - (2 if axis == "x" else 0)
-            y = fr.y([r.y_m for r in rs]) - (size * 0.35 if axis == "x" else size + 1)
-            w = np.array([stringWidth(t, style["font"], size) for t in labels])
-            left = x - (w if axis == "x" else w / 2)
-            p.rects(left - 0.5, y - 1, w + 1, size + 1.5, colors.white)  # keeps labels legible over walls
-            p.text(x, y, labels, size, anchor=anchor, **style)
+    _row_labels(p, fr, racks, rows)
     _north_arrow(p, width - 6, LEGEND_H - 12)
     _legend(p, 0, 20, f"the hall limit of {hall.max_rack_kw:g} kW")
     _legend_symbols(p, 0, 8, trays=len(seg) > 0)
