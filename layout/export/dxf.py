@@ -1223,7 +1223,7 @@ def _summary_line(summary: Mapping[str, Any]) -> str:
     viol = summary.get("violations")
     if isinstance(viol, list):
         parts.append(f"{len(viol)} violation(s)")
-    return " · ".join(parts)
+    return ", ".join(parts)
 
 
 def _sheet(
@@ -1268,7 +1268,7 @@ def _sheet(
             "TITLE": site.name[:60],
             "SUBTITLE": sheet.title,
             "SUMMARY": _summary_line(scene.summary),
-            "SOURCE": f"{scene.stem}.toml  ·  site coordinates in metres, x east, y north",
+            "SOURCE": f"{scene.stem}.toml: site coordinates in metres, x east, y north",
             "DWG_NO": _drawing_number(scene.stem, number),
             "REV": site.revision,
             "DATE": site.date,

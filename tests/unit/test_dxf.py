@@ -421,6 +421,7 @@ def test_title_block_takes_name_revision_and_date_from_the_site(doc: Any, inputs
         values = {a.dxf.tag: a.dxf.text for a in tb.attribs}
         assert values["TITLE"] == inputs.site.site.name
         assert (values["REV"], values["DATE"]) == ("C", "2026-03-14")
+        assert values["SUMMARY"] == "192 GPUs, 7 racks"  # from the design's summary, plain ASCII
         assert values["SHEET"] == ("1 of 2" if name == "00 SITE" else "2 of 2")
         assert values["DWG_NO"] == ("SMALL-E-001" if name == "00 SITE" else "SMALL-E-002")
     assert len(doc.paperspace("B1-H1").query("INSERT[name=='G-NORTH']")) == 1
