@@ -927,7 +927,7 @@ def _row_labels(p: Plan, fr: _Frame, racks: PlanRacks, rows: Sequence[PlanRow]) 
     """Row names beside each row's first rack (west of x rows, south of y rows) on a white ground, or,
     where another row's racks stand there (rows split by cross aisles), small in the aisle beside it."""
     px, py, wx, wy, _ = _rack_boxes(fr, racks)
-    depth = float(np.max(np.minimum(wx, wy))) if len(px) else fr.scale
+    depth = float(np.max(np.maximum(wx, wy))) if len(px) else fr.scale  # a rack's extent across its row
 
     def free(x0: float, y0: float, x1: float, y1: float) -> bool:
         return not bool(

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from pypdf import PdfReader
 from reportlab.graphics.shapes import Rect, String
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Paragraph
 
 from layout.export import pdf as P
@@ -222,3 +223,46 @@ def test_catalog_figures_from_a_small_file(tmp_path: Path) -> None:
         ("switch", "x", "price_usd", "10.5", ""),
         ("rack_part", "", "rack_usd", "1", "quote 42"),
     ]
+
+
+def test_row_names_never_cover_racks() -> None:
+    # two rows on one line, split by a 0.6 m cross aisle: R02's name cannot stand west of it
+    hall = P.HallOutline("B1/H1", [(0, 0), (30, 0), (30, 10), (0, 10)], [], [], 40.0)
+    x = np.concatenate([2.3 + np.arange(10) * 0.6, 8.9 + np.arange(10) * 0.6])
+    n = len(x)
+    racks = P.PlanRacks(
+        x,
+        np.full(n, 5.0),
+        np.full(n, 0.6),
+        np.full(n, 1.2),
+        np.zeros(n),
+        np.array(["gpu"] * n),
+        np.full(n, 20.0),
+        np.full(n, 40.0),
+        np.array([f"{i % 10 + 1:02d}" for i in range(n)]),
+    )
+    rows = [P.PlanRow("R01", 2.0, 5.0, "x", False), P.PlanRow("R02", 8.6, 5.0, "x", False)]
+    plan = P.hall_plan(hall, racks, rows)
+    placed = {b.labels[0]: b for b in plan.batches if b.kind == "text" and b.labels[0] in ("R01", "R02")}
+    assert placed["R01"].anchor == "end" and placed["R01"].size == 5.0  # west of its row, full size
+    assert placed["R02"].anchor == "start"  # in the aisle beside its row, at most 0.6 m tall
+    assert placed["R02"].size <= 5.0 and placed["R02"].data[0][1] > placed["R01"].data[0][1]
+    rack_rects = [
+        r
+        for b in plan.batches
+        if b.kind == "rects" and b.line_w == 0.15
+        for r in b.data.tolist()
+        if r[2] != 8
+    ]
+    for name, b in placed.items():
+        ((tx, ty),) = b.data.tolist()
+        w = stringWidth(name, b.font, b.size)
+        left = tx - w if b.anchor == "end" else tx
+        for rx, ry, rw, rh in rack_rects:
+            overlap = (
+                left < rx + rw - 0.3
+                and left + w > rx + 0.3
+                and ty < ry + rh - 0.3
+                and ty + b.size * 0.7 > ry + 0.3
+            )
+            assert not overlap, (name, (rx, ry))
