@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -171,8 +172,9 @@ class DCLayoutApp(App[None]):
                     yield Static("", id="legend")
                 with TabPane("Budgets", id="budgets"), VerticalScroll():
                     yield Static("", id="budgets-view")
-                with TabPane("Violations", id="violations"):
+                with TabPane("Violations", id="violations"), Vertical():
                     yield DataTable(id="violations-table", cursor_type="row", zebra_stripes=True)
+                    yield Static("", id="violation-detail")
                 with TabPane("BOM", id="bom"), Vertical():
                     yield Static("", id="bom-total")
                     yield DataTable(id="bom-table", cursor_type="row", zebra_stripes=True)
@@ -528,6 +530,17 @@ class DCLayoutApp(App[None]):
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
+        self.focus_tab(tab)
+
+    @on(TabbedContent.TabActivated)
+    def tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self.focus_tab(event.pane.id or "")
+
+    def focus_tab(self, tab: str) -> None:
+        """Give the keys to what a tab is for: the map, or its table."""
+        target = {"map": "#hallmap", "violations": "#violations-table", "bom": "#bom-table"}.get(tab)
+        if target:
+            self.query_one(target).focus()
 
     def action_map_zoom(self, step: int) -> None:
         self.map.action_zoom(step)
@@ -626,6 +639,9 @@ class DCLayoutApp(App[None]):
         self.query_one("#cabling-view", Static).update(result.cabling)
         vt = self.query_one("#violations-table", DataTable)
         vt.clear()
+        self.query_one("#violation-detail", Static).update(
+            "" if result.design.violations else "no design-rule violations"
+        )
         for i, v in enumerate(result.design.violations):
             vt.add_row(v.kind, v.where, v.message, key=str(i))
         self.query_one(TabbedContent).get_tab(
@@ -705,6 +721,20 @@ class DCLayoutApp(App[None]):
             first = next((h for h in self.floors if h.startswith(f"{key}/")), None)
             if first and first != self.hall:
                 self.show_hall(first)
+
+    @on(DataTable.RowHighlighted, "#violations-table")
+    def violation_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The whole of the highlighted violation under the table: message, suggestion and figures."""
+        if self.result is None or event.row_key.value is None:
+            return
+        v = self.result.design.violations[int(str(event.row_key.value))]
+        lines = [f"{v.kind} at {v.where}", v.message]
+        if v.suggestion:
+            lines.append(f"suggestion: {v.suggestion}")
+        if v.figures:
+            lines.append(", ".join(f"{k} = {val}" for k, val in sorted(v.figures.items())))
+        lines.append("enter: show it on the map")
+        self.query_one("#violation-detail", Static).update(Text("\n".join(lines)))
 
     @on(DataTable.RowSelected, "#violations-table")
     def violation_selected(self, event: DataTable.RowSelected) -> None:

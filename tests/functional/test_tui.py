@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Static
 from layout import design
 from layout.load import load_site
 from layout.tui.app import ACTIONS, DCLayoutApp
-from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen
+from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
 from layout.tui.widgets.hall_map import HallMap
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -450,3 +450,57 @@ async def test_exports_csv_from_the_ui(
     bom = (tmp_path / "outputs" / "superpod-4su" / "superpod-4su-bom.csv").read_text()
     assert bom.splitlines()[0].startswith("category,item,part_id,qty")
     assert (tmp_path / "outputs" / "superpod-4su" / "superpod-4su-links.csv").exists()
+
+
+@sync
+async def test_open_another_site_from_the_dialog(superpod: Path) -> None:
+    gb200 = copy_site("gb200-hall", superpod.parent)
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        await pilot.press("ctrl+o")
+        assert isinstance(app.screen, OpenScreen)
+        assert [p.name for p in app.screen.files] == ["gb200-hall.toml", "superpod-4su.toml"]
+        await pilot.press("enter")  # the first file of the folder
+        await designed(pilot)
+        assert app.editor is not None and app.editor.path == gb200
+        assert app.result is not None and app.result.summary == design.run(load_site(gb200)).summary()
+        assert app.title == load_site(gb200).site.site.name
+
+
+@sync
+async def test_quit_asks_before_dropping_unsaved_edits(superpod: Path) -> None:
+    original = superpod.read_text()
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.press("q")
+        assert isinstance(app.screen, ChoiceScreen)
+        await choose(pilot, None)  # cancel
+        assert app.is_running and app.editor is not None and app.editor.dirty
+        await pilot.press("q")
+        await choose(pilot, "discard")
+        await pilot.pause()
+        assert not app.is_running
+    assert superpod.read_text() == original
+    assert not (superpod.parent / "superpod-4su.toml.bak").exists()
+
+
+@sync
+async def test_pan_and_fit(superpod: Path) -> None:
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        hall_map = app.query_one(HallMap)
+        await pilot.press("plus", "plus", "plus")
+        grid = hall_map.grid
+        assert grid is not None and grid.cols > hall_map.size.width  # zoomed past the width of the map
+        before = hall_map.view
+        await pilot.press("shift+right")
+        assert hall_map.view[0] == before[0] + hall_map.size.width // 4
+        # the cursor stays on screen
+        assert hall_map.view[0] <= hall_map.cursor[0] < hall_map.view[0] + hall_map.size.width
+        await pilot.press("0")
+        grid = hall_map.grid
+        assert grid is not None and grid.cols <= hall_map.size.width and grid.lines <= hall_map.size.height

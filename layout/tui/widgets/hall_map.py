@@ -335,7 +335,7 @@ def legend(by: str, where: str) -> Text:
         for name, colour in zip(KW_NAMES, KW_COLOURS, strict=True):
             t.append("█", Style(color=colour)).append(f"{name} ")
     else:
-        for kind, name in (("gpu", "gpu"), ("network", "net"), ("spine", "spine"), ("core", "core")):
+        for kind, name in (("gpu", "gpu"), ("network", "net"), ("spine", "spine"), ("core", "MDF")):
             t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{name} ")
     for code, name in ((COLUMN, "col"), (KEEPOUT, "keep-out"), (TRAY, "tray"), (USER_ROW, "user row")):
         ch, st = GLYPHS[code]
