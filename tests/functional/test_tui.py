@@ -25,6 +25,7 @@ from layout.load import load_site
 from layout.tui.app import ACTIONS, DCLayoutApp
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
 from layout.tui.widgets.hall_map import HallMap
+from layout.tui.widgets.panels import top_n
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -504,3 +505,22 @@ async def test_pan_and_fit(superpod: Path) -> None:
         await pilot.press("0")
         grid = hall_map.grid
         assert grid is not None and grid.cols <= hall_map.size.width and grid.lines <= hall_map.size.height
+
+
+def test_top_n_is_a_stable_sort_of_the_largest() -> None:
+    rng = np.random.default_rng(7)
+    for n in (0, 3, 15, 2000):
+        values = rng.integers(0, 30, n).astype(float)  # many ties
+        assert list(top_n(values, 15)) == list(np.argsort(-values, kind="stable")[:15])
+
+
+@sync
+async def test_rack_links_index_matches_a_scan(superpod: Path) -> None:
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        r = app.result
+        assert r is not None
+        for rack_no in range(len(r.racks)):
+            scan = np.flatnonzero((r.link_rack_a == rack_no) | (r.link_rack_b == rack_no))
+            assert np.array_equal(r.rack_links(rack_no), scan)

@@ -98,23 +98,20 @@ def rack_section(result: Result, rack_no: int, hall_floor_kg_m2: float) -> Rende
         if len(devices) > DEVICES_LISTED:
             listed.append(f"… {len(devices) - DEVICES_LISTED} more")
         rows.append(("", "\n".join(listed)))
-    mask = (result.link_rack_a == rack_no) | (result.link_rack_b == rack_no)
-    n_links = int(mask.sum())
+    idx = result.rack_links(rack_no)
+    n_links = len(idx)
     if n_links:
-        links = d.cabling.links.loc[mask, ["kind", "media_class", "route", "status"]]
+        links = d.cabling.links.iloc[idx]
         by_kind = links["kind"].value_counts(sort=False)
         rows.append(
             ("links", f"{n_links:,}: " + ", ".join(f"{int(n):,} {k}" for k, n in by_kind.items() if n))
         )
         by_media = links["media_class"].astype(str).replace("", "none").value_counts()
         rows.append(("media", ", ".join(f"{int(n):,} {k}" for k, n in sorted(by_media.items()))))
-        longest = (
-            float(np.nanmax(result.link_length_m[mask]))
-            if np.isfinite(result.link_length_m[mask]).any()
-            else 0.0
-        )
+        lengths = result.link_length_m[idx]
+        longest = float(np.nanmax(lengths)) if np.isfinite(lengths).any() else 0.0
         rows.append(("longest", f"{longest:.1f} m"))
-        bad = int((links["status"].astype(str) != "ok").sum())
+        bad = int((links["status"] != "ok").sum())
         if bad:
             rows.append(("problems", Text(f"{bad:,} links without a route or medium", style="red")))
     return Group(Text(f"Rack {r['rack_id']}", style="bold"), kv_table(rows))
