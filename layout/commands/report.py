@@ -140,7 +140,11 @@ def run(args: argparse.Namespace) -> int:
                 show(build_one(s, args.out, args.templates))
                 bar.advance(task)
     else:
-        # Submit before the progress bar starts its refresh thread, so workers fork from a quiet process.
+        # Workers fork from this process: import the pipeline once here instead of once per worker, and
+        # submit before the progress bar starts its refresh thread, so they fork from a quiet process.
+        import layout.design
+        import layout.export.pdf  # noqa: F401
+
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures: dict[Future[Outcome], str] = {
                 pool.submit(build_one, s, args.out, args.templates): s for s in sites
