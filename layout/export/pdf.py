@@ -1966,8 +1966,8 @@ def _violations_story(design: Any) -> list[Flowable]:
         return [*out, para("No design rule is breached.")]
     out.append(
         para(
-            f"{len(vs)} design-rule breach(es), by kind and location. None stops the design; "
-            "`dclayout design --strict` fails on them."
+            f"{len(vs)} design-rule {'breach' if len(vs) == 1 else 'breaches'}, by kind and location. None stops "
+            "the design; dclayout design --strict fails on them."
         )
     )
     rows: list[list[Cell]] = [[v.kind, v.where, v.message, v.suggestion or "-"] for v in vs]
