@@ -189,8 +189,8 @@ class Scene:
     """What the drawing needs from a Design, as plain tables (lengths in metres).
 
     ``racks``: the placement's columns (docs/tables.md) plus ``power_kw`` and ``gpus``.
-    ``tray_edges``: one row per tray edge: ``x0_m, y0_m, x1_m, y1_m, kind, hall, width_mm, cables, fill``
-    and, per media class present, ``cables_<class>`` and ``lane_mm_<class>`` (the width the bundle takes
+    ``tray_edges``: one row per tray edge: ``x0_m, y0_m, x1_m, y1_m, kind, hall, width_mm, cables, fill``,
+    the label's side (``side_x, side_y, clear_mm``) and, per media class, ``cables_<class>`` and ``lane_mm_<class>`` (the width the bundle takes
     across the tray when stacked to the tray's depth, so the lanes together show the fill).
     """
 
@@ -204,11 +204,13 @@ class Scene:
     summary: Mapping[str, Any] = field(default_factory=dict)
 
 
-def tray_edge_table(inputs: Inputs, trays: Any, edge_fill: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
-    """Tray edges with end points, the side their label goes, cable counts and bundle lanes per class.
+def tray_edge_table(inputs: Inputs, trays: Any, edge_fill: pd.DataFrame, racks: pd.DataFrame) -> pd.DataFrame:
+    """Tray edges with end points, where their label goes, cable counts and bundle lanes per class.
 
-    A row tray runs over the racks' middle: its label goes to the rear of the row (the hot aisle),
-    clear of the rack tags near the fronts. Other trays are labelled on their left.
+    A row tray runs over its racks' middle: its label goes into the aisle behind the row (``side_x,
+    side_y`` point to the rear, ``clear_mm`` is half the rack depth), so the rack tags at the fronts,
+    the row labels in the front aisle and the aisle dimension (mid-aisle) stay clear. Other trays run
+    over aisles and carry their label on themselves (side 0, 0).
     """
     e = trays.edges
     nodes = trays.nodes
@@ -228,22 +230,21 @@ def tray_edge_table(inputs: Inputs, trays: Any, edge_fill: pd.DataFrame, rows: p
             "fill": edge_fill["fill"].to_numpy(float),
         }
     )
-    ddx, ddy = nx[v] - nx[u], ny[v] - ny[u]
-    length = np.hypot(ddx, ddy)
-    safe = np.where(length > 0, length, 1.0)
-    side_x, side_y = -ddy / safe, ddx / safe
-    if not rows.empty and "where" in e:
-        front = dict(zip(rows["row"].astype(str), rows["front_sign"].astype(float), strict=True))
-        axis = dict(zip(rows["row"].astype(str), rows["axis"].astype(str), strict=True))
-        where = e["where"].astype(str).tolist()
+    side_x, side_y, clear = np.zeros(len(e)), np.zeros(len(e)), np.zeros(len(e))
+    if not racks.empty and "where" in e:
+        first = racks.sort_values("rack_id", kind="stable").drop_duplicates("row")
+        rot = dict(zip(first["row"].astype(str), first["rotation_deg"].astype(float), strict=True))
+        deep = racks.groupby("row")["depth_m"].max().to_dict()
         kind = out["kind"].tolist()
-        for i, joined in enumerate(where):
+        for i, joined in enumerate(e["where"].astype(str).tolist()):
             w = joined.split("+")[0]  # colinear rows share a tray line: "B1/H1/R01+B1/H1/R02"
-            if kind[i] == "row" and w in front:
-                rear = -1.0 if front[w] >= 0 else 1.0
-                side_x[i], side_y[i] = (0.0, rear) if axis[w] == "x" else (rear, 0.0)
+            if kind[i] == "row" and w in rot:
+                a = math.radians(rot[w])  # the front is (0, 1) turned by the rotation: the rear opposite
+                side_x[i], side_y[i] = round(math.sin(a), 9), round(-math.cos(a), 9)
+                clear[i] = float(deep[w]) * MM_PER_M / 2.0
     out["side_x"] = side_x
     out["side_y"] = side_y
+    out["clear_mm"] = clear
     depth = e["depth_mm"].to_numpy(float)
     lanes = np.zeros((len(e), len(MEDIA_LAYER)))
     for k, cls in enumerate(MEDIA_LAYER):
@@ -298,7 +299,7 @@ def scene_from_parts(
     racks["power_kw"] = np.asarray(rack_kw, float) if rack_kw is not None else np.zeros(len(racks))
     edges = None
     if cabling is not None:
-        edges = tray_edge_table(inputs, cabling.trays, cabling.edge_fill, placement.rows)
+        edges = tray_edge_table(inputs, cabling.trays, cabling.edge_fill, placement.racks)
     return Scene(
         site=inputs.site,
         stem=inputs.stem,
@@ -976,8 +977,8 @@ def _aisle_dims(
     msp: BaseLayout, doc: Drawing, rows: pd.DataFrame, scale: int, label_mm: float, max_gap_m: float
 ) -> None:
     """One DIMENSION per aisle between neighbouring row lines, in the first stretch (lowest along the
-    rows) where rows on both sides overlap: in its middle, but clear of the row labels (``label_mm``
-    long) at the rows' first racks; text COLD/HOT/AISLE and the width."""
+    rows) where rows on both sides overlap, just past the row labels (``label_mm`` long) at the rows'
+    first racks; text COLD/HOT/AISLE and the width."""
     style = _dimstyle(doc, scale)
     done: set[tuple[float, float]] = set()
     text_h = DIMSTYLE_MM["dimtxt"] * scale
@@ -1005,9 +1006,9 @@ def _aisle_dims(
             kind = "COLD" if sign[i] > 0 > sign[j] else "HOT" if sign[i] < 0 < sign[j] else "AISLE"
             text = f"{kind} <>"
             lo_a, hi_a = max(a0[i], a0[j]) * MM_PER_M, min(a1[i], a1[j]) * MM_PER_M
-            at = (lo_a + hi_a) / 2
-            if at < lo_a + label_mm < hi_a:
-                at = lo_a + label_mm
+            # just past the row labels at the first racks (in a hot aisle: before the tray labels,
+            # which sit midway), unless the rows overlap less than that: then midway
+            at = lo_a + label_mm if lo_a + label_mm < hi_a else (lo_a + hi_a) / 2
             lo_mm, hi_mm, mid = lo_edge * MM_PER_M, hi_edge * MM_PER_M, (lo_edge + hi_edge) / 2 * MM_PER_M
             beside = at + 0.5 * text_h + 0.4 * len(f"{kind} 0000") * text_h  # text clear of the dim line
             if axis == "x":
@@ -1047,8 +1048,6 @@ def _draw_trays(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) ->
     y0 = (edges["y0_m"].to_numpy(float) * MM_PER_M).tolist()
     x1 = (edges["x1_m"].to_numpy(float) * MM_PER_M).tolist()
     y1 = (edges["y1_m"].to_numpy(float) * MM_PER_M).tolist()
-    side_x = edges["side_x"].to_numpy(float).tolist()
-    side_y = edges["side_y"].to_numpy(float).tolist()
     width = edges["width_mm"].to_numpy(float).tolist()
     kinds = edges["kind"].astype(str).tolist()
     halls = edges["hall"].astype(str).tolist()
@@ -1056,6 +1055,9 @@ def _draw_trays(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) ->
     fill = edges["fill"].to_numpy(float).tolist()
     counts = {m: edges[f"cables_{m}"].to_numpy(np.int64).tolist() for m in media}
     lanes = {m: edges[f"lane_mm_{m}"].to_numpy(float).tolist() for m in media}
+    side_x = edges["side_x"].to_numpy(float).tolist()
+    side_y = edges["side_y"].to_numpy(float).tolist()
+    clear = edges["clear_mm"].to_numpy(float).tolist()
     riser = _define_riser_block(doc)
     for i in range(len(x0)):
         p, q = (x0[i], y0[i]), (x1[i], y1[i])
@@ -1091,11 +1093,12 @@ def _draw_trays(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) ->
             pl.set_xdata(APPID, [(1000, m), (1071, n)])
             offset += lw
         label = f"{_cable_text(cables[i], {m: counts[m][i] for m in media})} | {fill[i] * 100:.0f}%"
-        h = min(1.8 * sc, length / (0.9 * len(label) + 1.0))
+        h = min(1.8 * sc, 0.5 * length / (0.8 * len(label)))  # the middle half: aisle ends stay clear
         # campus ducts are labelled at site scale, on the overview layer (frozen on hall sheets)
         label_layer = "G-ANNO-OVER" if kinds[i] == "duct" else "E-TRAY-IDEN"
-        gap = width[i] / 2.0 + 0.8 * h
-        mx, my = (p[0] + q[0]) / 2 + side_x[i] * gap, (p[1] + q[1]) / 2 + side_y[i] * gap
+        # a row tray's label hugs the rear of its racks; other trays carry theirs on themselves
+        off = clear[i] + 0.6 * h if clear[i] > 0 else 0.0
+        mx, my = (p[0] + q[0]) / 2 + side_x[i] * off, (p[1] + q[1]) / 2 + side_y[i] * off
         _text(
             msp,
             label,

@@ -316,19 +316,21 @@ def test_row_labels_and_power(doc: Any) -> None:
 
 
 # ------------------------------------------------------------------------------------------- trays
-def test_tray_edge_table_lanes_and_label_sides(inputs: Inputs) -> None:
-    t = dxf.tray_edge_table(inputs, cabling().trays, cabling().edge_fill, placement().rows)
+def test_tray_edge_table_lanes(inputs: Inputs) -> None:
+    t = dxf.tray_edge_table(inputs, cabling().trays, cabling().edge_fill, placement().racks)
     assert t["lane_mm_dac"].iloc[0] == pytest.approx(4 * DAC_AREA / 100.0, abs=0.05)
     assert t["lane_mm_mmf"].iloc[0] == pytest.approx(10 * MMF_AREA / 100.0, abs=0.05)
     assert list(t["cables_smf"]) == [0, 0, 0]  # smf-dr + smf-fr add up per class
-    assert (t["side_x"].iloc[0], t["side_y"].iloc[0]) == (0.0, -1.0)  # R01 fronts +y: label at its rear
-    assert (t["side_x"].iloc[1], t["side_y"].iloc[1]) == pytest.approx((-1.0, 0.0))  # left of the run
+    assert list(t[["x0_m", "y0_m", "x1_m", "y1_m"]].iloc[1]) == [3.6, 1.5, 3.6, 3.9]
+    # the row tray of R01 (fronts +y) labels behind its racks, 600 mm out; the cross tray on itself
+    assert list(t[["side_x", "side_y", "clear_mm"]].iloc[0]) == [0.0, -1.0, 600.0]
+    assert list(t[["side_x", "side_y", "clear_mm"]].iloc[1]) == [0.0, 0.0, 0.0]
 
 
 def test_over_full_tray_squeezes_its_lanes_into_its_width(inputs: Inputs) -> None:
     cab = cabling()
     cab.edge_fill.loc[0, "cables_mmf"] = 20000  # 141,372 mm2 of fibre in a 600 x 100 tray
-    t = dxf.tray_edge_table(inputs, cab.trays, cab.edge_fill, placement().rows)
+    t = dxf.tray_edge_table(inputs, cab.trays, cab.edge_fill, placement().racks)
     assert t["lane_mm_dac"].iloc[0] + t["lane_mm_mmf"].iloc[0] == pytest.approx(600.0, abs=0.2)
 
 
@@ -353,6 +355,14 @@ def test_loaded_segments_are_labelled_with_count_and_fill(doc: Any) -> None:
     labels = sorted(t.dxf.text for t in msp_query(doc, "TEXT[layer=='E-TRAY-IDEN']"))
     # (4 x 69.4 + 10 x 7.07 mm2) / (600 x 100 mm2) = 0.58 %; the empty cross tray is labelled too
     assert labels == ["0 | 0%", "14: 4 DAC + 10 MMF | 1%", "RISER 14: 4 DAC + 10 MMF"]
+    on_tray = {t.dxf.text: t for t in msp_query(doc, "TEXT[layer=='E-TRAY-IDEN']")}
+    row = on_tray["14: 4 DAC + 10 MMF | 1%"]  # midway, behind R01's racks: 1500 - 600 - 0.6 h
+    h = row.dxf.height
+    assert h == 1.8 * 20  # 1.8 mm at the hall's 1:20 (half the 2.9 m segment holds 23 characters of 79 mm)
+    assert (row.dxf.align_point.x, row.dxf.rotation) == (2150.0, 0.0)
+    assert row.dxf.align_point.y == pytest.approx(1500 - 600 - 0.6 * h)
+    cross = on_tray["0 | 0%"]  # the cross tray runs +y: its label reads from the right
+    assert (cross.dxf.align_point.x, cross.dxf.align_point.y, cross.dxf.rotation) == (3600.0, 2700.0, 90.0)
 
 
 def test_cable_text_names_the_media() -> None:
@@ -469,8 +479,9 @@ def test_write_is_atomic_and_a_failure_leaves_nothing(
 
 
 def test_aisle_dimension_keeps_clear_of_the_row_labels() -> None:
-    """A one-rack row (0-0.8 m) facing a long row (0-6 m): the overlap's middle (0.4 m) is under the row
-    labels (600 mm long), so the dimension moves to 0.6 m; a long overlap keeps its middle."""
+    """The dimension stands just past the row labels (600 mm long) at the rows' first racks: at 0.6 m,
+    when a one-rack row (0-0.8 m) faces a long row and when both are long; midway when the rows overlap
+    less than the labels' length."""
     doc = ezdxf.new("R2018", setup=False)
     rows = pd.DataFrame(
         {"row": ["B1/H1/R01", "B1/H1/R02"], "hall": ["B1/H1"] * 2, "axis": ["x", "x"], "x0_m": [0.0, 0.0],
@@ -485,7 +496,12 @@ def test_aisle_dimension_keeps_clear_of_the_row_labels() -> None:
     doc = ezdxf.new("R2018", setup=False)
     dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
     (dim,) = doc.modelspace().query("DIMENSION")
-    assert dim.dxf.defpoint.x == pytest.approx(3000.0)
+    assert dim.dxf.defpoint.x == pytest.approx(600.0)
+    rows.loc[0, "x1_m"] = 0.5
+    doc = ezdxf.new("R2018", setup=False)
+    dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
+    (dim,) = doc.modelspace().query("DIMENSION")
+    assert dim.dxf.defpoint.x == pytest.approx(250.0)
 
 
 def test_open_floor_between_rows_is_not_an_aisle() -> None:
