@@ -9,7 +9,7 @@ the map, the inspector, the budgets, the BOM, the cabling and the violations are
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, Ta
 from textual.worker import Worker, WorkerState
 
 from layout.load import InputError
+from layout.model.site import Hall
 from layout.siteedit import (
     AddRow,
     DeleteRow,
@@ -103,8 +104,6 @@ ACTIONS: tuple[Action, ...] = (
     Action("map_fit", "Map: fit the hall", "0"),
     Action("map_colour", "Map: colour racks by kind / by kW use", "c"),
 )
-
-TEMPLATE_KINDS_FOR_ROWS = ("gpu", "network", "spine", "core", "storage", "management", "cdu")
 
 
 def snap(v_m: float) -> float:
@@ -313,7 +312,6 @@ class DCLayoutApp(App[None]):
         hall_key, x, y = cur
         hall = self._hall_model(hall_key)
         inputs = self.editor.inputs
-        templates = sorted(t for t, tpl in inputs.templates.items() if tpl.kind in TEMPLATE_KINDS_FOR_ROWS)
 
         def got_template(template: str | None) -> None:
             if template is None:
@@ -331,7 +329,7 @@ class DCLayoutApp(App[None]):
         self.push_screen(
             ChoiceScreen(
                 f"New row in {hall_key} at ({x:.1f}, {y:.1f}) m: rack template",
-                [(f"{t} — {inputs.templates[t].name}", t) for t in templates],
+                self._templates(),
                 inputs.site.cluster.rack,
             ),
             got_template,
@@ -362,27 +360,29 @@ class DCLayoutApp(App[None]):
         self.moving = None
         self.map.set_ghost(None)
 
-    def _choose_template(self, title: str, current: str, kinds: Iterable[str], make: Any) -> None:
-        if self.editor is None:
-            return
-        templates = self.editor.inputs.templates
-        opts = [
-            (f"{t} — {templates[t].name}", t) for t in sorted(templates) if templates[t].kind in set(kinds)
-        ]
+    def _choose(
+        self, title: str, options: list[tuple[str, Any]], current: Any, make: Callable[[Any], Edit]
+    ) -> None:
+        """Ask for one of ``options`` and apply the edit ``make`` builds from it."""
 
-        def chosen(t: str | None) -> None:
-            if t is not None:
-                self.apply_edit(make(t))
+        def chosen(value: Any) -> None:
+            if value is not None:
+                self.apply_edit(make(value))
 
-        self.push_screen(ChoiceScreen(title, opts, current), chosen)
+        self.push_screen(ChoiceScreen(title, options, current), chosen)
+
+    def _templates(self, kind: str | None = None) -> list[tuple[str, str]]:
+        assert self.editor is not None
+        t = self.editor.inputs.templates
+        return [(f"{k} — {t[k].name}", k) for k in sorted(t) if kind is None or t[k].kind == kind]
 
     def action_row_template(self) -> None:
         box = self._user_row_here()
         if box is not None:
-            self._choose_template(
+            self._choose(
                 f"Rack template of user row {box.index + 1}",
+                self._templates(),
                 box.template,
-                TEMPLATE_KINDS_FOR_ROWS,
                 lambda t: SetRowTemplate(box.index, t),
             )
 
@@ -390,35 +390,32 @@ class DCLayoutApp(App[None]):
         if self.hall is None:
             return
         hall = self.hall
-        rows = [r for r in self.floors[hall].user_rows]
+        rows = self.floors[hall].user_rows
         if not rows:
             self.notify(
                 f"{hall} has no user-placed rows; g changes the cluster's GPU rack template",
                 severity="warning",
             )
             return
-        self._choose_template(
+        self._choose(
             f"Rack template of every user row in {hall}",
+            self._templates(),
             rows[0].template,
-            TEMPLATE_KINDS_FOR_ROWS,
             lambda t: SetHallTemplate(hall, t),
         )
 
     def action_cluster_rack(self) -> None:
         if self.editor is not None:
-            self._choose_template(
+            self._choose(
                 "GPU rack template of the cluster (cluster.rack)",
+                self._templates("gpu"),
                 self.editor.inputs.site.cluster.rack,
-                ("gpu",),
                 lambda t: SetCluster("rack", t),
             )
 
-    def _hall_model(self, key: str) -> Any:
+    def _hall_model(self, key: str) -> Hall:
         assert self.editor is not None
-        b, h = key.split("/")
-        return next(
-            hh for bb in self.editor.inputs.site.building if bb.id == b for hh in bb.hall if hh.id == h
-        )
+        return next(h for b, h in self.editor.inputs.site.halls() if f"{b.id}/{h.id}" == key)
 
     def action_hall_kw(self) -> None:
         if self.hall is None:
@@ -433,26 +430,19 @@ class DCLayoutApp(App[None]):
         self.push_screen(NumberScreen(f"{hall}: max kW per rack", current, 1, 300), got)
 
     def action_hall_cooling(self) -> None:
-        if self.hall is None:
-            return
-        hall = self.hall
-
-        def got(v: str | None) -> None:
-            if v is not None:
-                self.apply_edit(SetHall(hall, "cooling", v))
-
-        self.push_screen(
-            ChoiceScreen(
+        if self.hall is not None:
+            hall = self.hall
+            options = [
+                ("air", "air"),
+                ("rear-door heat exchangers", "rear-door"),
+                ("liquid (direct to chip)", "liquid"),
+            ]
+            self._choose(
                 f"{hall}: cooling",
-                [
-                    ("air", "air"),
-                    ("rear-door heat exchangers", "rear-door"),
-                    ("liquid (direct to chip)", "liquid"),
-                ],
+                options,
                 self._hall_model(hall).cooling,
-            ),
-            got,
-        )
+                lambda v: SetHall(hall, "cooling", v),
+            )
 
     def action_design_toggle(self) -> None:
         if self.editor is not None:
@@ -460,40 +450,21 @@ class DCLayoutApp(App[None]):
             self.apply_edit(SetCluster("design", "mor" if now == "rail" else "rail"))
 
     def action_switch_model(self) -> None:
-        if self.editor is None:
-            return
-        sw = self.editor.catalog.switch
-
-        def got(v: str | None) -> None:
-            if v is not None:
-                self.apply_edit(SetCluster("switch", v))
-
-        self.push_screen(
-            ChoiceScreen(
+        if self.editor is not None:
+            options = [(f"{k} — {v.name}", k) for k, v in sorted(self.editor.catalog.switch.items())]
+            self._choose(
                 "Fabric switch",
-                [(f"{k} — {v.name}", k) for k, v in sorted(sw.items())],
+                options,
                 self.editor.inputs.site.cluster.switch,
-            ),
-            got,
-        )
+                lambda v: SetCluster("switch", v),
+            )
 
     def action_nic(self) -> None:
-        if self.editor is None:
-            return
-        nics = self.editor.catalog.nic
-
-        def got(v: str | None) -> None:
-            if v is not None:
-                self.apply_edit(SetCluster("nic", v))
-
-        self.push_screen(
-            ChoiceScreen(
-                "Server NIC",
-                [(f"{k} — {v.name}", k) for k, v in sorted(nics.items())],
-                self.editor.inputs.site.cluster.nic,
-            ),
-            got,
-        )
+        if self.editor is not None:
+            options = [(f"{k} — {v.name}", k) for k, v in sorted(self.editor.catalog.nic.items())]
+            self._choose(
+                "Server NIC", options, self.editor.inputs.site.cluster.nic, lambda v: SetCluster("nic", v)
+            )
 
     # ------------------------------------------------------------------------------------- view
     def halls(self) -> list[str]:
@@ -682,10 +653,9 @@ class DCLayoutApp(App[None]):
         self.query_one("#status", Static).update(self.status)
 
     def update_legend(self) -> None:
-
         grid = self.map.grid
-        scale = f"1 col = {grid.m_per_col:.2g} m" if grid else ""
-        self.query_one("#legend", Static).update(legend(self.map.colour_by, f"{self.hall} · {scale}"))
+        where = f"{self.hall} · 1 col = {grid.m_per_col:.2g} m" if grid and self.hall else ""
+        self.query_one("#legend", Static).update(legend(self.map.colour_by, where))
 
     def update_inspector(self) -> None:
         if self.editor is None or self.hall is None:

@@ -340,5 +340,6 @@ def legend(by: str, where: str) -> Text:
     for code, name in ((COLUMN, "col"), (KEEPOUT, "keep-out"), (TRAY, "tray"), (USER_ROW, "user row")):
         ch, st = GLYPHS[code]
         t.append(ch, st).append(f"{name} ")
-    t.append(f"· {where}", Style(dim=True))
+    if where:
+        t.append(f"· {where}", Style(dim=True))
     return t
