@@ -1978,13 +1978,13 @@ def _violations_story(design: Any) -> list[Flowable]:
 
 # -------------------------------------------------------------------------------------- assumptions
 def _used_catalog(design: Any) -> dict[str, set[str]]:
-    models = set(design.fabric.devices["model"].astype(str))
+    models = {str(m) for m in design.fabric.devices["model"].unique()}
     cat = design.inputs.catalog
     return {
         "server": models & set(cat.server),
         "switch": models & set(cat.switch),
         "nic": {design.fabric.nic},
-        "media": set(design.cabling.links["media"].astype(str)) & set(cat.media),
+        "media": {str(m) for m in design.cabling.links["media"].dropna().unique()} & set(cat.media),
     }
 
 
