@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Static, Tree
 
 from layout import design
 from layout.load import load_site
@@ -527,3 +527,22 @@ async def test_rack_links_index_matches_a_scan(superpod: Path) -> None:
         for rack_no in range(len(r.racks)):
             scan = np.flatnonzero((r.link_rack_a == rack_no) | (r.link_rack_b == rack_no))
             assert np.array_equal(r.rack_links(rack_no), scan)
+
+
+@sync
+async def test_selecting_a_row_in_the_tree_puts_the_cursor_on_it(superpod: Path) -> None:
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        assert app.result is not None
+        tree = app.query_one("#tree", Tree)
+        hall_node = tree.root.children[0].children[0]
+        rows = app.result.design.placement.rows
+        last = hall_node.children[-1]
+        assert last.data == ("row", str(rows["row"].iat[-1]))
+        tree.select_node(last)
+        await pilot.pause()
+        hall_map = app.query_one(HallMap)
+        assert hall_map.has_focus
+        rack = hall_map.rack_at_cursor
+        assert rack >= 0 and app.result.design.placement.racks["row"].iat[rack] == rows["row"].iat[-1]
