@@ -185,11 +185,6 @@ class Grid:
         line = int(np.floor((self.y1 - y) / self.m_per_line))
         return min(max(col, 0), self.cols - 1), min(max(line, 0), self.lines - 1)
 
-    def cell_box(self, col: int, line: int) -> tuple[float, float, float, float]:
-        x0 = self.x0 + col * self.m_per_col
-        y1 = self.y1 - line * self.m_per_line
-        return x0, y1 - self.m_per_line, x0 + self.m_per_col, y1
-
     def span(self, lo: np.ndarray, hi: np.ndarray, axis: str) -> tuple[np.ndarray, np.ndarray]:
         """Cells whose centres fall in [lo, hi] along x (cols) or y (lines); at least the cell of the middle."""
         if axis == "x":

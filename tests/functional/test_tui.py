@@ -15,14 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from rich.console import Console
+from shapely.geometry import Polygon
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static, Tree
 
 from layout import design
 from layout.load import load_site
 from layout.tui.app import ACTIONS, DCLayoutApp
+from layout.tui.floor import COLUMN, KEEPOUT, OUTSIDE, RACK, RACK_KINDS, TRAY, Grid, HallFloor, rasterise
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
 from layout.tui.widgets.hall_map import HallMap
 from layout.tui.widgets.panels import top_n
@@ -546,3 +549,46 @@ async def test_selecting_a_row_in_the_tree_puts_the_cursor_on_it(superpod: Path)
         assert hall_map.has_focus
         rack = hall_map.rack_at_cursor
         assert rack >= 0 and app.result.design.placement.racks["row"].iat[rack] == rows["row"].iat[-1]
+
+
+def test_rasterise_a_small_hall_by_hand() -> None:
+    """A 10 m x 6 m hall at 1 m per column (2 m per line): 11 x 4 cells whose centres are x = 0.5 .. 10.5,
+    y = 5, 3, 1, -1."""
+    floor = HallFloor(
+        "B1/H1",
+        Polygon([(0, 0), (10, 0), (10, 6), (0, 6)]),
+        columns=[(4.7, 2.7, 5.3, 3.3)],
+        keepouts=[(Polygon([(8, 4), (10, 4), (10, 6), (8, 6)]), "electrical room")],
+        user_rows=[],
+        max_rack_kw=20.0,
+        racks=pd.DataFrame(
+            {
+                "rack_no": [7, 8],
+                "kind": ["spine", "gpu"],
+                "power_kw": [10.0, 21.0],
+                "x0": [1.0, 6.0],
+                "y0": [0.5, 0.5],
+                "x1": [3.0, 6.6],
+                "y1": [1.7, 1.7],
+            }
+        ),
+        trays=np.array([[0.5, 5.0, 9.5, 5.0]]),
+    )
+    grid = Grid.for_hall(floor, 1.0)
+    assert (grid.cols, grid.lines) == (11, 4)
+    assert grid.centre(3, 2) == (3.5, 1.0) and grid.cell(3.5, 1.0) == (3, 2)
+    codes, rack = rasterise(floor, grid, "kind")
+    assert (
+        (codes[:3, :10] != OUTSIDE).all() and (codes[3] == OUTSIDE).all() and (codes[:, 10] == OUTSIDE).all()
+    )
+    assert codes[1, 5] == COLUMN  # the column's centre x = 5.0 falls in the cell 5..6
+    assert list(codes[0, 8:10]) == [KEEPOUT, KEEPOUT]
+    assert (codes[0, :8] == TRAY).all()  # the tray runs along y = 5, except over the keep-out
+    assert list(codes[2, 1:3]) == [RACK + RACK_KINDS.index("spine")] * 2 and list(rack[2, 1:3]) == [7, 7]
+    assert (
+        codes[2, 6] == RACK + RACK_KINDS.index("gpu") and rack[2, 6] == 8
+    )  # 0.6 m wide: the cell of its middle
+    assert (rack >= 0).sum() == 3
+    codes, _ = rasterise(floor, grid, "kw")
+    assert codes[2, 1] == RACK + 0  # 10 of 20 kW: below 70 %
+    assert codes[2, 6] == RACK + 3  # 21 of 20 kW: over the limit

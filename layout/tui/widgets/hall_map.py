@@ -151,7 +151,7 @@ class HallMap(Widget, can_focus=True):
         return int(self.rack[line, col])
 
     def goto(self, x_m: float, y_m: float) -> None:
-        """Put the cursor on the cell holding (x_m, y_m), zooming in so that a rack is at least a cell."""
+        """Put the cursor on the cell holding (x_m, y_m) and centre the view on it."""
         if self.grid is None:
             return
         self.cursor = self.grid.cell(x_m, y_m)
