@@ -9,27 +9,12 @@ Prints best and median of N runs per stage, and what was placed. The issue's bar
 from __future__ import annotations
 
 import argparse
-import statistics
-import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from timing import ROOT, timed  # noqa: E402  (bench/timing.py puts the repo on sys.path)
 
 from layout import design, place, power  # noqa: E402
 from layout.load import load_site  # noqa: E402
-
-
-def timed(fn: Callable[[], object], runs: int) -> tuple[float, float, object]:
-    out: object = None
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times), out
 
 
 def main() -> None:

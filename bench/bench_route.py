@@ -14,31 +14,15 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import statistics
-import sys
 import time
-from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from timing import ROOT, timed  # noqa: E402  (bench/timing.py puts the repo on sys.path)
 
 from layout import media, route, trays  # noqa: E402
 from layout.design import build_fabric  # noqa: E402
 from layout.load import load_site  # noqa: E402
 from layout.place import place  # noqa: E402
-
-
-def timed(fn: Callable[[], object], runs: int) -> tuple[float, float, object]:
-    out: object = None
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times), out
 
 
 def networkx_graph(t: trays.Trays) -> object:
