@@ -1771,9 +1771,17 @@ def _cabling_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
     has = fill["cables"].to_numpy() > 0
     use = fill["peak_area_mm2"].to_numpy(float) / fill["capacity_mm2"].to_numpy(float)
     fullest = [int(i) for i in np.lexsort((np.arange(len(fill)), -use)) if has[i]][:15]
+    nodes = cab.trays.nodes
+    nx, ny = nodes["x_m"].to_numpy(float), nodes["y_m"].to_numpy(float)
+    eu, ev = edges["u"].to_numpy(), edges["v"].to_numpy()
+
+    def at(i: int) -> str:
+        mid = f"({(nx[eu[i]] + nx[ev[i]]) / 2:,.1f}, {(ny[eu[i]] + ny[ev[i]]) / 2:,.1f})"
+        return f"{edges['where'].iat[i]} at {mid}"
+
     rows = [
         [
-            str(edges["where"].iat[i]),
+            at(i),
             str(edges["kind"].iat[i]),
             fmt_int(edges["levels"].iat[i]),
             fmt_int(fill["cables"].iat[i]),
@@ -1784,7 +1792,7 @@ def _cabling_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
         for i in fullest
     ]
     cols = [
-        Col("Tray at", 130),
+        Col("Tray segment", 130),
         Col("Kind", 50),
         Col("Levels", 40, True),
         Col("Cables", 55, True),
@@ -1797,7 +1805,7 @@ def _cabling_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
         para(
             f"{int(fill['over'].sum()):,} of {int(has.sum()):,} tray segments in use carry more cable than their "
             "capacity (cable cross-section at the segment's fullest point; capacity: width x depth x levels x the "
-            "fill limit, for ducts conduits x bore x fill limit)."
+            "fill limit, for ducts conduits x bore x fill limit). Places are segment midpoints in site metres."
         ),
         data_table(cols, rows),
     ]
@@ -2011,17 +2019,30 @@ def _assumptions_story(design: Any) -> list[Flowable]:
         ["training.checkpoint_every_steps", fmt_int(s.training.checkpoint_every_steps)],
         ["training.hbm_gb", f"{s.training.hbm_gb:g}"],
     ]
-    for b, h in s.halls():
-        k = f"{b.id}/{h.id}"
-        rows += [
-            [f"{k} max_rack_kw", f"{h.max_rack_kw:g}"],
-            [f"{k} floor_load_kg_m2", f"{h.floor_load_kg_m2:g}"],
-            [f"{k} it_mw", f"{h.it_mw:g}" if h.it_mw else "no limit"],
-        ]
     out += [
         *h2(f"Site inputs ({inp.path.name})"),
         data_table([Col("Key", 250), Col("Value", 120, True)], rows),
     ]
+    rows = [
+        [
+            f"{b.id}/{h.id}",
+            h.cooling,
+            f"{h.max_rack_kw:g}",
+            f"{h.floor_load_kg_m2:g}",
+            f"{h.it_mw:g}" if h.it_mw else "none",
+            f"{b.it_mw:g}" if b.it_mw else "none",
+        ]
+        for b, h in s.halls()
+    ]
+    cols = [
+        Col("Hall", 70),
+        Col("Cooling", 70),
+        Col("max_rack_kw", 75, True),
+        Col("floor_load_kg_m2", 90, True),
+        Col("Hall it_mw", 70, True),
+        Col("Building it_mw", 80, True),
+    ]
+    out += [*h2("Halls (from the site file)"), data_table(cols, rows)]
     used_tpl = sorted(set(design.placement.racks["template"].astype(str)))
     rows = []
     for t in used_tpl:
