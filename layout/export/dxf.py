@@ -734,10 +734,15 @@ def _overview_label(msp: BaseLayout, text: str, at: tuple[float, float], height:
 
 
 def _clear_spot(
-    racks: pd.DataFrame, hall: str, box: tuple[float, float, float, float]
+    racks: pd.DataFrame,
+    hall: str,
+    box: tuple[float, float, float, float],
+    keepouts: Sequence[tuple[float, float, float, float]] = (),
+    reach_m: float = 0.0,
 ) -> tuple[float, float]:
     """Where a hall's overview name sits: of the centre and eight spots around it (a 3 x 3 grid over the
-    hall), the one farthest from any rack (ties: nearest the centre). Returns millimetres."""
+    hall), the one farthest from any rack and not within ``reach_m`` of a keep-out's box (ties: nearest
+    the centre). Returns millimetres."""
     x0, y0, x1, y1 = box
     mine = racks[racks["hall"] == hall] if not racks.empty else racks
     xs = mine["x_m"].to_numpy(float) if not mine.empty else np.zeros(0)
@@ -746,6 +751,10 @@ def _clear_spot(
 
     def clearance(fx: float, fy: float) -> float:
         cx, cy = x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy
+        if any(
+            k[0] - reach_m < cx < k[2] + reach_m and k[1] - reach_m < cy < k[3] + reach_m for k in keepouts
+        ):
+            return -1.0
         return float(np.hypot(xs - cx, ys - cy).min()) if len(xs) else math.inf
 
     fx, fy = max(spots, key=lambda s: (round(clearance(*s), 1), -abs(s[0] - 0.5) - abs(s[1] - 0.5)))
@@ -798,7 +807,9 @@ def _draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> 
                 "E-POWR",
                 right,
             )
-            _overview_label(msp, key, _clear_spot(scene.racks, key, box), over_h)
+            kboxes = [_bbox(k.polygon) for k in h.keepouts]
+            spot = _clear_spot(scene.racks, key, box, kboxes, 2.5 * over_h / MM_PER_M)
+            _overview_label(msp, key, spot, over_h)
             for c in h.columns:
                 name = _define_column_block(doc, c.size_m)
                 msp.add_blockref(
