@@ -5,12 +5,12 @@ What a careful CAD technician would hand over:
 - millimetres (``$INSUNITS`` = 4; the model is in metres, so every coordinate is x 1000), DXF R2018;
 - layers declared once from :data:`LAYERS` (discipline-major-minor names, each with colour, linetype,
   lineweight and a description), named text styles and one dimension style per plot scale;
-- one BLOCK per rack template (footprint, front marker, label) placed by INSERT with ATTRIBs
-  (rack id, template, kW, GPUs, row, hall); columns, risers, the north arrow, the scale bars, the legend
-  and the title block are blocks too;
-- trays as polylines drawn at their width, each segment labelled with its cable count and fill; one
-  polyline per tray segment and medium for the cable bundles (never one entity per cable); design-rule
-  violations as revision clouds on their own layer;
+- one BLOCK per rack template (footprint, front marker) placed by INSERT with ATTRIBs (rack id,
+  template, kW, GPUs, row, hall) and a position tag (K07) near the front; columns, risers, the north
+  arrow, the scale bars, the legend and the title block are blocks too;
+- trays as polylines drawn at their width, each segment labelled with its cables per medium and fill;
+  one polyline per tray segment and media class for the cable bundles (never one entity per cable);
+  design-rule violations as revision clouds on their own layer, listed in the sheets' notes;
 - row labels, aisle dimensions (real DIMENSION entities), and paper space: a site overview, one sheet
   per building (campuses) and one per hall on ISO A1 with a locked viewport at a standard scale.
 
@@ -564,53 +564,53 @@ def _define_scale_bar(doc: Drawing, scale: int) -> str:
 
 
 TITLE_W, TITLE_H = 180.0, 70.0
-TITLE_FIELDS = ("TITLE", "SUBTITLE", "SUMMARY", "SOURCE", "DWG_NO", "REV", "DATE", "SCALE", "SHEET")
+# Title block fields (ATTDEF tag: x, y of the text's start, height, style), base point lower right.
+TITLE_FIELDS = {
+    "TITLE": (-178.0, 34.0, 7.0, TITLE_STYLE),
+    "SUBTITLE": (-178.0, 27.0, 3.5, TITLE_STYLE),
+    "SUMMARY": (-178.0, 22.0, 2.5, NOTE_STYLE),
+    "SOURCE": (-178.0, 49.0, 2.5, NOTE_STYLE),
+    "DWG_NO": (-178.0, 1.5, 3.5, NOTE_STYLE),
+    "REV": (-68.0, 11.5, 3.5, NOTE_STYLE),
+    "DATE": (-178.0, 11.5, 3.5, NOTE_STYLE),
+    "SCALE": (-108.0, 11.5, 3.5, NOTE_STYLE),
+    "SHEET": (-43.0, 11.5, 3.5, NOTE_STYLE),
+}
 
 
 def _define_title_block(doc: Drawing) -> str:
-    """ISO 7200-style title block, 180 x 70 mm, base point at its lower right corner."""
+    """ISO 7200-style title block, 180 x 70 mm, base point at its lower right corner: from the bottom,
+    drawing number / size / units, date / scale / revision / sheet, title (site name, sheet title,
+    summary), source file, and the program that drew it."""
     name = "G-TTLB-A1"
     blk = doc.blocks.new(name, dxfattribs={"description": "Title block, ISO A1"})
     x0 = -TITLE_W
     blk.add_lwpolyline([(x0, 0), (0, 0), (0, TITLE_H), (x0, TITLE_H)], close=True)
-    for y in (10.0, 20.0, 36.0, 46.0, 56.0):
+    for y in (10.0, 20.0, 46.0, 58.0):
         blk.add_line((x0, y), (0, y))
-    for x, y0, y1 in ((-70.0, 0.0, 20.0), (-45.0, 0.0, 20.0), (-110.0, 0.0, 20.0)):
+    for x, y0, y1 in ((-70.0, 0.0, 20.0), (-45.0, 0.0, 20.0), (-110.0, 10.0, 20.0)):
         blk.add_line((x, y0), (x, y1))
-
-    def caption(text: str, x: float, y: float) -> None:
+    captions = (
+        ("DRAWING NUMBER", x0, 10.0), ("SIZE", -70.0, 10.0), ("UNITS", -45.0, 10.0), ("DATE", x0, 20.0),
+        ("SCALE", -110.0, 20.0), ("REV", -70.0, 20.0), ("SHEET", -45.0, 20.0), ("TITLE", x0, 46.0),
+        ("SOURCE", x0, 58.0),
+    )  # fmt: skip
+    for text, x, y in captions:
         t = blk.add_text(text, height=1.8, dxfattribs={"style": NOTE_STYLE})
         t.set_placement((x + 1.2, y - 1.2), align=TextEntityAlignment.TOP_LEFT)
-
-    def field_(tag: str, x: float, y: float, h: float, style: str = NOTE_STYLE) -> None:
+    for text, x in (("A1", -68.0), ("mm", -43.0)):
+        t = blk.add_text(text, height=3.5, dxfattribs={"style": NOTE_STYLE})
+        t.set_placement((x, 1.5))
+    for tag, (x, y, h, style) in TITLE_FIELDS.items():
         a = blk.add_attdef(tag, (x, y), "", height=h)
         a.dxf.style = style
         a.dxf.prompt = tag.replace("_", " ").lower()
-
-    caption("DRAWING NUMBER", x0, 10.0)
-    caption("SCALE", -110.0, 20.0)
-    caption("DATE", x0, 20.0)
-    caption("REV", -70.0, 20.0)
-    caption("SHEET", -45.0, 20.0)
-    caption("SIZE", -70.0, 10.0)
-    caption("UNITS", -45.0, 10.0)
-    caption("TITLE", x0, 56.0)
-    caption("SOURCE", x0, 70.0)
-    field_("DWG_NO", x0 + 2.0, 1.5, 3.5)
-    field_("DATE", x0 + 2.0, 11.5, 3.5)
-    field_("SCALE", -108.0, 11.5, 3.5)
-    field_("REV", -68.0, 11.5, 3.5)
-    field_("SHEET", -43.0, 11.5, 3.5)
-    t = blk.add_text("A1", height=3.5, dxfattribs={"style": NOTE_STYLE})
-    t.set_placement((-68.0, 1.5))
-    t = blk.add_text("mm", height=3.5, dxfattribs={"style": NOTE_STYLE})
-    t.set_placement((-43.0, 1.5))
-    field_("TITLE", x0 + 2.0, 40.0, 7.0, TITLE_STYLE)
-    field_("SUBTITLE", x0 + 2.0, 26.0, 3.5, TITLE_STYLE)
-    field_("SUMMARY", x0 + 2.0, 22.0, 2.5)
-    field_("SOURCE", x0 + 2.0, 59.0, 2.5)
-    t = blk.add_text("dclayout", height=3.5, dxfattribs={"style": TITLE_STYLE})
-    t.set_placement((-2.0, 48.0), align=TextEntityAlignment.BOTTOM_RIGHT)
+    t = blk.add_text("dclayout", height=5.0, dxfattribs={"style": TITLE_STYLE})
+    t.set_placement((x0 + 2.0, 61.0))
+    t = blk.add_text(
+        "floor plan, cabling and power of AI clusters", height=2.2, dxfattribs={"style": NOTE_STYLE}
+    )
+    t.set_placement((-2.0, 61.0), align=TextEntityAlignment.BOTTOM_RIGHT)
     return name
 
 
@@ -1277,7 +1277,7 @@ def _sheet(
         TextEntityAlignment.BOTTOM_LEFT,
     )
     site = scene.site.site
-    layout.add_blockref(blocks["title"], (fx1, fy0), dxfattribs=ttl).add_auto_attribs(
+    title = layout.add_blockref(blocks["title"], (fx1, fy0), dxfattribs=ttl).add_auto_attribs(
         {
             "TITLE": site.name[:60],
             "SUBTITLE": sheet.title,
@@ -1290,6 +1290,9 @@ def _sheet(
             "SHEET": f"{number} of {count}",
         }
     )
+    for attrib in title.attribs:  # a long site name shrinks to the block's width
+        if attrib.dxf.tag == "TITLE":
+            attrib.dxf.height = _fit_height(attrib.dxf.text, TITLE_FIELDS["TITLE"][2], TITLE_W - 4.0)
     layout.add_blockref(
         blocks["north"], (SIDE_X + 20.0, fy0 + TITLE_H + 22.0), dxfattribs={"layer": "G-ANNO-SYMB"}
     )

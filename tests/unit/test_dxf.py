@@ -434,11 +434,15 @@ def test_title_block_takes_name_revision_and_date_from_the_site(doc: Any, inputs
     for name in ("00 SITE", "B1-H1"):
         (tb,) = doc.paperspace(name).query("INSERT[name=='G-TTLB-A1']")
         values = {a.dxf.tag: a.dxf.text for a in tb.attribs}
+        assert sorted(values) == sorted(dxf.TITLE_FIELDS)
         assert values["TITLE"] == inputs.site.site.name
         assert (values["REV"], values["DATE"]) == ("C", "2026-03-14")
         assert values["SUMMARY"] == "192 GPUs, 7 racks"  # from the design's summary, plain ASCII
+        (title,) = [a for a in tb.attribs if a.dxf.tag == "TITLE"]
+        assert title.dxf.height == 7.0  # "small test site" fits at full height
         assert values["SHEET"] == ("1 of 2" if name == "00 SITE" else "2 of 2")
         assert values["DWG_NO"] == ("SMALL-E-001" if name == "00 SITE" else "SMALL-E-002")
+    assert [a.dxf.tag for a in doc.blocks.get("G-TTLB-A1").attdefs()] == list(dxf.TITLE_FIELDS)
     assert len(doc.paperspace("B1-H1").query("INSERT[name=='G-NORTH']")) == 1
     assert len(doc.paperspace("B1-H1").query("INSERT[name=='G-LEGEND']")) == 1
     (bar,) = (
