@@ -77,10 +77,10 @@ class HallMap(Widget, can_focus=True):
         Binding("shift+down", "pan(0, 1)", "pan", show=False),
         Binding("shift+left", "pan(-1, 0)", "pan", show=False),
         Binding("shift+right", "pan(1, 0)", "pan", show=False),
-        Binding("plus,equals_sign", "zoom(-1)", "zoom", key_display="+"),
-        Binding("minus", "zoom(1)", "out", key_display="-"),
+        Binding("plus,equals_sign", "zoom(-1)", "zoom", key_display="+/-"),
+        Binding("minus", "zoom(1)", "zoom out", show=False),
         Binding("0", "fit", "fit", show=False),
-        Binding("c", "colour", "kind/kW"),
+        Binding("c", "colour", "colour"),
         Binding("enter", "drop", "drop row", show=False),
         Binding("escape", "cancel_move", "cancel move", show=False),
     ]
