@@ -624,7 +624,7 @@ def legend_layers() -> list[Layer]:
     return [ly for ly in LAYERS if ly.name not in skip]
 
 
-def _define_legend(doc: Drawing) -> str:
+def _define_legend(doc: Drawing, ltscale: float) -> str:
     """One swatch per model layer, drawn on that layer (so it shows its colour and linetype)."""
     name = "G-LEGEND"
     blk = doc.blocks.new(name, dxfattribs={"description": "Legend of layers"})
@@ -635,10 +635,16 @@ def _define_legend(doc: Drawing) -> str:
     t.set_placement((4.0, -3.0), align=TextEntityAlignment.TOP_LEFT)
     y = -12.0 - LEGEND_ROW / 2
     for ly in rows:
-        attrs = {"layer": ly.name}
+        # paper millimetres: undo $LTSCALE (set for the model at hall scale) so dashes read as in the plan
+        attrs: dict[str, Any] = {"layer": ly.name, "ltscale": 1.0 / ltscale}
         x0, x1 = 4.0, 24.0
         if ly.name in ("G-ANNO-TEXT", "G-ANNO-OVER", "E-RACK-IDEN", "E-TRAY-IDEN", "E-POWR"):
-            sample = {"E-RACK-IDEN": "K07", "E-TRAY-IDEN": "412 38%", "E-POWR": "412 kW", "G-ANNO-OVER": "B1"}
+            sample = {
+                "E-RACK-IDEN": "K07",
+                "E-TRAY-IDEN": "412 | 38%",
+                "E-POWR": "412 kW",
+                "G-ANNO-OVER": "B1",
+            }
             t = blk.add_text(
                 sample.get(ly.name, "R03"), height=2.5, dxfattribs={**attrs, "style": NOTE_STYLE}
             )
@@ -1313,7 +1319,7 @@ def _notes(layout: Paperspace, scene: Scene, sheet: Sheet) -> None:
     lines = [
         "1. Dimensions in millimetres. Site coordinates in metres: x east, y north.",
         "2. Racks: the filled band marks the front; tag = position in the row.",
-        "3. Trays overhead; label = cables | peak fill of the tray cross-section.",
+        "3. Trays overhead; label = cables per medium | peak fill of the tray cross-section.",
         "4. Bundles: one lane per medium, as wide as its cables stacked to tray depth.",
     ]
     if sheet.kind == "hall":
@@ -1356,7 +1362,7 @@ def build_scene_document(scene: Scene) -> Drawing:
     blocks = {
         "title": _define_title_block(doc),
         "north": _define_north_arrow(doc),
-        "legend": _define_legend(doc),
+        "legend": _define_legend(doc, scales.main),
     }
     msp = doc.modelspace()
     # draw order: building and halls, trays under the racks, racks, then annotation on top

@@ -464,6 +464,10 @@ def test_legend_has_a_swatch_on_every_model_layer(doc: Any) -> None:
     blk = doc.blocks.get("G-LEGEND")
     swatch_layers = {e.dxf.layer for e in blk if e.dxf.layer != "0"}
     assert swatch_layers == {ly.name for ly in dxf.legend_layers()}
+    # $LTSCALE is the hall scale (1:20 here); swatches in paper millimetres undo it
+    assert doc.header["$LTSCALE"] == 20.0
+    (duct,) = [e for e in blk if e.dxf.layer == "E-TRAY-DUCT"]
+    assert duct.dxf.ltscale == pytest.approx(1 / 20)
 
 
 # ------------------------------------------------------------------------------------------- files
