@@ -1,7 +1,8 @@
 """The PDF design report: a reportlab platypus adapter over a finished Design.
 
-Only this module (and the commands that call it) imports reportlab; the core never does. Everything
-drawn here is read from the Design: no figure is computed twice, none is made up. The bytes are
+Only this module (and the commands that call it) imports reportlab; the core never does. Every figure
+comes from the Design (the headline ones from Design.summary(), as in summary.json); the report only
+sums, sorts, groups and formats them. The bytes are
 deterministic: reportlab's invariant mode, the creation date taken from the site file's date, no clock.
 
 Layout: A4 portrait, a cover with the headline figures, a table of contents, then one chapter per
@@ -16,7 +17,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 from xml.sax.saxutils import escape
 
 import numpy as np
@@ -48,6 +49,9 @@ from reportlab.platypus import (
 from reportlab.platypus.tableofcontents import TableOfContents
 
 from layout.export.atomic import write_bytes
+
+if TYPE_CHECKING:
+    from layout.design import Design
 
 # ------------------------------------------------------------------------------------------ page + style
 PAGE_W, PAGE_H = A4
@@ -1402,24 +1406,20 @@ def _plans_story(design: Any) -> list[Flowable]:
 
 
 # ------------------------------------------------------------------------------------------ power
+def _limit(v: Any) -> float | None:
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
 def _budget_rows(frame: Any, key: str) -> list[list[Cell]]:
     rows: list[list[Cell]] = []
     for r in frame.itertuples():
         mw = float(r.it_kw) / 1000.0
-        limit = (
-            None
-            if r.limit_mw is None or (isinstance(r.limit_mw, float) and math.isnan(r.limit_mw))
-            else float(r.limit_mw)
-        )
+        limit = _limit(r.limit_mw)
         use = fmt_pct(mw / limit, 0) if limit else "no limit"
         rows.append(
             [str(getattr(r, key)), fmt_int(r.racks), fmt_num(mw, 2), fmt_num(limit, 2) if limit else "-", use]
         )
     return rows
-
-
-def _limit(v: Any) -> float | None:
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
 
 
 def _power_story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
@@ -2079,7 +2079,7 @@ def _assumptions_story(design: Any) -> list[Flowable]:
 
 
 # --------------------------------------------------------------------------------------- the report
-def build_story(design: Any) -> list[Flowable]:
+def build_story(design: Design) -> list[Flowable]:
     summary = design.summary()
     story: list[Flowable] = _cover_story(design, summary)
     story += contents_page()
@@ -2093,12 +2093,12 @@ def build_story(design: Any) -> list[Flowable]:
     return story
 
 
-def render_pdf(design: Any) -> bytes:
+def render_pdf(design: Design) -> bytes:
     """The report of ``design`` as PDF bytes (deterministic)."""
     return render(build_story(design), meta_of(design))
 
 
-def write_pdf(design: Any, path: str | os.PathLike[str]) -> Path:
+def write_pdf(design: Design, path: str | os.PathLike[str]) -> Path:
     """Write the report of ``design`` to ``path`` atomically: it is built in memory and moved into place,
     so a failure leaves no file (and an older report untouched)."""
     return write_bytes(path, render_pdf(design))
