@@ -1250,7 +1250,7 @@ def _minutes(v: float | None) -> str:
         return "no node-side optical links"
     if v >= 600:
         return f"{v / 60:,.1f} h ({v:,.0f} min)"
-    return f"{v:,.2f} min"
+    return f"{v:,.2f} min" if v < 100 else f"{v:,.1f} min"
 
 
 def _short(key: str) -> str:
