@@ -259,7 +259,9 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
 
 def _edge_fill(trays: traylib.Trays, load: routing.EdgeLoad, mt: MediaTable) -> pd.DataFrame:
     e = trays.edges
-    gross = (e["width_mm"] * e["depth_mm"]).to_numpy(float)
+    # the whole cross-section (every stacked level; a duct's conduit bores): fill is over it, so
+    # ``over`` is exactly ``fill > fill_limit``
+    gross = (e["capacity_mm2"] / e["fill_limit"]).to_numpy(float)
     fill = pd.DataFrame(
         {
             "kind": e["kind"],
@@ -271,6 +273,7 @@ def _edge_fill(trays: traylib.Trays, load: routing.EdgeLoad, mt: MediaTable) -> 
             "peak_at_m": np.round(load.peak_at_m, 3),
             "capacity_mm2": e["capacity_mm2"],
             "fill": np.round(load.peak_area_mm2 / gross, 6),
+            "fill_limit": e["fill_limit"],
         }
     )
     fill["over"] = fill["peak_area_mm2"] > fill["capacity_mm2"] + 1e-6
@@ -428,7 +431,7 @@ def _fill_violations(trays: traylib.Trays, fill: pd.DataFrame) -> list[Violation
     px, py = x[u] + (x[v] - x[u]) * t, y[u] + (y[v] - y[u]) * t
     cols = {
         c: fill[c].to_numpy()[over]
-        for c in ("kind", "hall", "where", "cables", "peak_area_mm2", "capacity_mm2", "fill")
+        for c in ("kind", "hall", "where", "cables", "peak_area_mm2", "capacity_mm2", "fill", "fill_limit")
     }
     for j in range(len(over)):
         kind, hall, where = cols["kind"][j], cols["hall"][j], cols["where"][j]
@@ -437,9 +440,9 @@ def _fill_violations(trays: traylib.Trays, fill: pd.DataFrame) -> list[Violation
                 "tray_fill",
                 str(where) or str(hall),
                 f"{kind} tray in {hall or 'the campus'} from ({x[u[j]]:.1f}, {y[u[j]]:.1f}) to ({x[v[j]]:.1f}, {y[v[j]]:.1f}) "
-                f"is {cols['fill'][j]:.0%} full at ({px[j]:.1f}, {py[j]:.1f}): {cols['peak_area_mm2'][j]:,.0f} mm2 of cable "
+                f"is {cols['fill'][j]:.0%} full (limit {cols['fill_limit'][j]:.0%}) at ({px[j]:.1f}, {py[j]:.1f}): {cols['peak_area_mm2'][j]:,.0f} mm2 of cable "
                 f"({int(cols['cables'][j]):,} cables), {cols['capacity_mm2'][j]:,.0f} mm2 allowed",
-                "widen the tray (the hall's tray.width_mm / depth_mm) or add a parallel [[tray_add]]",
+                "widen the tray or stack levels (the hall's tray.width_mm / depth_mm / levels / trunk_*), a bigger duct bank (duct.conduits), or a parallel [[tray_add]]",
                 {
                     "cables": int(cols["cables"][j]),
                     "peak_area_mm2": round(float(cols["peak_area_mm2"][j]), 3),

@@ -117,3 +117,15 @@ def test_the_tray_graph_stays_small(campus: dict[str, tuple[Any, Any, Cabling]])
     assert (c.trays.rack_edge >= 0).all()
     # three ducts (460 + 270 + 460 m) sharing two 10 m stubs at the B1 and B3 entries
     assert c.trays.tray_m()["duct"] == pytest.approx(460 + 270 + 460 - 10 - 10, abs=0.01)
+
+
+def test_fill_is_over_every_level_so_over_means_above_the_limit(
+    campus: dict[str, tuple[Any, Any, Cabling]],
+) -> None:
+    """The campus stacks three tray levels: a segment is over-full exactly when its fill (over all
+    levels, or a duct's conduit bores) passes the fill limit, and the fullest segment is within it."""
+    _, _, c = campus["rail"]
+    f = c.edge_fill
+    assert (c.trays.edges["levels"] > 1).any()
+    assert (f["over"] == (f["fill"] > f["fill_limit"] + 1e-6)).all()
+    assert not f["over"].any() and f["fill"].max() > 0.2
