@@ -212,6 +212,22 @@ def _rect(x0: float, y0: float, x1: float, y1: float) -> Polygon:
     return box(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
 
 
+def hall_floor(h: Hall) -> tuple[Polygon, list[Polygon]]:
+    """The hall inside its wall clearance, and the obstacles on it (columns, keep-outs)."""
+    poly = Polygon(h.polygon)
+    inner = poly.buffer(-h.wall_clearance_m, join_style="mitre") if h.wall_clearance_m > 0 else poly
+    obstacles = [
+        _rect(
+            c.at[0] - c.size_m[0] / 2,
+            c.at[1] - c.size_m[1] / 2,
+            c.at[0] + c.size_m[0] / 2,
+            c.at[1] + c.size_m[1] / 2,
+        )
+        for c in h.columns
+    ]
+    return inner, obstacles + [Polygon(k.polygon) for k in h.keepouts]
+
+
 def _user_rows(inputs: Inputs) -> tuple[dict[str, list[_UserSlot]], dict[str, list[Polygon]]]:
     """Racks of the site's [[row]] entries per hall, and the area each keeps free (footprint + aisles)."""
     halls = {k: h for k, h in _hall_items(inputs)}
@@ -262,18 +278,7 @@ def _build_halls(
             used = [inputs.templates[gpu[key].template], *net_templates]
             band = max(t.depth_m for t in used)
             min_w = min(t.width_m for t in used)
-            poly = Polygon(h.polygon)
-            usable = poly.buffer(-h.wall_clearance_m, join_style="mitre") if h.wall_clearance_m > 0 else poly
-            holes = [
-                _rect(
-                    c.at[0] - c.size_m[0] / 2,
-                    c.at[1] - c.size_m[1] / 2,
-                    c.at[0] + c.size_m[0] / 2,
-                    c.at[1] + c.size_m[1] / 2,
-                )
-                for c in h.columns
-            ]
-            holes += [Polygon(k.polygon) for k in h.keepouts]
+            usable, holes = hall_floor(h)
             holes += reserve.get(key, [])
             if holes:
                 usable = usable.difference(shapely.union_all(holes))
@@ -1346,18 +1351,7 @@ def _user_row_checks(inputs: Inputs, racks: pd.DataFrame) -> list[Violation]:
     halls = {k: h for k, h in _hall_items(inputs)}
     for key in sorted(pd.unique(racks.loc[racks["user_row"], "hall"])):
         h = halls[str(key)]
-        poly = Polygon(h.polygon)
-        inner = poly.buffer(-h.wall_clearance_m, join_style="mitre") if h.wall_clearance_m > 0 else poly
-        obstacles = [
-            box(
-                c.at[0] - c.size_m[0] / 2,
-                c.at[1] - c.size_m[1] / 2,
-                c.at[0] + c.size_m[0] / 2,
-                c.at[1] + c.size_m[1] / 2,
-            )
-            for c in h.columns
-        ]
-        obstacles += [Polygon(k.polygon) for k in h.keepouts]
+        inner, obstacles = hall_floor(h)
         m = (racks["user_row"] & (racks["hall"] == key)).to_numpy()
         idx = np.flatnonzero(m)
         blocked = shapely.union_all(obstacles) if obstacles else None
