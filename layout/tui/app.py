@@ -525,8 +525,8 @@ class DCLayoutApp(App[None]):
     def inputs_changed(self, new_site: bool = False) -> None:
         """The site text changed (open, edit, undo, redo): redraw what the inputs alone determine."""
         assert self.editor is not None
+        self.start_design()  # first, so the worker computes while the screen is redrawn
         self.redraw(keep_view=not new_site)
-        self.start_design()
 
     def redraw(self, keep_view: bool = True) -> None:
         """Draw the current inputs with the latest result (which may be from before the last edit)."""
