@@ -146,13 +146,16 @@ def longest_links(result: Result) -> Table:
     end_a, end_b = top["a"].to_numpy(), top["b"].to_numpy()
     kind, media = top["kind"].astype(str).to_numpy(), top["media"].astype(str).to_numpy()
     t = Table(title="Longest links", title_justify="left", title_style="bold", box=None, padding=(0, 1))
-    for col in ("kind", "from", "to", "length m", "medium"):
-        t.add_column(col, justify="right" if col == "length m" else "left", no_wrap=True)
+    t.add_column("m", justify="right", no_wrap=True)
+    t.add_column("medium", no_wrap=True)
+    t.add_column("kind", no_wrap=True)
+    t.add_column("from", overflow="fold", min_width=13)
+    t.add_column("to", overflow="fold", min_width=13)
     for j, i in enumerate(order):
         ra, rb = int(result.link_rack_a[i]), int(result.link_rack_b[i])
-        a = f"{dev[end_a[j]]} @ {racks[ra] if ra >= 0 else '-'}"
-        b = f"{dev[end_b[j]]} @ {racks[rb] if rb >= 0 else '-'}"
-        t.add_row(kind[j], a, b, f"{result.link_length_m[i]:,.1f}", media[j] or "none")
+        a = f"{racks[ra] if ra >= 0 else '-'} {dev[end_a[j]]}"
+        b = f"{racks[rb] if rb >= 0 else '-'} {dev[end_b[j]]}"
+        t.add_row(f"{result.link_length_m[i]:,.1f}", media[j] or "none", kind[j], a, b)
     return t
 
 
