@@ -20,12 +20,19 @@ FULLEST_TRAYS = 8
 
 
 def _budget_table(title: str) -> Table:
-    t = Table(title=title, title_justify="left", title_style="bold", box=None, padding=(0, 1), expand=True)
-    t.add_column("where", ratio=2, overflow="fold")
-    t.add_column("figure", justify="right", no_wrap=True)
-    t.add_column("limit", justify="right", no_wrap=True)
-    t.add_column("use", justify="right", no_wrap=True)
-    t.add_column("", ratio=3, min_width=4)
+    t = Table(
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        box=None,
+        padding=(0, 1),
+        expand=True,
+        show_header=False,
+    )
+    t.add_column(no_wrap=True, max_width=24, overflow="ellipsis")  # where
+    t.add_column(justify="right", no_wrap=True)  # figure/limit
+    t.add_column(justify="right", no_wrap=True)  # use
+    t.add_column("", ratio=1, min_width=4)
     return t
 
 
@@ -35,13 +42,12 @@ def _budget_row(t: Table, where: str, value: float, limit: float | None, unit: s
         colour = use_colour(frac)
         t.add_row(
             where,
-            Text(f"{value:,.{digits}f} {unit}", style=colour),
-            f"{limit:,.{digits}f} {unit}",
+            Text(f"{value:,.{digits}f}/{limit:,.{digits}f} {unit}", style=colour),
             Text(f"{frac:.0%}", style=colour),
             ProgressBar(total=1.0, completed=min(frac, 1.0), complete_style=colour, finished_style=colour),
         )
     else:
-        t.add_row(where, f"{value:,.{digits}f} {unit}", "-", "", Text("no limit set", style="dim"))
+        t.add_row(where, f"{value:,.{digits}f} {unit}", Text("-", style="dim"), "")
 
 
 def _limit(v: Any) -> float | None:
@@ -54,22 +60,22 @@ def budgets(result: Result) -> RenderableType:
     p = d.power
     site = d.inputs.site
     top = _budget_table("Site")
-    _budget_row(top, "facility (IT × PUE)", p.facility_mw, p.utility_mw, "MW")
+    _budget_row(top, "facility / utility feed", p.facility_mw, p.utility_mw, "MW")
     _budget_row(top, "IT", p.it_mw, None, "MW")
     limits = np.asarray(p.rack_limit_kw, float)
     worst = int(np.argmax(p.rack_kw / np.where(limits > 0, limits, 1.0))) if len(p.rack_kw) else -1
     if worst >= 0:
         rack_id = str(d.placement.racks["rack_id"].iat[worst])
-        _budget_row(top, f"hottest rack {rack_id}", float(p.rack_kw[worst]), float(limits[worst]), "kW", 1)
+        _budget_row(top, f"max rack {rack_id}", float(p.rack_kw[worst]), float(limits[worst]), "kW", 1)
     bld = _budget_table("Buildings (IT)")
     for r in p.buildings.to_dict("records"):
         _budget_row(
-            bld, f"{r['building']} · {r['racks']:,} racks", r["it_kw"] / 1000.0, _limit(r["limit_mw"]), "MW"
+            bld, f"{r['building']} ({r['racks']:,} racks)", r["it_kw"] / 1000.0, _limit(r["limit_mw"]), "MW"
         )
     halls = _budget_table("Halls (IT)")
     for r in p.halls.to_dict("records"):
         _budget_row(
-            halls, f"{r['hall']} · {r['racks']:,} racks", r["it_kw"] / 1000.0, _limit(r["limit_mw"]), "MW"
+            halls, f"{r['hall']} ({r['racks']:,} racks)", r["it_kw"] / 1000.0, _limit(r["limit_mw"]), "MW"
         )
     energy = Text.assemble(
         ("Energy ", "bold"),
