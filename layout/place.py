@@ -782,10 +782,14 @@ class _Placer:
         )
         self.campus = self._campus_building()
         first_gpu = next(iter(self.gpu.values()), None)
-        # each SU carries its share of the spines and MDF in the power budgets of halls and buildings
+        # each SU carries its share of the spines in the power budgets of halls and buildings (spines
+        # stand in the halls of their leaves); the MDF is charged to the hall it stands in (see trial);
+        # a pod's share of both decides which building can take it
         su_kw = sum(self.block(su, first_gpu).kw for su in range(self.n_su))
-        rest = float(self.d.est_kw[self.d.spine | self.d.mdf].sum())
-        self.overhead = 1.0 + rest / su_kw if su_kw > 0 else 1.0
+        spine_kw = float(self.d.est_kw[self.d.spine].sum())
+        mdf_kw = float(self.d.est_kw[self.d.mdf].sum())
+        self.overhead = 1.0 + spine_kw / su_kw if su_kw > 0 else 1.0
+        self.pod_overhead = 1.0 + (spine_kw + mdf_kw) / su_kw if su_kw > 0 else 1.0
 
     def _campus_building(self) -> int:
         pts = []
@@ -884,6 +888,14 @@ class _Placer:
         floors = {h: _Floor(self.halls[h], self.cells, _order(self.halls[h], 0)) for h in zone}
         used_kw = dict.fromkeys(zone, 0.0)
         used_b = dict.fromkeys({self.halls[h].bno for h in zone}, 0.0)
+        if respect_power:  # the MDF's power in the hall nearest each building's entry, where it will stand
+            pod_b0 = {p: self.halls[zone[0]].bno for p in pods}
+            for b, devs in self._mdf_devices(sorted(used_b), pod_b0).items():
+                near = self._cells_near_entry([h for h in zone if self.halls[h].bno == b], b)
+                if near:
+                    kw = float(self.d.est_kw[devs].sum())
+                    used_kw[self.cells[near[0]].hall] += kw
+                    used_b[b] += kw
         missing = 0
         hi = 0
         late: list[int] = []
@@ -938,7 +950,7 @@ class _Placer:
         return math.inf if mw is None else mw * 1000.0 + 1e-6
 
     def pod_kw(self, pod: int) -> float:
-        return self.overhead * sum(self.block(su, self.halls[0].gpu).kw for su in self.d.pod_sus[pod])
+        return self.pod_overhead * sum(self.block(su, self.halls[0].gpu).kw for su in self.d.pod_sus[pod])
 
     # ------------------------------------------------------------------------------------- final
     def final(self, zone: list[int], pods: list[int], trial: _Trial) -> tuple[list[_Spot], int]:
