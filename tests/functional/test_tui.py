@@ -592,3 +592,22 @@ def test_rasterise_a_small_hall_by_hand() -> None:
     codes, _ = rasterise(floor, grid, "kw")
     assert codes[2, 1] == RACK + 0  # 10 of 20 kW: below 70 %
     assert codes[2, 6] == RACK + 3  # 21 of 20 kW: over the limit
+
+
+@sync
+async def test_next_hall_shows_it_fitted_with_the_cursor_in_its_middle(tmp_path: Path) -> None:
+    site = copy_site("seed002-32k", tmp_path)
+    app = DCLayoutApp(site)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        halls = list(app.floors)
+        assert app.hall == halls[0] and len(halls) > 1
+        await pilot.press("right_square_bracket")
+        assert app.hall == halls[1]
+        hall_map = app.query_one(HallMap)
+        x, y = hall_map.cursor_m  # type: ignore[misc]
+        x0, y0, x1, y1 = app.floors[halls[1]].bounds
+        assert abs(x - (x0 + x1) / 2) <= hall_map.grid.m_per_col  # type: ignore[union-attr]
+        assert abs(y - (y0 + y1) / 2) <= hall_map.grid.m_per_line  # type: ignore[union-attr]
+        await pilot.press("left_square_bracket")
+        assert app.hall == halls[0]

@@ -26,8 +26,9 @@ def after(*keys: str) -> Callable[[Pilot[Any]], Any]:
 
 
 def test_map_screen(snap_compare: Any) -> None:
-    """Tree, hall map with racks by kind and trays, inspector on the rack under the cursor, status line."""
-    assert snap_compare(DCLayoutApp(SUPERPOD), terminal_size=(120, 40), run_before=after())
+    """Tree, hall map with racks by kind and trays, inspector on the rack under the cursor (one line below
+    and one column right of the middle of the hall), status line."""
+    assert snap_compare(DCLayoutApp(SUPERPOD), terminal_size=(120, 40), run_before=after("down", "right"))
 
 
 def test_map_coloured_by_kw_use(snap_compare: Any) -> None:
@@ -40,4 +41,4 @@ def test_budgets_tab(snap_compare: Any) -> None:
 
 def test_narrow_terminal(snap_compare: Any) -> None:
     """80 x 24: the tree is hidden (f2 shows it), the inspector is narrower."""
-    assert snap_compare(DCLayoutApp(SUPERPOD), terminal_size=(80, 24), run_before=after())
+    assert snap_compare(DCLayoutApp(SUPERPOD), terminal_size=(80, 24), run_before=after("down", "right"))

@@ -127,7 +127,8 @@ class HallMap(Widget, can_focus=True):
         self.floor = floor
         if same and where is not None:
             self._rebuild(where)
-        else:
+        else:  # another hall: fit it, cursor in its middle
+            self.grid = None
             self._fit_pending = True
             if self.size.width and self.size.height:
                 self.action_fit()
@@ -190,7 +191,7 @@ class HallMap(Widget, can_focus=True):
         self._rebuild(keep)
         if keep is None:
             assert self.grid is not None
-            self.cursor = (self.grid.cols // 2, self.grid.lines // 2)
+            self.cursor = self.grid.cell((x0 + x1) / 2, (y0 + y1) / 2)
         self.view = (0, 0)
         self._scroll_to_cursor()
         self._moved()
