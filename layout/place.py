@@ -656,9 +656,12 @@ class _Devices:
         default = int(np.bincount(pod_halls).argmax()) if len(pod_halls) else -1
         hall_of: dict[int, int] = {}
         shared = []
+        lo_min_of = dict(zip(lo_min.index.tolist(), lo_min.tolist(), strict=True))
+        lo_max_of = dict(zip(lo_max.index.tolist(), lo_max.tolist(), strict=True))
         for s in spines[self.leader[spines] < 0].tolist():
-            if s in lo_min.index and lo_min[s] == lo_max[s] and lo_min[s] >= 0:
-                hall_of[s] = int(lo_min[s])
+            h = lo_min_of.get(s, -1)
+            if h >= 0 and h == lo_max_of[s]:
+                hall_of[s] = int(h)
             else:
                 shared.append(s)
         if shared and len(pod_halls):

@@ -64,7 +64,7 @@ class Result:
 
 
 def compute(inputs: Inputs, text: str, progress: Callable[[str], None] | None = None) -> Result:
-    """Run the whole pipeline (layout.design.run) and the BOM on ``inputs``, and build the views."""
+    """Run the whole pipeline (layout.design.run, BOM included) on ``inputs``, and build the views."""
     from layout import bom as bom_mod
     from layout import design as design_mod
     from layout.tui.floor import hall_floors
@@ -72,9 +72,7 @@ def compute(inputs: Inputs, text: str, progress: Callable[[str], None] | None = 
 
     started = time.perf_counter()
     design = design_mod.run(inputs, progress)
-    if progress is not None:
-        progress("bom")
-    bom = bom_mod.build(inputs, design.fabric, design.placement, design.cabling)
+    bom = design.bom
     if progress is not None:
         progress("summary")
     summary = design.summary()
