@@ -17,7 +17,9 @@ EXIT_OK, EXIT_VIOLATIONS, EXIT_BAD_INPUT, EXIT_EXPORT_FAILED = 0, 1, 2, 3
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dclayout", description="Design the floor plan, cabling and power of AI clusters.")
+    parser = argparse.ArgumentParser(
+        prog="dclayout", description="Design the floor plan, cabling and power of AI clusters."
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"layout.commands.{name}").add_parser(sub)

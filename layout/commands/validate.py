@@ -10,7 +10,9 @@ from typing import Any
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("validate", help="check site files; exit 2 with FILE: key: problem lines if bad")
     p.add_argument("sites", nargs="+", metavar="SITE", help="site TOML file(s)")
-    p.add_argument("--templates", default=None, help="rack template + catalog folder (default: beside the site)")
+    p.add_argument(
+        "--templates", default=None, help="rack template + catalog folder (default: beside the site)"
+    )
     p.set_defaults(run=run)
 
 
@@ -30,6 +32,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         s = inputs.site
         halls = sum(len(b.hall) for b in s.building)
-        print(f"{site}: ok — {s.site.name}: {len(s.building)} building(s), {halls} hall(s), "
-              f"{s.cluster.gpus:,} GPUs of {s.cluster.server}, {s.cluster.design} on {s.cluster.switch}")
+        print(
+            f"{site}: ok — {s.site.name}: {len(s.building)} building(s), {halls} hall(s), "
+            f"{s.cluster.gpus:,} GPUs of {s.cluster.server}, {s.cluster.design} on {s.cluster.switch}"
+        )
     return 2 if bad else 0
