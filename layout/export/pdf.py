@@ -403,6 +403,18 @@ def kv_table(pairs: Sequence[tuple[str, str]], width: float = FRAME_W, numeric: 
 
 
 # ---------------------------------------------------------------------------------------------- charts
+def _label(
+    x: float, y: float, text: str, size: float, colour: colors.Color = INK, anchor: str = "start"
+) -> String:
+    """A chart label in the report font."""
+    return String(x, y, text, fontName=FONT, fontSize=size, fillColor=colour, textAnchor=anchor)
+
+
+def _bar(x: float, y: float, w: float, h: float, fill: colors.Color) -> Rect:
+    """A filled chart bar with no outline."""
+    return Rect(x, y, w, h, fillColor=fill, strokeColor=None)
+
+
 def use_colour(ratio: float) -> colors.Color:
     """Colour of a used/limit ratio: green up to 80 %, amber up to 100 %, red above."""
     if ratio > 1.0 + 1e-9:
@@ -444,38 +456,19 @@ def budget_bars(items: Sequence[Budget], width: float = FRAME_W) -> Drawing:
                 strokeDashArray=None if frac < 1 else [2, 1.5],
             )
         )
-        d.add(
-            String(
-                x,
-                h - top + 8,
-                "limit" if frac == 1 else f"{frac:.0%}",
-                fontName=FONT,
-                fontSize=6,
-                fillColor=MUTED,
-                textAnchor="middle",
-            )
-        )
+        d.add(_label(x, h - top + 8, "limit" if frac == 1 else f"{frac:.0%}", 6, MUTED, "middle"))
     for b in items:
         y -= bar_h + gap
-        d.add(String(0, y + 2, safe_plain(b.label), fontName=FONT, fontSize=7, fillColor=INK))
-        d.add(Rect(x0, y, bar_w, bar_h, fillColor=ZEBRA, strokeColor=None))
+        d.add(_label(0, y + 2, safe_plain(b.label), 7))
+        d.add(_bar(x0, y, bar_w, bar_h, ZEBRA))
         if b.limit:
             ratio = b.used / b.limit
-            d.add(
-                Rect(
-                    x0,
-                    y,
-                    bar_w * min(ratio, scale_max) / scale_max,
-                    bar_h,
-                    fillColor=use_colour(ratio),
-                    strokeColor=None,
-                )
-            )
+            d.add(_bar(x0, y, bar_w * min(ratio, scale_max) / scale_max, bar_h, use_colour(ratio)))
             text = f"{b.used:,.2f} of {b.limit:,.2f} {b.unit} ({ratio:.0%})"
         else:
             text = f"{b.used:,.2f} {b.unit} (no limit set)"
-            d.add(Rect(x0, y, 2, bar_h, fillColor=MUTED, strokeColor=None))
-        d.add(String(x0 + bar_w + 6, y + 2, text, fontName=FONT, fontSize=7, fillColor=INK))
+            d.add(_bar(x0, y, 2, bar_h, MUTED))
+        d.add(_label(x0 + bar_w + 6, y + 2, text, 7))
     return d
 
 
@@ -510,27 +503,9 @@ def media_mix_chart(counts: dict[str, int], width: float = FRAME_W) -> Drawing:
     for k in keys:
         y -= bar_h + gap
         n = counts[k]
-        d.add(String(0, y + 2.5, MEDIA_LABELS.get(k, k), fontName=FONT, fontSize=7.5, fillColor=INK))
-        d.add(
-            Rect(
-                label_w,
-                y,
-                max(bar_w * n / peak, 0.5 if n else 0),
-                bar_h,
-                fillColor=MEDIA_COLOURS.get(k, MUTED),
-                strokeColor=None,
-            )
-        )
-        d.add(
-            String(
-                label_w + bar_w + 6,
-                y + 2.5,
-                f"{n:,} links ({n / total:.1%})",
-                fontName=FONT,
-                fontSize=7.5,
-                fillColor=INK,
-            )
-        )
+        d.add(_label(0, y + 2.5, MEDIA_LABELS.get(k, k), 7.5))
+        d.add(_bar(label_w, y, max(bar_w * n / peak, 0.5 if n else 0), bar_h, MEDIA_COLOURS.get(k, MUTED)))
+        d.add(_label(label_w + bar_w + 6, y + 2.5, f"{n:,} links ({n / total:.1%})", 7.5))
     return d
 
 
@@ -598,9 +573,7 @@ def length_histogram(
         v = 0 if power < 0 else 10**power
         y = yof(v)
         d.add(Line(left, y, left + pw, y, strokeColor=RULE, strokeWidth=0.3))
-        d.add(
-            String(left - 3, y - 2.5, f"{v:,}", fontName=FONT, fontSize=6, fillColor=MUTED, textAnchor="end")
-        )
+        d.add(_label(left - 3, y - 2.5, f"{v:,}", 6, MUTED, "end"))
     bw = pw / nb
     for i in range(nb):
         x = left + i * bw + 1
@@ -608,59 +581,18 @@ def length_histogram(
         for k in classes:
             n = int(counts[k][i])
             if n:
-                d.add(
-                    Rect(
-                        x,
-                        yof(base),
-                        bw - 2,
-                        yof(base + n) - yof(base),
-                        fillColor=MEDIA_COLOURS.get(k, MUTED),
-                        strokeColor=None,
-                    )
-                )
+                d.add(_bar(x, yof(base), bw - 2, yof(base + n) - yof(base), MEDIA_COLOURS.get(k, MUTED)))
                 base += n
         if base:
-            d.add(
-                String(
-                    x + (bw - 2) / 2,
-                    yof(base) + 2,
-                    f"{base:,}",
-                    fontName=FONT,
-                    fontSize=5.5,
-                    fillColor=INK,
-                    textAnchor="middle",
-                )
-            )
-        d.add(
-            String(
-                x + (bw - 2) / 2,
-                bottom - 9,
-                labels[i],
-                fontName=FONT,
-                fontSize=5.5,
-                fillColor=INK,
-                textAnchor="middle",
-            )
-        )
-    d.add(
-        String(
-            left + pw / 2,
-            bottom - 19,
-            "routed length (m)",
-            fontName=FONT,
-            fontSize=6.5,
-            fillColor=MUTED,
-            textAnchor="middle",
-        )
-    )
-    d.add(
-        String(left - 28, bottom + ph + 10, "links (log scale)", fontName=FONT, fontSize=6.5, fillColor=MUTED)
-    )
+            d.add(_label(x + (bw - 2) / 2, yof(base) + 2, f"{base:,}", 5.5, INK, "middle"))
+        d.add(_label(x + (bw - 2) / 2, bottom - 9, labels[i], 5.5, INK, "middle"))
+    d.add(_label(left + pw / 2, bottom - 19, "routed length (m)", 6.5, MUTED, "middle"))
+    d.add(_label(left - 28, bottom + ph + 10, "links (log scale)", 6.5, MUTED))
     x = left + 90
     for k in classes:
         name = MEDIA_LABELS.get(k, k)
-        d.add(Rect(x, bottom + ph + 9, 7, 7, fillColor=MEDIA_COLOURS.get(k, MUTED), strokeColor=None))
-        d.add(String(x + 9, bottom + ph + 10, name, fontName=FONT, fontSize=6.5, fillColor=INK))
+        d.add(_bar(x, bottom + ph + 9, 7, 7, MEDIA_COLOURS.get(k, MUTED)))
+        d.add(_label(x + 9, bottom + ph + 10, name, 6.5))
         x += 12 + stringWidth(name, FONT, 6.5) + 8
     return d
 
