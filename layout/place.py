@@ -583,6 +583,9 @@ class _Devices:
         starts = np.flatnonzero(new)
         self.su_servers = np.split(srv, starts[1:]) if len(srv) else []
         self.su_pod = [int(self.pod[s[0]]) for s in self.su_servers]
+        # the 2-tier group (leaves that share their spines) of each SU: kept in one hall when power allows
+        spine_group = dev["group"].to_numpy().astype(np.int64)
+        self.su_group = [int(spine_group[s[0]]) for s in self.su_servers]
         self.pos_in_su = np.full(self.n, -1, np.int64)
         for s in self.su_servers:
             self.pos_in_su[s] = np.arange(len(s))
@@ -903,14 +906,20 @@ class _Placer:
         hi = 0
         late: list[int] = []
         for pod in pods:
-            for su in self.d.pod_sus[pod]:
+            sus = self.d.pod_sus[pod]
+            group_kw = self._group_kw(sus)
+            for k, su in enumerate(sus):
+                first_of_group = k == 0 or self.d.su_group[su] != self.d.su_group[sus[k - 1]]
                 while hi < len(zone):
                     h = zone[hi]
                     b = self.halls[h].bno
                     blk = self.block(su, self.halls[h].gpu)
                     kw = blk.kw * self.overhead
+                    # a new spine group starts in the next hall when the whole group would not fit this
+                    # hall's power (its leaf-spine links then stay inside one hall)
+                    need = group_kw[self.d.su_group[su]] if first_of_group else kw
                     if respect_power and (
-                        (used_kw[h] > 0 and used_kw[h] + kw > self._budget_kw(self.halls[h].model.it_mw))
+                        (used_kw[h] > 0 and used_kw[h] + need > self._budget_kw(self.halls[h].model.it_mw))
                         or (used_b[b] > 0 and used_b[b] + kw > self._budget_kw(self.site.building[b].it_mw))
                     ):
                         hi += 1
@@ -937,6 +946,15 @@ class _Placer:
         for devs in self._mdf_devices(buildings, pod_b).values():
             missing += self._put_any(floors, zone, 0, self._pack_items(self.t_core, devs))
         return _Trial(su_hall, {h: len(f.lines_used) for h, f in floors.items()}, missing)
+
+    def _group_kw(self, sus: list[int]) -> dict[int, float]:
+        """Estimated kW of each spine group of these SUs (with the spines' share)."""
+        out: dict[int, float] = {}
+        gpu = self.halls[0].gpu
+        for su in sus:
+            g = self.d.su_group[su]
+            out[g] = out.get(g, 0.0) + self.block(su, gpu).kw * self.overhead
+        return out
 
     def _put_any(self, floors: dict[int, _Floor], zone: list[int], hi: int, items: list[_Item]) -> int:
         """Items one after the other from hall ``zone[hi]`` on (then the halls before it); returns how
