@@ -26,6 +26,11 @@ CLUSTER_KEYS = ("design", "switch", "nic", "rack", "rack_low_density")
 
 
 # ------------------------------------------------------------------------------------------- helpers
+def _refused(key: str, problem: str, allowed: str) -> InputError:
+    """The error of an edit that cannot be made (the file is named ``(edit)``: it is not on disk yet)."""
+    return InputError([Problem("(edit)", key, problem, allowed)])
+
+
 def _halls(doc: tomlkit.TOMLDocument) -> Iterator[tuple[str, Table]]:
     for b in doc.get("building", []):
         for h in b.get("hall", []):
@@ -37,20 +42,20 @@ def _hall(doc: tomlkit.TOMLDocument, hall: str) -> Table:
         if key == hall:
             return h
     known = ", ".join(k for k, _ in _halls(doc))
-    raise InputError([Problem("(edit)", "hall", f"unknown hall {hall!r}", known)])
+    raise _refused("hall", f"unknown hall {hall!r}", known)
 
 
 def _rows(doc: tomlkit.TOMLDocument) -> AoT:
     rows = doc.get("row")
     if not isinstance(rows, AoT) or len(rows) == 0:
-        raise InputError([Problem("(edit)", "row", "the site has no user-placed rows", "add a row first")])
+        raise _refused("row", "the site has no user-placed rows", "add a row first")
     return rows
 
 
 def _row(doc: tomlkit.TOMLDocument, index: int) -> Table:
     rows = _rows(doc)
     if not 0 <= index < len(rows):
-        raise InputError([Problem("(edit)", f"row[{index}]", "no such user row", f"0..{len(rows) - 1}")])
+        raise _refused(f"row[{index}]", "no such user row", f"0..{len(rows) - 1}")
     row: Table = rows[index]
     return row
 
@@ -150,15 +155,10 @@ class SetHallTemplate:
         _hall(doc, self.hall)
         rows = [r for r in doc.get("row", []) if r.get("hall") == self.hall]
         if not rows:
-            raise InputError(
-                [
-                    Problem(
-                        "(edit)",
-                        "row",
-                        f"hall {self.hall} has no user-placed rows",
-                        "add a row to the hall, or change cluster.rack for the auto-placed racks",
-                    )
-                ]
+            raise _refused(
+                "row",
+                f"hall {self.hall} has no user-placed rows",
+                "add a row to the hall, or change cluster.rack for the auto-placed racks",
             )
         for r in rows:
             r["template"] = self.template
@@ -177,9 +177,7 @@ class SetHall:
 
     def apply(self, doc: tomlkit.TOMLDocument) -> None:
         if self.key not in HALL_KEYS:
-            raise InputError(
-                [Problem("(edit)", f"hall.{self.key}", "not an editable hall key", ", ".join(HALL_KEYS))]
-            )
+            raise _refused(f"hall.{self.key}", "not an editable hall key", ", ".join(HALL_KEYS))
         _hall(doc, self.hall)[self.key] = self.value
 
     def describe(self) -> str:
@@ -195,16 +193,7 @@ class SetCluster:
 
     def apply(self, doc: tomlkit.TOMLDocument) -> None:
         if self.key not in CLUSTER_KEYS:
-            raise InputError(
-                [
-                    Problem(
-                        "(edit)",
-                        f"cluster.{self.key}",
-                        "not an editable cluster key",
-                        ", ".join(CLUSTER_KEYS),
-                    )
-                ]
-            )
+            raise _refused(f"cluster.{self.key}", "not an editable cluster key", ", ".join(CLUSTER_KEYS))
         doc["cluster"][self.key] = self.value  # type: ignore[index]
 
     def describe(self) -> str:
@@ -267,18 +256,18 @@ class SiteEditor:
 
     def undo(self) -> str | None:
         """Go back one edit; returns what was undone, or None if there is nothing to undo."""
-        if not self._undo:
-            return None
-        text, what = self._undo.pop()
-        self._redo.append((self.text, what))
-        self.text, self.inputs = text, self._validate(text)
-        return what
+        return self._step(self._undo, self._redo)
 
     def redo(self) -> str | None:
-        if not self._redo:
+        """Make the last undone edit again; returns what was redone, or None if there is nothing to redo."""
+        return self._step(self._redo, self._undo)
+
+    def _step(self, source: list[tuple[str, str]], target: list[tuple[str, str]]) -> str | None:
+        """Restore the text on top of ``source``, keeping the current text on ``target``."""
+        if not source:
             return None
-        text, what = self._redo.pop()
-        self._undo.append((self.text, what))
+        text, what = source.pop()
+        target.append((self.text, what))
         self.text, self.inputs = text, self._validate(text)
         return what
 
