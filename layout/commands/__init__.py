@@ -1,1 +1,31 @@
-"""Sub-commands of the `dclayout` CLI, one module each (see layout/cli.py)."""
+"""Sub-commands of the `dclayout` CLI, one module each (see layout/cli.py), and the pieces they share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from layout.load import Inputs
+
+
+def add_templates_option(p: Any) -> None:
+    """The ``--templates DIR`` option of every command that reads a site file."""
+    p.add_argument(
+        "--templates",
+        default=None,
+        metavar="DIR",
+        help="rack template + catalog folder (default: beside the site)",
+    )
+
+
+def templates_dir(templates: str | None) -> Path | None:
+    """The ``--templates`` value as a folder; None: the one beside the site."""
+    return Path(templates) if templates else None
+
+
+def load_inputs(site: str, templates: str | None) -> Inputs:
+    """Load and validate a site file with the ``--templates`` folder (InputError if anything is bad)."""
+    from layout.load import load_site
+
+    return load_site(site, templates_dir(templates))

@@ -12,6 +12,8 @@ import sys
 import time
 from typing import Any
 
+from layout.commands import add_templates_option, load_inputs
+
 
 def _positive(text: str) -> int:
     try:
@@ -41,12 +43,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--jobs", type=_positive, default=None, metavar="N", help="worker processes (default: one per core)"
     )
-    p.add_argument(
-        "--templates",
-        default=None,
-        metavar="DIR",
-        help="rack template + catalog folder (default: beside the site)",
-    )
+    add_templates_option(p)
     p.set_defaults(run=run)
 
 
@@ -56,10 +53,9 @@ def run(args: argparse.Namespace) -> int:
     from layout import compare as compare_mod
     from layout.cli import EXIT_EXPORT_FAILED, EXIT_OK
     from layout.export.tables import json_text, write_csv
-    from layout.load import load_site
 
     started = time.monotonic()
-    inputs = load_site(args.site, Path(args.templates) if args.templates else None)
+    inputs = load_inputs(args.site, args.templates)
     table = compare_mod.compare(inputs, jobs=args.jobs)
     seconds = time.monotonic() - started
     out_dir = Path(args.out) if args.out else Path("outputs") / inputs.stem

@@ -14,6 +14,8 @@ import threading
 import time
 from typing import Any
 
+from layout.commands import add_templates_option, load_inputs
+
 SHOW_PROGRESS_AFTER_S = 1.0
 
 
@@ -31,12 +33,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--pdf", action="store_true", help="write STEM.pdf, the design report with the BOM")
     p.add_argument("--csv", action="store_true", help="write STEM-bom.csv and STEM-links.csv")
     p.add_argument("--xlsx", action="store_true", help="write STEM.xlsx (BOM, racks, links, summary)")
-    p.add_argument(
-        "--templates",
-        default=None,
-        metavar="DIR",
-        help="rack template + catalog folder (default: beside the site)",
-    )
+    add_templates_option(p)
     p.set_defaults(run=run)
 
 
@@ -91,10 +88,9 @@ def run(args: argparse.Namespace) -> int:
     from layout import design as design_mod
     from layout.cli import EXIT_EXPORT_FAILED, EXIT_OK, EXIT_VIOLATIONS
     from layout.export.atomic import write_text
-    from layout.load import load_site
 
     started = time.monotonic()
-    inputs = load_site(args.site, Path(args.templates) if args.templates else None)
+    inputs = load_inputs(args.site, args.templates)
     progress = _Progress(design_mod.STAGES)
     try:
         design = design_mod.run(inputs, progress)

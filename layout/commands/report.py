@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from layout.commands import add_templates_option, load_inputs
+
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("report", help="write a PDF design report for each site (parallel with -j)")
@@ -32,9 +34,7 @@ def add_parser(sub: Any) -> None:
         metavar="N",
         help="sites built at once, one process each (default: the number of CPUs)",
     )
-    p.add_argument(
-        "--templates", default=None, help="rack template + catalog folder (default: beside the site)"
-    )
+    add_templates_option(p)
     p.set_defaults(run=run)
 
 
@@ -59,11 +59,11 @@ def build_one(site: str, out: str | None, templates: str | None) -> Outcome:
     """Load, design and write the PDF of one site. Never raises: failures come back as an Outcome."""
     import time
 
-    from layout.load import InputError, load_site
+    from layout.load import InputError
 
     t0 = time.perf_counter()
     try:
-        inputs = load_site(site, Path(templates) if templates else None)
+        inputs = load_inputs(site, templates)
         from layout.design import run as run_design
 
         design = run_design(inputs)

@@ -6,25 +6,23 @@ import argparse
 import sys
 from typing import Any
 
+from layout.commands import add_templates_option, load_inputs
+
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("validate", help="check site files; exit 2 with FILE: key: problem lines if bad")
     p.add_argument("sites", nargs="+", metavar="SITE", help="site TOML file(s)")
-    p.add_argument(
-        "--templates", default=None, help="rack template + catalog folder (default: beside the site)"
-    )
+    add_templates_option(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from layout.load import InputError, load_site
+    from layout.load import InputError
 
     bad = 0
     for site in args.sites:
         try:
-            inputs = load_site(site, Path(args.templates) if args.templates else None)
+            inputs = load_inputs(site, args.templates)
         except InputError as e:
             bad += 1
             for p in e.problems:
