@@ -990,6 +990,11 @@ def _row_label_height(scale: int, cold_aisle_m: float) -> float:
     return min(2.5 * scale, 0.35 * cold_aisle_m * MM_PER_M)
 
 
+def _xy(axis: str, along: float, across: float) -> tuple[float, float]:
+    """A point given along and across rows of ``axis`` as drawing (x, y)."""
+    return (along, across) if axis == "x" else (across, along)
+
+
 def _aisle_dims(
     msp: BaseLayout, doc: Drawing, rows: pd.DataFrame, scale: int, label_mm: float, max_gap_m: float
 ) -> None:
@@ -1028,30 +1033,17 @@ def _aisle_dims(
             at = lo_a + label_mm if lo_a + label_mm < hi_a else (lo_a + hi_a) / 2
             lo_mm, hi_mm, mid = lo_edge * MM_PER_M, hi_edge * MM_PER_M, (lo_edge + hi_edge) / 2 * MM_PER_M
             beside = at + 0.5 * text_h + 0.4 * len(f"{kind} 0000") * text_h  # text clear of the dim line
-            if axis == "x":
-                dim = msp.add_linear_dim(
-                    base=(at, lo_mm),
-                    p1=(at, lo_mm),
-                    p2=(at, hi_mm),
-                    angle=90,
-                    text=text,
-                    text_rotation=0,
-                    dimstyle=style,
-                    dxfattribs={"layer": "G-ANNO-DIMS"},
-                )
-                dim.set_location((beside, mid), leader=False)
-            else:
-                dim = msp.add_linear_dim(
-                    base=(lo_mm, at),
-                    p1=(lo_mm, at),
-                    p2=(hi_mm, at),
-                    angle=0,
-                    text=text,
-                    text_rotation=90,
-                    dimstyle=style,
-                    dxfattribs={"layer": "G-ANNO-DIMS"},
-                )
-                dim.set_location((mid, beside), leader=False)
+            dim = msp.add_linear_dim(
+                base=_xy(axis, at, lo_mm),
+                p1=_xy(axis, at, lo_mm),
+                p2=_xy(axis, at, hi_mm),
+                angle=90 if axis == "x" else 0,
+                text=text,
+                text_rotation=0 if axis == "x" else 90,
+                dimstyle=style,
+                dxfattribs={"layer": "G-ANNO-DIMS"},
+            )
+            dim.set_location(_xy(axis, beside, mid), leader=False)
             dim.render()
 
 
