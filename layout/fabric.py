@@ -184,25 +184,23 @@ def build(
     middle-of-rack leaf groups; without it a leaf takes as many whole servers as fill ``k/2`` ports."""
     mtbf = cluster.link_mtbf_years if "link_mtbf_years" in cluster.model_fields_set else None
     net = cluster.networks
-    return _build(
-        _Spec(
-            gpus=cluster.gpus,
-            server=cluster.server,
-            switch=cluster.switch,
-            design=cluster.design,
-            pod_gpus=cluster.pod_gpus,
-            oversubscription=cluster.oversubscription,
-            nic=cluster.nic,
-            link_mtbf_years=mtbf,
-            tiers=cluster.tiers,
-            servers_per_rack=servers_per_rack,
-            storage=net.storage,
-            frontend=net.frontend,
-            oob=net.oob,
-            source=source,
-            keys=CLUSTER_KEYS,
-        ),
+    return size(
+        cluster.gpus,
+        cluster.server,
+        cluster.switch,
+        cluster.design,
+        cluster.pod_gpus,
+        cluster.oversubscription,
+        cluster.nic,
+        mtbf,
         catalog,
+        tiers=cluster.tiers,
+        servers_per_rack=servers_per_rack,
+        storage=net.storage,
+        frontend=net.frontend,
+        oob=net.oob,
+        source=source,
+        keys=CLUSTER_KEYS,
     )
 
 
@@ -219,10 +217,14 @@ def size(
     *,
     tiers: int | None = None,
     servers_per_rack: int | None = None,
+    storage: bool = False,
+    frontend: bool = False,
+    oob: bool = False,
     source: str = "dclayout fabric",
     keys: dict[str, str] | None = None,
 ) -> Fabric:
-    """The backend fabric for a GPU count, without a site (`dclayout fabric`). Bad values raise
+    """The backend fabric for a GPU count, without a site (`dclayout fabric`); ``storage``, ``frontend``
+    and ``oob`` add those networks (:func:`build` passes a site's ``cluster.networks``). Bad values raise
     InputError naming ``source`` and the option (``--switch`` ...). ``link_mtbf_years=None``: the NIC's
     own figure if the catalog has one (Cedar-7: 4 years), else 5 years."""
     if catalog is None:
@@ -242,9 +244,9 @@ def size(
             link_mtbf_years=link_mtbf_years,
             tiers=tiers,
             servers_per_rack=servers_per_rack,
-            storage=False,
-            frontend=False,
-            oob=False,
+            storage=storage,
+            frontend=frontend,
+            oob=oob,
             source=source,
             keys=names,
         ),
