@@ -4,6 +4,8 @@ in code.
 - ``shipped_sites``: the stems of ``sites/*.toml``.
 - ``inputs_of(stem)`` / ``design_of(stem)``: a shipped site's validated inputs / ``design.run`` result,
   built once per session (the 100k campus is the expensive one: ask for it in one place only).
+- ``dclayout(command, *args, cwd=ROOT)``: run ``python -m layout command args...`` in a subprocess (text
+  output captured; 5 min timeout) and return the CompletedProcess.
 - ``make_inputs(**changes)``: a small one-hall site (10 m x 6 m hall, 1 SU of 32 DGX H100 on QM9700,
   rail, no side networks) with ``changes`` deep-merged into its TOML data, validated like a site file.
 """
@@ -11,6 +13,8 @@ in code.
 from __future__ import annotations
 
 import copy
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -79,6 +83,20 @@ def merge(base: Any, changes: Any) -> Any:
 @pytest.fixture(scope="session")
 def shipped_sites() -> list[str]:
     return list(SHIPPED)
+
+
+@pytest.fixture(scope="session")
+def dclayout() -> Callable[..., subprocess.CompletedProcess[str]]:
+    def run(command: str, *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "layout", command, *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    return run
 
 
 @pytest.fixture(scope="session")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,19 +15,9 @@ from layout.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "layout", "fabric", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def test_json_contract_for_100k_gpus() -> None:
+def test_json_contract_for_100k_gpus(dclayout: Callable[..., subprocess.CompletedProcess[str]]) -> None:
     start = time.perf_counter()
-    res = run("--gpus", "100000", "--switch", "qm9700", "--json")
+    res = dclayout("fabric", "--gpus", "100000", "--switch", "qm9700", "--json")
     wall = time.perf_counter() - start
     assert res.returncode == 0, res.stderr
     assert res.stderr == ""
@@ -141,8 +131,8 @@ def test_bad_input_exits_2_with_the_option_named(
     assert cap.err == message and cap.out == ""
 
 
-def test_argument_errors_exit_2() -> None:
+def test_argument_errors_exit_2(dclayout: Callable[..., subprocess.CompletedProcess[str]]) -> None:
     for args in (["--gpus", "lots"], [], ["--gpus", "8", "--oversubscription", "7:2"]):
-        res = run(*args)
+        res = dclayout("fabric", *args)
         assert res.returncode == 2, args
         assert "dclayout fabric: error:" in res.stderr and res.stdout == ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -12,13 +12,12 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "layout", "compare", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=300)  # fmt: skip
-
-
-def test_json_and_csv_agree(tmp_path: Path) -> None:
-    res = run(str(ROOT / "sites/superpod-4su.toml"), "--out", str(tmp_path), "--json", "--jobs", "1")
+def test_json_and_csv_agree(
+    tmp_path: Path, dclayout: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    res = dclayout(
+        "compare", str(ROOT / "sites/superpod-4su.toml"), "--out", str(tmp_path), "--json", "--jobs", "1"
+    )
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["site"] == "SuperPOD 4-SU H100 hall"
@@ -34,32 +33,38 @@ def test_json_and_csv_agree(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["compare.csv"]
 
 
-def test_table_on_screen_and_default_folder(tmp_path: Path) -> None:
+def test_table_on_screen_and_default_folder(
+    tmp_path: Path, dclayout: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     site = tmp_path / "sp.toml"
     site.write_text((ROOT / "sites/superpod-4su.toml").read_text())
-    res = run(str(site), "--templates", str(ROOT / "rack_templates"), cwd=tmp_path)
+    res = dclayout("compare", str(site), "--templates", str(ROOT / "rack_templates"), cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     for name in ("ib-nb/rail/cx7", "tomahawk5/mor/cedar7", "copper %", "TTFF min", "network $M"):
         assert name in res.stdout
     assert (tmp_path / "outputs" / "sp" / "compare.csv").is_file()
 
 
-def test_bad_site_exits_2(tmp_path: Path) -> None:
-    res = run(str(tmp_path / "missing.toml"))
+def test_bad_site_exits_2(tmp_path: Path, dclayout: Callable[..., subprocess.CompletedProcess[str]]) -> None:
+    res = dclayout("compare", str(tmp_path / "missing.toml"))
     assert res.returncode == 2
     assert "file not found" in res.stderr
 
 
-def test_bad_jobs_is_refused() -> None:
-    res = run(str(ROOT / "sites/superpod-4su.toml"), "--jobs", "0")
+def test_bad_jobs_is_refused(dclayout: Callable[..., subprocess.CompletedProcess[str]]) -> None:
+    res = dclayout("compare", str(ROOT / "sites/superpod-4su.toml"), "--jobs", "0")
     assert res.returncode == 2
     assert "not a number of processes: '0'" in res.stderr
 
 
-def test_unwritable_output_exits_3(tmp_path: Path) -> None:
+def test_unwritable_output_exits_3(
+    tmp_path: Path, dclayout: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    res = run(str(ROOT / "sites/superpod-4su.toml"), "--out", str(blocker / "sub"), "--jobs", "1")
+    res = dclayout(
+        "compare", str(ROOT / "sites/superpod-4su.toml"), "--out", str(blocker / "sub"), "--jobs", "1"
+    )
     assert res.returncode == 3
     assert "export failed" in res.stderr
     assert blocker.read_text() == "not a folder"

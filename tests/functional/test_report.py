@@ -6,7 +6,7 @@ import io
 import re
 import shutil
 import subprocess
-import sys
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
@@ -144,21 +144,15 @@ def test_a_failed_export_leaves_no_file(
 
 
 # ------------------------------------------------------------------------------------- the batch command
-def report(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "layout", "report", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-def test_batch_writes_the_good_sites_and_reports_the_bad_one(tmp_path: Path) -> None:
+def test_batch_writes_the_good_sites_and_reports_the_bad_one(
+    tmp_path: Path, dclayout: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     bad = tmp_path / "broken.toml"
     bad.write_text(SMALL.read_text().replace("gpus = 1024", "gpus = 1023"))
     out = tmp_path / "out"
-    res = report(str(SMALL), str(bad), str(ROOT / "sites" / "gb200-hall.toml"), "--out", str(out), "-j", "2")
+    res = dclayout(
+        "report", str(SMALL), str(bad), str(ROOT / "sites" / "gb200-hall.toml"), "--out", str(out), "-j", "2"
+    )
     assert res.returncode == 2, res.stderr
     assert sorted(p.name for p in out.iterdir()) == ["gb200-hall.pdf", "superpod-4su.pdf"], (
         "nothing half-written"
@@ -170,19 +164,23 @@ def test_batch_writes_the_good_sites_and_reports_the_bad_one(tmp_path: Path) -> 
         assert PdfReader(out / name).pages, name
 
 
-def test_batch_export_failure_exits_3(tmp_path: Path) -> None:
+def test_batch_export_failure_exits_3(
+    tmp_path: Path, dclayout: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     blocker = tmp_path / "out"
     blocker.write_text("a file where the output folder should be")
-    res = report(str(SMALL), "--out", str(blocker))
+    res = dclayout("report", str(SMALL), "--out", str(blocker))
     assert res.returncode == 3, res.stderr
     assert "export failed" in res.stderr
     assert blocker.read_text().startswith("a file")
 
 
-def test_batch_refuses_two_sites_that_would_write_the_same_file(tmp_path: Path) -> None:
+def test_batch_refuses_two_sites_that_would_write_the_same_file(
+    tmp_path: Path, dclayout: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     other = tmp_path / "superpod-4su.toml"
     other.write_text(SMALL.read_text())
-    res = report(str(SMALL), str(other), "--out", str(tmp_path / "out"))
+    res = dclayout("report", str(SMALL), str(other), "--out", str(tmp_path / "out"))
     assert res.returncode == 2
     assert "distinct file names" in res.stderr
     assert not (tmp_path / "out").exists()
