@@ -6,6 +6,8 @@ in code.
   built once per session (the 100k campus is the expensive one: ask for it in one place only).
 - ``dclayout(command, *args, cwd=ROOT)``: run ``python -m layout command args...`` in a subprocess (text
   output captured; 5 min timeout) and return the CompletedProcess.
+- ``handbuilt`` (tests/data/cabling/handbuilt.py, importable as a module): hand-built placement and
+  fabric tables for the cabling tests.
 - ``make_inputs(**changes)``: a small one-hall site (10 m x 6 m hall, 1 SU of 32 DGX H100 on QM9700,
   rail, no side networks) with ``changes`` deep-merged into its TOML data, validated like a site file.
 """
@@ -25,6 +27,7 @@ from layout.load import DEFAULT_TEMPLATES_DIR, Inputs, load_catalog, load_site, 
 
 ROOT = Path(__file__).resolve().parents[1]
 SITES_DIR = ROOT / "sites"
+sys.path.insert(0, str(ROOT / "tests" / "data" / "cabling"))  # the cabling tests: `import handbuilt as hb`
 SHIPPED = sorted(p.stem for p in SITES_DIR.glob("*.toml"))
 
 SMALL_SITE: dict[str, Any] = {

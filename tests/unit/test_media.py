@@ -3,22 +3,14 @@ and tray fill, on hand-built sites."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 
+import handbuilt as hb
 import numpy as np
 import pytest
 
 from layout.media import MediaTable, cable
 from layout.trays import RU_M
-
-_spec = importlib.util.spec_from_file_location(
-    "handbuilt", Path(__file__).parents[1] / "data" / "cabling" / "handbuilt.py"
-)
-assert _spec and _spec.loader
-hb = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(hb)
 
 
 def test_each_medium_serves_up_to_its_catalog_reach_and_no_further() -> None:

@@ -8,10 +8,9 @@ distance + 0.6 m.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-from pathlib import Path
 
+import handbuilt as hb
 import networkx as nx
 import numpy as np
 import pytest
@@ -19,13 +18,6 @@ import pytest
 from layout import route
 from layout.media import cable
 from layout.trays import build
-
-_spec = importlib.util.spec_from_file_location(
-    "handbuilt", Path(__file__).parents[1] / "data" / "cabling" / "handbuilt.py"
-)
-assert _spec and _spec.loader
-hb = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(hb)
 
 RU = 0.04445
 TRAY_Z = 2.9

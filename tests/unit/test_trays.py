@@ -7,23 +7,15 @@ the middle of the gaps between row segments.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 
+import handbuilt as hb
 import numpy as np
 import pytest
 
 from layout import route
 from layout.model.site import Duct
 from layout.trays import DUCT_CONDUIT_BORE_MM, DUCT_FILL_LIMIT, RU_M, build
-
-_spec = importlib.util.spec_from_file_location(
-    "handbuilt", Path(__file__).parents[1] / "data" / "cabling" / "handbuilt.py"
-)
-assert _spec and _spec.loader
-hb = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(hb)
 
 
 def one_row_racks() -> object:

@@ -55,42 +55,26 @@ def racks_table(
 
 
 def rows_table(racks: pd.DataFrame, axis: str = "x") -> pd.DataFrame:
+    along, across = ("x_m", "y_m") if axis == "x" else ("y_m", "x_m")
     out = []
     for row, g in racks.groupby("row", sort=True):
-        if axis == "x":
-            x0 = float((g["x_m"] - g["width_m"] / 2).min())
-            x1 = float((g["x_m"] + g["width_m"] / 2).max())
-            y = float(g["y_m"].iloc[0])
-            out.append(
-                {
-                    "row": row,
-                    "hall": g["hall"].iloc[0],
-                    "axis": "x",
-                    "x0_m": x0,
-                    "y0_m": y,
-                    "x1_m": x1,
-                    "y1_m": y,
-                    "front_sign": 1,
-                    "kind": g["kind"].iloc[0],
-                }
-            )
-        else:
-            y0 = float((g["y_m"] - g["width_m"] / 2).min())
-            y1 = float((g["y_m"] + g["width_m"] / 2).max())
-            x = float(g["x_m"].iloc[0])
-            out.append(
-                {
-                    "row": row,
-                    "hall": g["hall"].iloc[0],
-                    "axis": "y",
-                    "x0_m": x,
-                    "y0_m": y0,
-                    "x1_m": x,
-                    "y1_m": y1,
-                    "front_sign": 1,
-                    "kind": g["kind"].iloc[0],
-                }
-            )
+        lo = float((g[along] - g["width_m"] / 2).min())
+        hi = float((g[along] + g["width_m"] / 2).max())
+        c = float(g[across].iloc[0])
+        x0, y0, x1, y1 = (lo, c, hi, c) if axis == "x" else (c, lo, c, hi)
+        out.append(
+            {
+                "row": row,
+                "hall": g["hall"].iloc[0],
+                "axis": "x" if axis == "x" else "y",
+                "x0_m": x0,
+                "y0_m": y0,
+                "x1_m": x1,
+                "y1_m": y1,
+                "front_sign": 1,
+                "kind": g["kind"].iloc[0],
+            }
+        )
     return pd.DataFrame(out)
 
 
