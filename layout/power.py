@@ -276,6 +276,11 @@ def _budget(kind: str, where: str, mw: float, limit: float, what: str, racks: in
     )
 
 
+def _worst(mask: np.ndarray, values: np.ndarray) -> tuple[int, int]:
+    """The index of the largest of ``values`` under ``mask`` (any True), and how many ``mask`` holds."""
+    return int(np.flatnonzero(mask)[np.argmax(values[mask])]), int(mask.sum())
+
+
 def _rack_violations(
     inputs: Inputs, racks: pd.DataFrame, rack_kw: np.ndarray, limit: np.ndarray, floor: np.ndarray
 ) -> list[Violation]:
@@ -292,8 +297,7 @@ def _rack_violations(
         m = hall_col == key
         over = m & (rack_kw > limit + 1e-9)
         if over.any():
-            i = int(np.flatnonzero(over)[np.argmax(rack_kw[over])])
-            n = int(over.sum())
+            i, n = _worst(over, rack_kw)
             out.append(
                 Violation(
                     "rack_kw",
@@ -307,8 +311,7 @@ def _rack_violations(
             )
         heavy = m & (floor > hall.floor_load_kg_m2 + 1e-9)
         if heavy.any():
-            i = int(np.flatnonzero(heavy)[np.argmax(floor[heavy])])
-            n = int(heavy.sum())
+            i, n = _worst(heavy, floor)
             out.append(
                 Violation(
                     "floor_load",
