@@ -1406,6 +1406,10 @@ def _fixed_metadata(doc: Drawing, date: str) -> Iterator[None]:
 def document_bytes(doc: Drawing, date: str) -> bytes:
     """The DXF file's bytes, deterministic for the same document."""
     stream = io.StringIO()
+    # ezdxf adds a CLASS per entity type in use from a set, in hash order: register them now and sort,
+    # so the CLASSES section does not depend on PYTHONHASHSEED (its own call in write() adds nothing)
+    doc.classes.add_required_classes(doc.dxfversion)
+    doc.classes.classes = dict(sorted(doc.classes.classes.items()))
     with _fixed_metadata(doc, date):
         doc.write(stream)
     return stream.getvalue().encode("utf-8")

@@ -144,7 +144,7 @@ def test_bytes_do_not_depend_on_the_process(tmp_path: Path) -> None:
         "dxf.write_dxf(design.run(load_site(sys.argv[1])), sys.argv[2])"
     )
     outs = []
-    for seed in ("1", "2"):
+    for seed in ("0", "4"):  # 0 and 4 ordered ezdxf's CLASSES section differently before it was sorted
         out = tmp_path / f"gb200-{seed}.dxf"
         env = {**os.environ, "PYTHONHASHSEED": seed}
         subprocess.run([sys.executable, "-c", code, str(ROOT / "sites" / "gb200-hall.toml"), str(out)],
