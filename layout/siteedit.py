@@ -10,7 +10,6 @@ keeps the previous file as ``NAME.toml.bak`` and refuses to write a site that do
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 import tomlkit
 from tomlkit.items import AoT, Table
 
+from layout.export.atomic import write_bytes
 from layout.load import InputError, Inputs, Problem, load_site, parse_toml, site_from_data
 
 HALL_KEYS = ("max_rack_kw", "cooling", "it_mw")
@@ -281,18 +281,8 @@ class SiteEditor:
         ``NAME.toml.bak``. Refuses (InputError, nothing written) if the text does not validate."""
         self._validate(self.text)
         if self.path.exists():
-            _atomic_write(self.backup_path, self.path.read_bytes())
-        _atomic_write(self.path, self.text.encode("utf-8"))
+            write_bytes(self.backup_path, self.path.read_bytes())
+            os.chmod(self.backup_path, self.path.stat().st_mode & 0o7777)  # the backup reads like the file
+        write_bytes(self.path, self.text.encode("utf-8"))
         self.saved_text = self.text
         return self.path
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -24,7 +24,9 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
-        os.chmod(tmp_path, 0o666 & ~_umask())  # mkstemp makes 0600; a normal file follows the umask
+        # mkstemp makes 0600: an existing file keeps its mode, a new one follows the umask
+        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
+        os.chmod(tmp_path, mode)
         os.replace(tmp_path, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

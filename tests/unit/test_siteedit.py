@@ -233,6 +233,15 @@ def test_save_keeps_comments_and_a_backup(superpod: Path) -> None:
     assert sorted(p.name for p in superpod.parent.iterdir()) == ["superpod-4su.toml", "superpod-4su.toml.bak"]
 
 
+def test_save_keeps_the_site_file_s_permissions(superpod: Path) -> None:
+    superpod.chmod(0o640)
+    ed = SiteEditor(superpod)
+    ed.apply(SetHall("B1/H1", "max_rack_kw", 60.0))
+    ed.save()
+    assert superpod.stat().st_mode & 0o777 == 0o640
+    assert (superpod.parent / "superpod-4su.toml.bak").stat().st_mode & 0o777 == 0o640
+
+
 def test_save_refuses_an_invalid_site_and_writes_nothing(superpod: Path) -> None:
     original = superpod.read_text()
     ed = SiteEditor(superpod)
