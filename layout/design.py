@@ -8,7 +8,9 @@ end can show progress without the core importing a UI library.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,11 +80,42 @@ class Design:
         }
 
 
+class _FabricReuse(threading.local):
+    on = False  # per thread: only the caller that asked for reuse gets it
+
+
+_reuse = _FabricReuse()
+# The last fabric built under reuse_fabric(), with what it was built from (shared by threads; replaced
+# whole, never changed in place). A Fabric is immutable (read-only arrays), so a run may take it as it is.
+_last_fabric: tuple[tuple[Any, ...], Fabric] | None = None
+
+
+@contextmanager
+def reuse_fabric() -> Iterator[None]:
+    """While in this block, this thread's runs take the previous run's fabric when the cluster, catalog,
+    servers per rack and file it was built from are equal (edits in the TUI mostly leave the cluster
+    alone). Outside it every run builds its own, so timings of the fabric stage stay honest."""
+    before, _reuse.on = _reuse.on, True
+    try:
+        yield
+    finally:
+        _reuse.on = before
+
+
 def build_fabric(inputs: Inputs) -> Fabric:
     """The site's fabric, wired for the rack density the halls allow (middle-of-rack leaf groups)."""
-    return fabric_mod.build(
-        inputs.site.cluster, inputs.catalog, place_mod.fabric_servers_per_rack(inputs), str(inputs.path)
-    )
+    global _last_fabric
+    spr = place_mod.fabric_servers_per_rack(inputs)
+    if not _reuse.on:
+        return fabric_mod.build(inputs.site.cluster, inputs.catalog, spr, str(inputs.path))
+    cluster = inputs.site.cluster  # == ignores which fields were given; fabric.build does not
+    key = (cluster, frozenset(cluster.model_fields_set), inputs.catalog, spr, str(inputs.path))
+    last = _last_fabric
+    if last is not None and last[0] == key:
+        return last[1]
+    fabric = fabric_mod.build(cluster, inputs.catalog, spr, str(inputs.path))
+    _last_fabric = (key, fabric)
+    return fabric
 
 
 def run(inputs: Inputs, progress: Progress | None = None) -> Design:

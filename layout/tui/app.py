@@ -9,6 +9,7 @@ the map, the inspector, the budgets, the BOM, the cabling and the violations are
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,8 +39,8 @@ from layout.siteedit import (
     SetRowTemplate,
     SiteEditor,
 )
-from layout.tui.floor import HallFloor, UserRowBox, hall_floors
-from layout.tui.results import Result, compute
+from layout.tui.floor import HallFloor, UserRowBox, hall_floors, with_design_of
+from layout.tui.results import Result, compute, settle_gc
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
 from layout.tui.widgets.hall_map import HallMap, legend
 from layout.tui.widgets.inspector import Inspector
@@ -106,6 +107,9 @@ ACTIONS: tuple[Action, ...] = (
 )
 
 
+RECENT_DESIGNS = 4  # designs kept for undo and redo (about 50 MB each on the 100k campus)
+
+
 def snap(v_m: float) -> float:
     """A new row's corner: the cursor position rounded down to 10 cm (so the cursor is on the row)."""
     return math.floor(v_m * 10 + 1e-9) / 10
@@ -158,7 +162,10 @@ class DCLayoutApp(App[None]):
         self.designing = False  # a design run is in its worker thread
         self.design_pending = False  # the site changed while it ran: run again when it ends
         self.designs_shown = 0  # how many results have been drawn (tests and benchmarks wait on it)
-        self._tree_key: tuple[str, int] | None = None  # what the site tree was last filled from
+        self.gc_settled = False  # settle_gc() has run
+        # the latest designs by (site file, site text): the design is a pure function of them, so undo and
+        # redo show a design they have seen without running it again
+        self.recent: OrderedDict[tuple[Path, str], Result] = OrderedDict()
 
     # ----------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -207,6 +214,7 @@ class DCLayoutApp(App[None]):
             return False
         self.editor = editor
         self.result = None
+        self.recent.clear()
         self.hall = next(iter(f"{b.id}/{h.id}" for b in editor.inputs.site.building for h in b.hall))
         self.moving = None
         self.map.set_ghost(None)
@@ -523,8 +531,11 @@ class DCLayoutApp(App[None]):
         self.map.action_colour()
 
     def inputs_changed(self, new_site: bool = False) -> None:
-        """The site text changed (open, edit, undo, redo): redraw what the inputs alone determine."""
+        """The site text changed (open, edit, undo, redo): redraw what the inputs alone determine, or show
+        the design of this very text at once if it is one of the recent ones (undo, redo)."""
         assert self.editor is not None
+        if self.show_known():
+            return
         self.start_design()  # first, so the worker computes while the screen is redrawn
         self.redraw(keep_view=not new_site)
 
@@ -533,20 +544,33 @@ class DCLayoutApp(App[None]):
         assert self.editor is not None
         inputs = self.editor.inputs
         current = self.result is not None and self.result.text == self.editor.text
-        self.floors = self.result.floors if current and self.result else hall_floors(inputs, self.result)
+        if current and self.result:
+            self.floors = self.result.floors
+        else:  # the new floors with the racks of the latest design until the new one is done
+            self.floors = with_design_of(hall_floors(inputs), self.result.floors if self.result else {})
         if self.hall not in self.floors:
             self.hall = next(iter(self.floors))
         assert self.hall is not None
-        tree_key = (self.editor.text, id(self.result))
-        if tree_key != self._tree_key:  # rebuilding a tree of hundreds of rows is not free
-            self._tree_key = tree_key
-            self.query_one(SiteTree).fill(inputs, self.result.tree_rows if self.result else [], self.hall)
+        self.query_one(SiteTree).fill(inputs, self.result.tree_rows if self.result else [], self.hall)
         self.map.show_floor(self.floors[self.hall], keep_view=keep_view)
         self.update_legend()
         self.update_title()
         self.update_inspector()
 
     # ----------------------------------------------------------------------------------- design
+    def show_known(self) -> bool:
+        """Show the design of the current site text if it is a recent one (no run needed)."""
+        if self.editor is None:
+            return False
+        key = (self.editor.path, self.editor.text)
+        known = self.recent.get(key)
+        if known is None:
+            return False
+        self.recent.move_to_end(key)
+        self.design_pending = False
+        self.show_result(known)
+        return True
+
     def start_design(self) -> None:
         """Rerun the design on the current site in a worker thread (one at a time; the newest edit wins)."""
         if self.editor is None:
@@ -562,8 +586,16 @@ class DCLayoutApp(App[None]):
         def progress(stage: str) -> None:
             self.post_message(DesignProgress(stage))  # thread-safe, and the worker does not wait
 
+        settle, self.gc_settled = not self.gc_settled, True
+
+        def work() -> Result:
+            result = compute(inputs, text, progress)
+            if settle:  # once, when the pipeline's modules are loaded: see settle_gc
+                settle_gc()
+            return result
+
         self.run_worker(
-            lambda: compute(inputs, text, progress),
+            work,
             name="design",
             group="design",
             thread=True,
@@ -572,7 +604,7 @@ class DCLayoutApp(App[None]):
 
     @on(DesignProgress)
     def design_progress(self, event: DesignProgress) -> None:
-        if self.designing:
+        if self.designing and self.stale:
             self.status = f"designing: {event.stage}…"
             self.update_title()
 
@@ -592,11 +624,15 @@ class DCLayoutApp(App[None]):
             self.notify(f"the design pipeline failed: {worker.error!r}", severity="error", timeout=15)
         elif worker.state == WorkerState.SUCCESS and self.editor is not None:
             result = worker.result
+            if isinstance(result, Result) and result.design.inputs.path == self.editor.path:
+                self.recent[(result.design.inputs.path, result.text)] = result
+                while len(self.recent) > RECENT_DESIGNS:
+                    self.recent.popitem(last=False)
             if isinstance(result, Result) and result.text == self.editor.text:
                 self.show_result(result)
             else:
                 self.design_pending = True
-        if self.design_pending:
+        if self.design_pending and not self.show_known():
             self.start_design()
         else:
             self.update_title()
@@ -650,18 +686,25 @@ class DCLayoutApp(App[None]):
         star = " *" if self.editor.dirty else ""
         self.title = self.editor.inputs.site.site.name
         self.sub_title = f"{self.editor.path.name}{star}"
-        self.query_one("#status", Static).update(self.status)
+        # one line of fixed height: no layout pass (a layout of the whole screen costs tens of ms, taken
+        # from the design worker through the GIL at every stage's progress message)
+        self.query_one("#status", Static).update(self.status, layout=False)
 
     def update_legend(self) -> None:
         grid = self.map.grid
         where = f"{self.hall} · 1 col = {grid.m_per_col:.2g} m" if grid and self.hall else ""
-        self.query_one("#legend", Static).update(legend(self.map.colour_by, where))
+        self.query_one("#legend", Static).update(legend(self.map.colour_by, where), layout=False)
+
+    @property
+    def stale(self) -> bool:
+        """The screen shows no design of the site as it is now (it is being computed)."""
+        return self.editor is not None and (self.result is None or self.result.text != self.editor.text)
 
     def update_inspector(self) -> None:
         if self.editor is None or self.hall is None:
             return
         where = self.map.cursor_m
-        stale = self.result is not None and self.result.text != self.editor.text
+        stale = self.result is not None and self.stale
         self.query_one(Inspector).show(
             self.editor.inputs, self.floors[self.hall], where, self.map.rack_at_cursor, self.result, stale
         )

@@ -123,6 +123,15 @@ def hall_floors(inputs: Inputs, result: Result | None = None) -> dict[str, HallF
     return out
 
 
+def with_design_of(floors: dict[str, HallFloor], earlier: dict[str, HallFloor]) -> dict[str, HallFloor]:
+    """``floors`` (of edited inputs) with the racks and trays of an earlier design's floors, hall by hall:
+    what the map shows while the design of the edit runs, without recomputing any rack geometry."""
+    for key, floor in floors.items():
+        if key in earlier:
+            floor.racks, floor.trays = earlier[key].racks, earlier[key].trays
+    return floors
+
+
 def _add_design(floors: dict[str, HallFloor], result: Result) -> None:
     from layout.place import rack_polygons
 

@@ -6,6 +6,7 @@ screen does not wait for them.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -71,7 +72,8 @@ def compute(inputs: Inputs, text: str, progress: Callable[[str], None] | None = 
     from layout.tui.widgets.panels import budgets, cabling
 
     started = time.perf_counter()
-    design = design_mod.run(inputs, progress)
+    with design_mod.reuse_fabric():  # an edit that leaves the cluster alone keeps the fabric
+        design = design_mod.run(inputs, progress)
     bom = design.bom
     if progress is not None:
         progress("summary")
@@ -97,6 +99,16 @@ def compute(inputs: Inputs, text: str, progress: Callable[[str], None] | None = 
     if len(result.racks):
         result.rack_links(0)  # builds the per-rack link index here, not in the UI thread
     return result
+
+
+def settle_gc() -> None:
+    """Take every object alive now (modules, the app's widgets, the first design) out of the garbage
+    collector's sight for good (gc.freeze, after one collection so no garbage is kept). Otherwise every
+    full collection walks these ~130,000 objects again: on the 100k campus that is 0.06-0.1 s, in every
+    second or third design run. Frozen objects that die later are still freed by reference counting (a
+    Design and a Result hold no reference cycles)."""
+    gc.collect()
+    gc.freeze()
 
 
 def tree_rows(result: Result) -> list[tuple[str, str, str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 from itertools import groupby
 
 import numpy as np
@@ -58,11 +59,16 @@ GLYPHS: dict[int, tuple[str, Style]] = {
     USER_ROW: ("▒", Style(color="#d7d7af", bgcolor=FLOOR_BG)),
 }
 GHOST = ("▒", Style(color="#ffff5f", bgcolor="#5f5f00", bold=True))
+CURSOR = Style(color="#000000", bgcolor="#ffffff", bold=True)
+REVERSE = Style(reverse=True)
 
 
-def rack_glyphs(by: str) -> dict[int, tuple[str, Style]]:
+@cache
+def glyphs_for(by: str) -> dict[int, tuple[str, Style]]:
+    """Every cell code's glyph and style, racks coloured by ``kind`` or by ``kw`` use (built once: parsing
+    the colours of a Style at each line of each repaint cost more than drawing the line)."""
     colours = KW_COLOURS if by == "kw" else tuple(KIND_COLOURS[k] for k in RACK_KINDS)
-    return {RACK + i: ("█", Style(color=c, bgcolor=FLOOR_BG)) for i, c in enumerate(colours)}
+    return {**GLYPHS, **{RACK + i: ("█", Style(color=c, bgcolor=FLOOR_BG)) for i, c in enumerate(colours)}}
 
 
 class HallMap(Widget, can_focus=True):
@@ -301,7 +307,7 @@ class HallMap(Widget, can_focus=True):
         line = self.view[1] + y
         if self.grid is None or not 0 <= line < self.grid.lines:
             return Strip.blank(width, GLYPHS[OUTSIDE][1])
-        glyphs = {**GLYPHS, **rack_glyphs(self.colour_by)}
+        glyphs = glyphs_for(self.colour_by)
         c0 = self.view[0]
         lo, hi = max(c0, 0), min(c0 + width, self.grid.cols)
         cells: list[tuple[str, Style]] = [GLYPHS[OUTSIDE]] * width
@@ -316,10 +322,9 @@ class HallMap(Widget, can_focus=True):
                     cells[col - c0] = GHOST
         if line == self.cursor[1] and lo <= self.cursor[0] < hi:
             ch, st = cells[self.cursor[0] - c0]
-            cursor_style = Style(color="#000000", bgcolor="#ffffff", bold=True)
             cells[self.cursor[0] - c0] = (
                 "+" if ch == " " else ch,
-                cursor_style if self.has_focus else st + Style(reverse=True),
+                CURSOR if self.has_focus else st + REVERSE,
             )
         segments = [
             Segment("".join(ch for ch, _ in run), style)

@@ -2,14 +2,62 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
 
 from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
 
 from layout.load import Inputs
 
+NodeData = tuple[str, str]
 
-class SiteTree(Tree[tuple[str, str]]):
+
+@dataclass
+class Planned:
+    """One node the tree should show: its label, data and children."""
+
+    label: str
+    data: NodeData
+    expand: bool = False
+    children: list[Planned] = field(default_factory=list)
+
+
+def plan(inputs: Inputs, rows: list[tuple[str, str, str]], hall: str | None) -> list[Planned]:
+    """The buildings of the tree, with their halls and rows; ``rows`` are (hall, row id, label) of the
+    placed rows, if any (a hall without placed rows lists its user rows)."""
+    s = inputs.site
+    by_hall: dict[str, list[tuple[str, str]]] = {}
+    for hall_key, rid, label in rows:
+        by_hall.setdefault(hall_key, []).append((rid, label))
+    user_rows: dict[str, list[Planned]] = {}
+    for i, r in enumerate(s.row):
+        user_rows.setdefault(r.hall, []).append(
+            Planned(f"user row {i + 1}: {r.racks}×{r.template}", ("user_row", str(i)))
+        )
+    out = []
+    for b in s.building:
+        mw = f" · ≤{b.it_mw:g} MW" if b.it_mw else ""
+        bnode = Planned(f"{b.id}{mw}", ("building", b.id), expand=True)
+        for h in b.hall:
+            key = f"{b.id}/{h.id}"
+            placed = [Planned(label, ("row", rid)) for rid, label in by_hall.get(key, [])]
+            bnode.children.append(
+                Planned(
+                    f"{h.id} · {h.cooling} · {h.max_rack_kw:g} kW",
+                    ("hall", key),
+                    expand=key == hall,
+                    children=placed or user_rows.get(key, []),
+                )
+            )
+        out.append(bnode)
+    return out
+
+
+def _shape(nodes: list[Planned]) -> list[object]:
+    return [(n.data, _shape(n.children)) for n in nodes]
+
+
+class SiteTree(Tree[NodeData]):
     """Node data is (level, key): ("site", ""), ("building", "B1"), ("hall", "B1/H1"), ("row", "B1/H1/R03")
     or ("user_row", "<index>")."""
 
@@ -17,29 +65,35 @@ class SiteTree(Tree[tuple[str, str]]):
         super().__init__("site", data=("site", ""), id=id)
         self.show_root = True
         self.guide_depth = 2
+        self._shape: list[object] | None = None  # the nodes' data as last built (see _shape)
 
     def fill(self, inputs: Inputs, rows: list[tuple[str, str, str]], hall: str | None) -> None:
-        """Rebuild from the inputs; ``rows`` are (hall, row id, label) of the placed rows, if any."""
+        """Show the site with these rows. When the tree already has the same nodes (an edit that changed
+        figures, not rows), only the labels that differ are replaced: no rebuild of hundreds of nodes and
+        no layout of the screen, and what the user expanded or collapsed stays so."""
+        planned = plan(inputs, rows, hall)
+        shape = _shape(planned)
+        if str(self.root.label) != inputs.site.site.name:
+            self.root.set_label(inputs.site.site.name)
+        if shape == self._shape:
+            self._relabel(self.root, planned)
+            return
         self.clear()
-        s = inputs.site
-        self.root.set_label(s.site.name)
-        by_hall: dict[str, list[tuple[str, str]]] = {}
-        for hall_key, rid, label in rows:
-            by_hall.setdefault(hall_key, []).append((rid, label))
-        user_rows: dict[str, list[tuple[int, Any]]] = {}
-        for i, r in enumerate(s.row):
-            user_rows.setdefault(r.hall, []).append((i, r))
-        for b in s.building:
-            mw = f" · ≤{b.it_mw:g} MW" if b.it_mw else ""
-            bnode = self.root.add(f"{b.id}{mw}", data=("building", b.id), expand=True)
-            for h in b.hall:
-                key = f"{b.id}/{h.id}"
-                hnode = bnode.add(
-                    f"{h.id} · {h.cooling} · {h.max_rack_kw:g} kW", data=("hall", key), expand=key == hall
-                )
-                for rid, label in by_hall.get(key, []):
-                    hnode.add_leaf(label, data=("row", rid))
-                if not by_hall.get(key):
-                    for i, r in user_rows.get(key, []):
-                        hnode.add_leaf(f"user row {i + 1}: {r.racks}×{r.template}", data=("user_row", str(i)))
+        self._shape = shape
+        self._add(self.root, planned)
         self.root.expand()
+
+    def _add(self, parent: TreeNode[NodeData], planned: list[Planned]) -> None:
+        for p in planned:
+            if p.children:
+                self._add(parent.add(p.label, data=p.data, expand=p.expand), p.children)
+            elif p.data[0] in ("building", "hall"):
+                parent.add(p.label, data=p.data, expand=p.expand)
+            else:
+                parent.add_leaf(p.label, data=p.data)
+
+    def _relabel(self, parent: TreeNode[NodeData], planned: list[Planned]) -> None:
+        for node, p in zip(parent.children, planned, strict=True):
+            if str(node.label) != p.label:
+                node.set_label(p.label)
+            self._relabel(node, p.children)

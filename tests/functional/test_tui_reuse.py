@@ -1,0 +1,153 @@
+"""What the TUI keeps between edits so that an edit's figures come back sooner: the fabric when the cluster
+did not change, the recent designs for undo and redo, the site tree's nodes when only figures changed, the
+racks of the previous design while the next one runs. Each must be invisible in what is shown."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import weakref
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from test_tui import choose, copy_site, designed, sync
+from textual.widgets import Tree
+
+from layout import design
+from layout.load import load_site
+from layout.model.site import Cluster
+from layout.siteedit import SetCluster, SetHall, SiteEditor
+from layout.tui.app import DCLayoutApp
+from layout.tui.floor import hall_floors, with_design_of
+from layout.tui.results import compute
+from layout.tui.widgets.site_tree import plan
+
+
+@pytest.fixture
+def superpod(tmp_path: Path) -> Path:
+    return copy_site("superpod-4su", tmp_path)
+
+
+def same_design(a: design.Design, b: design.Design) -> None:
+    assert a.summary() == b.summary()
+    pd.testing.assert_frame_equal(a.placement.racks, b.placement.racks)
+    pd.testing.assert_frame_equal(a.cabling.links, b.cabling.links)
+    pd.testing.assert_frame_equal(a.bom, b.bom)
+    pd.testing.assert_frame_equal(a.power.halls, b.power.halls)
+
+
+def test_fabric_is_reused_only_inside_reuse_fabric_and_only_for_the_same_cluster(superpod: Path) -> None:
+    editor = SiteEditor(superpod)
+    with design.reuse_fabric():
+        first = design.run(editor.inputs)
+        assert design.run(editor.inputs).fabric is first.fabric
+        # 30 kW per rack: other racks and rows, the same cluster, so the same fabric, and the same design
+        # as a run that builds its own
+        editor.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
+        kw30 = design.run(editor.inputs)
+        assert kw30.fabric is first.fabric
+        same_design(kw30, design.run(editor.inputs))
+        # middle-of-rack: another cluster, another fabric
+        editor.apply(SetCluster("design", "mor"))
+        mor = design.run(editor.inputs)
+        assert mor.fabric is not first.fabric
+        same_design(mor, design.run(editor.inputs))
+        # equal as models, but link_mtbf_years no longer given: fabric.build reads which keys were given
+        cluster = editor.inputs.site.cluster
+        implicit = Cluster.model_validate(cluster.model_dump(exclude={"link_mtbf_years"}))
+        assert implicit == cluster and implicit.model_fields_set != cluster.model_fields_set
+        site = editor.inputs.site.model_copy(update={"cluster": implicit})
+        inputs = type(editor.inputs)(site, editor.inputs.catalog, editor.inputs.templates, editor.inputs.path)
+        assert design.build_fabric(inputs) is not mor.fabric
+        # another thread is not inside this block: it builds its own
+        kept = design.build_fabric(editor.inputs)
+        assert design.build_fabric(editor.inputs) is kept
+        other: list[design.Design] = []
+        thread = threading.Thread(target=lambda: other.append(design.run(editor.inputs)))
+        thread.start()
+        thread.join()
+        assert other[0].fabric is not kept
+    assert design.run(editor.inputs).fabric is not design.build_fabric(editor.inputs)
+
+
+def test_a_result_is_freed_by_reference_counting(superpod: Path) -> None:
+    """settle_gc freezes the first design: that is only free of leaks while a Result (design, views and
+    all) holds no reference cycle."""
+    inputs = load_site(superpod)
+    result = compute(inputs, superpod.read_text())
+    alive = weakref.ref(result), weakref.ref(result.design), weakref.ref(result.floors["B1/H1"])
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        del result
+        assert [ref() for ref in alive] == [None, None, None]
+    finally:
+        if was:
+            gc.enable()
+
+
+@sync
+async def test_undo_and_redo_show_the_recent_design_without_a_run(superpod: Path) -> None:
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        first = app.result
+        await pilot.press("k", *"30", "enter")
+        await designed(pilot)
+        second = app.result
+        assert second is not first and second is not None and first is not None
+        await pilot.press("ctrl+z")
+        assert app.result is first and not app.designing  # shown at once: no worker started
+        assert app.floors is first.floors
+        await pilot.press("ctrl+y")
+        assert app.result is second and not app.designing
+        assert app.editor is not None
+        assert second.summary == design.run(app.editor.inputs).summary()
+        # an edit to a text not designed yet runs the pipeline
+        await pilot.press("k", *"35", "enter")
+        assert app.designing or app.result not in (first, second)
+        await designed(pilot)
+        assert app.result is not None and app.result not in (first, second)
+        assert len(app.recent) == 3
+
+
+@sync
+async def test_tree_keeps_its_nodes_when_only_figures_change(superpod: Path) -> None:
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        tree = app.query_one("#tree", Tree)
+        hall_node = tree.root.children[0].children[0]
+        rows = list(hall_node.children)
+        hall_node.collapse()  # what the user did stays so
+        await pilot.press("n")
+        await choose(pilot, "cedar7")
+        await designed(pilot)
+        assert app.result is not None and app.editor is not None
+        assert tree.root.children[0].children[0] is hall_node and list(hall_node.children) == rows
+        assert not hall_node.is_expanded
+        want = plan(app.editor.inputs, app.result.tree_rows, app.hall)[0].children[0]
+        assert [str(n.label) for n in rows] == [p.label for p in want.children]
+
+        # 30 kW per rack: twice the racks, other rows: the tree is rebuilt
+        await pilot.press("k", *"30", "enter")
+        await designed(pilot)
+        hall_now = tree.root.children[0].children[0]
+        assert hall_now is not hall_node and "30 kW" in str(hall_now.label)
+        assert [(str(n.label), n.data) for n in hall_now.children] == [
+            (label, ("row", rid)) for _, rid, label in app.result.tree_rows
+        ]
+
+
+def test_floors_of_an_edit_show_the_previous_racks_until_its_design_is_done(superpod: Path) -> None:
+    editor = SiteEditor(superpod)
+    before = compute(editor.inputs, editor.text)
+    editor.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
+    floors = with_design_of(hall_floors(editor.inputs), before.floors)
+    assert floors["B1/H1"].racks is before.floors["B1/H1"].racks
+    assert floors["B1/H1"].trays is before.floors["B1/H1"].trays
+    assert floors["B1/H1"].max_rack_kw == 30.0  # the hall itself is the edited one
+    # the same as drawing the new inputs with the previous design from scratch
+    fresh = hall_floors(editor.inputs, before)
+    pd.testing.assert_frame_equal(floors["B1/H1"].racks, fresh["B1/H1"].racks)
