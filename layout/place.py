@@ -1237,21 +1237,7 @@ def _rack_recs(p: _Placer, spots: list[_Spot]) -> list[_RackRec]:
         hall = p.halls[s.hall]
         it = s.item
         if s.user is not None:
-            u = s.user
-            recs.append(
-                _RackRec(
-                    hall.no,
-                    ("u", u.user_row),
-                    u.pos,
-                    u.x_m,
-                    u.y_m,
-                    u.rotation_deg,
-                    u.width_m,
-                    u.depth_m,
-                    True,
-                    it,
-                )
-            )
+            recs.append(_user_rec(hall.no, s.user, it))
             continue
         cell = p.cells[s.cell]
         front = hall.line_front[cell.line]
@@ -1267,22 +1253,15 @@ def _rack_recs(p: _Placer, spots: list[_Spot]) -> list[_RackRec]:
             if (hall.no, ("u", u.user_row), u.pos) not in used:
                 tpl = p.inputs.templates[u.template]
                 none = np.zeros(0, np.int64)
-                empty = _Item(tpl.id, tpl.kind, u.width_m, u.depth_m, none, none)
-                recs.append(
-                    _RackRec(
-                        hall.no,
-                        ("u", u.user_row),
-                        u.pos,
-                        u.x_m,
-                        u.y_m,
-                        u.rotation_deg,
-                        u.width_m,
-                        u.depth_m,
-                        True,
-                        empty,
-                    )
-                )
+                recs.append(_user_rec(hall.no, u, _Item(tpl.id, tpl.kind, u.width_m, u.depth_m, none, none)))
     return recs
+
+
+def _user_rec(hall_no: int, u: _UserSlot, item: _Item) -> _RackRec:
+    """A rack position of a user row, exactly where the site file put it."""
+    return _RackRec(
+        hall_no, ("u", u.user_row), u.pos, u.x_m, u.y_m, u.rotation_deg, u.width_m, u.depth_m, True, item
+    )
 
 
 def _row_rec(hall: _Hall, key: tuple[str, int], members: list[_RackRec]) -> _RowRec:
