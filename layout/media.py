@@ -70,7 +70,7 @@ class MediaTable:
         length = np.where(np.isfinite(length), length, np.inf)
         speed = np.broadcast_to(np.asarray(speed_gbps), length.shape)
         out = np.full(len(length), -1, dtype=np.int64)
-        for sp in np.unique(speed):
+        for sp in sorted(pd.unique(speed.ravel())):
             cand = np.array([i for i, s in enumerate(self.speeds) if int(sp) in s], dtype=np.int64)
             if not len(cand):
                 continue
@@ -306,13 +306,15 @@ def _modules(
     """Transceiver modules per (device, medium) for optical links: ceil(links / links per module)."""
     opt = (code >= 0) & mt.optical[np.clip(code, 0, None)]
     k = len(mt.ids)
-    backend = (links["kind"].to_numpy()[opt] == "gpu_leaf").astype(np.int64)
+    backend = (links["kind"] == "gpu_leaf").to_numpy()[opt].astype(np.int64)  # compares category codes
     dev = np.r_[links["a"].to_numpy(np.int64)[opt], links["b"].to_numpy(np.int64)[opt]]
     key = (dev * k + np.r_[code[opt], code[opt]]) * 2 + np.r_[backend, backend]
-    uk, n_links = np.unique(key, return_counts=True)
+    per_key = np.bincount(key, minlength=len(devices) * k * 2)  # (device, medium, backend) -> links
+    uk = np.flatnonzero(per_key)
+    n_links = per_key[uk]
     d, rest = uk // (2 * k), uk % (2 * k)
     med, bk = rest // 2, (rest % 2).astype(bool)
-    models, model_code = np.unique(devices["model"].to_numpy().astype(str), return_inverse=True)
+    model_code, models = pd.factorize(devices["model"].to_numpy())
     cage_of = np.array(
         [catalog.switch[m].ports_per_cage if m in catalog.switch else 1 for m in models], dtype=np.int64
     )
@@ -340,8 +342,8 @@ def _switch_power(
     opt = (code >= 0) & mt.optical[np.clip(code, 0, None)]
     ends = np.r_[links["a"].to_numpy(np.int64)[opt], links["b"].to_numpy(np.int64)[opt]]
     optical_ports = np.bincount(ends, minlength=n).astype(np.int64)
-    models, mc = np.unique(devices["model"].to_numpy().astype(str), return_inverse=True)
-    sw = [catalog.switch.get(m) for m in models]
+    mc, models = pd.factorize(devices["model"].to_numpy())
+    sw = [catalog.switch.get(str(m)) for m in models]
     ports = np.array([x.ports if x else 0 for x in sw], dtype=float)[mc]
     copper = np.array([x.power_w_copper if x else np.nan for x in sw], dtype=float)[mc]
     optics = np.array([x.power_w_optics if x else np.nan for x in sw], dtype=float)[mc]

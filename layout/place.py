@@ -50,6 +50,7 @@ When the floor is too small, what fits is placed (whole SUs first, then what fit
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -66,7 +67,7 @@ from layout.violations import Violation
 if TYPE_CHECKING:
     from layout.fabric import Fabric
     from layout.load import Inputs
-    from layout.model import Hall, RackTemplate
+    from layout.model import Catalog, Hall, RackTemplate
 
 EPS = 1e-6
 SU_ROLES = {
@@ -363,9 +364,10 @@ def _subtract(
 
 
 # -------------------------------------------------------------------------------------- fill engine
-@dataclass
+@dataclass(frozen=True, eq=False)
 class _Item:
-    """One rack to build: template, the devices in it (device numbers) and their RU."""
+    """One rack to build: template, the devices in it (device numbers) and their RU (shared by the
+    placements of one fabric: see _Derived)."""
 
     template: str
     kind: str
@@ -376,7 +378,7 @@ class _Item:
     servers: int = 0
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class _Block:
     su: int
     items: list[_Item]
@@ -613,7 +615,7 @@ class _Devices:
         # they are all of one SU, in the MDF when they are all MDF devices, else beside the spines of
         # its pod (the middle of the hall, in reach of both)
         self.leader = np.full(self.n, -1, np.int64)
-        oob = (fabric.links["network"].to_numpy() == "oob") & (self.first_server[b] < 0)
+        oob = (fabric.links["network"] == "oob").to_numpy() & (self.first_server[b] < 0)
         if oob.any():
             core_role = ~np.isin(self.role, ["server", "spine", *SU_ROLES])
             managed = pd.DataFrame({"sw": b[oob], "su": sw_su[a[oob]], "core": core_role[a[oob]]})
@@ -763,6 +765,30 @@ def floor_positions(inputs: Inputs, width_m: float) -> dict[str, int]:
 
 
 # ------------------------------------------------------------------------------------------- placer
+@dataclass(eq=False)
+class _Derived:
+    """What placement takes from a fabric, the catalog and the rack templates alone: the devices grouped
+    for placement and the SU blocks built so far. A Fabric is immutable, so this is kept with it (weakly:
+    it goes when the fabric goes), and a later placement of the same fabric skips rebuilding it (the TUI
+    reuses the fabric across edits that leave the cluster alone: max kW, cooling, rows)."""
+
+    catalog: Catalog
+    templates: dict[str, RackTemplate]
+    devices: _Devices
+    blocks: dict[tuple[int, str], _Block]  # (SU, GPU rack template) -> block
+
+
+_DERIVED: weakref.WeakKeyDictionary[Fabric, _Derived] = weakref.WeakKeyDictionary()
+
+
+def _derived(inputs: Inputs, fabric: Fabric) -> _Derived:
+    got = _DERIVED.get(fabric)
+    if got is None or got.catalog != inputs.catalog or got.templates != inputs.templates:
+        got = _Derived(inputs.catalog, dict(inputs.templates), _Devices(inputs, fabric), {})
+        _DERIVED[fabric] = got
+    return got
+
+
 @dataclass
 class _Trial:
     su_hall: np.ndarray
@@ -776,9 +802,11 @@ class _Placer:
         self.site = inputs.site
         self.cl = inputs.site.cluster
         self.gpu = gpu_racks(inputs)
+        self.fabric = fabric
         self.t_net, self.t_spine, self.t_core = network_templates(inputs)
-        self.d = _Devices(inputs, fabric)
-        self._blocks: dict[tuple[int, str], _Block] = {}
+        derived = _derived(inputs, fabric)
+        self.d = derived.devices
+        self._blocks = derived.blocks
         self.n_su = len(self.d.su_servers)
         typical = {
             k: [it.width_m for it in self.block(0, g).items] if self.n_su else [] for k, g in self.gpu.items()
@@ -829,14 +857,14 @@ class _Placer:
         d = self.d
         tpl = self.inputs.templates[gpu.template]
         spr = max(gpu.servers, 1)
-        slots = np.asarray(sorted(tpl.server_slots({self.cl.server})), np.int64)
+        slots = np.asarray(sorted(tpl.server_slots({self.fabric.server})), np.int64)
         servers = d.su_servers[su]
         n_racks = -(-len(servers) // spr)
         gpu_dev = [list(servers[k * spr : (k + 1) * spr]) for k in range(n_racks)]
         gpu_ru = [list(slots[: len(g)]) for g in gpu_dev]
         net = d.su_switches.get(su, np.zeros(0, np.int64))
         leaf_ru = tpl.leaf_slot()
-        if self.cl.design == "mor" and len(net):
+        if self.fabric.design == "mor" and len(net):
             is_leaf = d.role[net] == "leaf"
             taken: set[int] = set()
             stay = []

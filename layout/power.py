@@ -79,7 +79,7 @@ def link_optical_default(fabric: Fabric, device_rack: np.ndarray) -> np.ndarray:
     b = fabric.links["b"].to_numpy()
     ra, rb = device_rack[a], device_rack[b]
     leaves = (ra != rb) | (ra < 0) | (rb < 0)
-    return np.asarray(leaves & (fabric.links["network"].to_numpy() != "oob"))
+    return np.asarray(leaves & (fabric.links["network"] != "oob").to_numpy())
 
 
 def device_power_kw(
@@ -95,17 +95,17 @@ def device_power_kw(
     )
     a = links["a"].to_numpy()
     b = links["b"].to_numpy()
-    models = dev["model"].to_numpy()
-    is_server = dev["role"].to_numpy() == "server"
+    model_code, models = pd.factorize(dev["model"].to_numpy())
+    is_server = (dev["role"] == "server").to_numpy()
     out = np.zeros(n)
 
     # switches: copper baseline + optical ports x per-port optics delta
     opt_ports = np.bincount(a[optical], minlength=n) + np.bincount(b[optical], minlength=n)
-    for model in pd.unique(models[~is_server]):
+    for i, model in enumerate(models):
         sw = cat.switch.get(str(model))
         if sw is None:
             continue
-        m = (models == model) & ~is_server
+        m = (model_code == i) & ~is_server
         out[m] = (
             sw.power_w_copper + (sw.power_w_optics - sw.power_w_copper) * opt_ports[m] / sw.ports
         ) / 1000.0
@@ -115,14 +115,14 @@ def device_power_kw(
         nic = cat.nic[fabric.nic] if fabric.nic in cat.nic else cat.nic[inputs.site.cluster.nic]
         module_w = default_module_w(cat)
         server_end = np.where(is_server[a], a, np.where(is_server[b], b, -1))
-        backend = links["network"].to_numpy() == "backend"
+        backend = (links["network"] == "backend").to_numpy()
         sel = optical & (server_end >= 0)
         be_ports = np.bincount(server_end[sel & backend], minlength=n)
         other_ports = np.bincount(server_end[sel & ~backend], minlength=n)
         modules = -(-be_ports // nic.ports_per_module) + other_ports
-        for model in pd.unique(models[is_server]):
-            srv = cat.server[str(model)]
-            m = (models == model) & is_server
+        for i in np.unique(model_code[is_server]).tolist():
+            srv = cat.server[str(models[i])]
+            m = (model_code == i) & is_server
             out[m] = (
                 srv.power_kw + nic.power_w_extra * srv.backend_ports / 1000.0 + modules[m] * module_w / 1000.0
             )
@@ -131,12 +131,12 @@ def device_power_kw(
 
 def device_weight_kg(inputs: Inputs, fabric: Fabric) -> np.ndarray:
     cat = inputs.catalog
-    models = fabric.devices["model"].to_numpy()
-    out = np.zeros(len(models))
-    for model in pd.unique(models):
+    model_code, models = pd.factorize(fabric.devices["model"].to_numpy())
+    out = np.zeros(len(model_code))
+    for i, model in enumerate(models):
         spec = cat.server.get(str(model)) or cat.switch.get(str(model))
         if spec is not None:
-            out[models == model] = spec.weight_kg
+            out[model_code == i] = spec.weight_kg
     return out
 
 
