@@ -60,7 +60,7 @@ def build(inputs: Inputs, fabric: Fabric, placement: Placement, cabling: Cabling
         *_servers(inputs, fabric),
         *_racks(inputs, placement),
         *_switches(inputs, fabric),
-        *_transceivers(inputs, fabric, cabling),
+        *_transceivers(inputs, cabling),
         *_cables(inputs, cabling),
         *_trays(inputs, cabling),
     ]
@@ -122,9 +122,9 @@ def _switches(inputs: Inputs, fabric: Fabric) -> list[Row]:
     return out
 
 
-def _transceivers(inputs: Inputs, fabric: Fabric, cabling: Cabling) -> list[Row]:
+def _transceivers(inputs: Inputs, cabling: Cabling) -> list[Row]:
     out: list[Row] = []
-    for media_id, ports, n in _module_counts(inputs, fabric, cabling):
+    for media_id, ports, n in _module_counts(inputs, cabling):
         spec = inputs.catalog.media[media_id]
         width = f"{ports}-port module" if ports > 1 else "module"
         out.append(
@@ -173,19 +173,14 @@ def _trays(inputs: Inputs, cabling: Cabling) -> list[Row]:
     ]
 
 
-def _module_counts(inputs: Inputs, fabric: Fabric, cabling: Cabling) -> list[tuple[str, int, int]]:
+def _module_counts(inputs: Inputs, cabling: Cabling) -> list[tuple[str, int, int]]:
     """(medium, links per module, modules) from ``cabling.modules``, in catalog media order."""
     cat = inputs.catalog
     m = cabling.modules
     if m.empty:
         return []
-    models = fabric.devices["model"].to_numpy().astype(str)[m["device"].to_numpy(np.int64)]
-    server = (m["end"] == "server").to_numpy()
-    nic_ports = cat.nic[fabric.nic].ports_per_module
-    cage = np.array([cat.switch[x].ports_per_cage if x in cat.switch else 1 for x in models], dtype=np.int64)
-    per = np.where(server, np.where(m["backend"].to_numpy(bool), nic_ports, 1), cage)
     grouped = pd.DataFrame(
-        {"media": m["media"].astype(str), "per": per, "n": m["modules"].to_numpy(np.int64)}
+        {"media": m["media"].astype(str), "per": m["links_per_module"], "n": m["modules"].to_numpy(np.int64)}
     )
     totals = grouped.groupby(["media", "per"], sort=True)["n"].sum()
     rank = {k: i for i, k in enumerate(cat.media)}

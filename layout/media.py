@@ -28,6 +28,7 @@ import pandas as pd
 
 from layout import route as routing
 from layout import trays as traylib
+from layout.arrays import unique_counts
 from layout.load import Inputs
 from layout.model import Catalog
 from layout.model.catalog import MEDIA_CLASSES
@@ -110,7 +111,7 @@ class Cabling:
     leave the rack), for ``power.check(..., link_optical=...)``.
     ``switch_power_kw``/``optical_ports``: per device (NaN / 0 for devices that are not catalog switches).
     ``modules``: transceiver modules per device and medium (device, end ``switch``/``server``, media,
-    links, modules). ``cables``: cables to buy per medium and stock length (media, stock_length_m, count).
+    links, links_per_module, modules). ``cables``: cables to buy per medium and stock length (media, stock_length_m, count).
     """
 
     trays: traylib.Trays
@@ -285,7 +286,7 @@ def _edge_fill(trays: traylib.Trays, load: routing.EdgeLoad, mt: MediaTable) -> 
 def _cable_counts(code: np.ndarray, stock: np.ndarray, mt: MediaTable) -> pd.DataFrame:
     ok = code >= 0
     mm = np.round(stock[ok] * 1000).astype(np.int64)
-    keys, counts = np.unique(code[ok] * (1 << 40) + mm, return_counts=True)
+    keys, counts = unique_counts(code[ok] * (1 << 40) + mm)
     return pd.DataFrame(
         {
             "media": np.array(mt.ids, dtype=object)[keys >> 40],
@@ -330,6 +331,7 @@ def _modules(
             "media": np.array(mt.ids, dtype=object)[med],
             "backend": bk,
             "links": n_links,
+            "links_per_module": per.astype(np.int64),
             "modules": -(-n_links // per),
         }
     )

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy.sparse.csgraph import dijkstra
 
+from layout.arrays import unique_inverse
 from layout.trays import RU_M, Trays
 
 # Cable slack, one place. A service loop for every link through the trays: TIA-942-B practice is
@@ -90,8 +91,8 @@ def link_ends(links: pd.DataFrame, placement: object, rack_height_ru: np.ndarray
         jumper[same] = JUMPER_RACK
         jumper[adj] = JUMPER_ADJACENT
         jlen[same] = dz[same] + SLACK_M["rack"]
-        across = np.hypot(x[ia] - x[ib], y[ia] - y[ib])
-        jlen[adj] = across[adj] + dz[adj] + SLACK_M["adjacent"]
+        pa, pb = ia[adj], ib[adj]
+        jlen[adj] = np.hypot(x[pa] - x[pb], y[pa] - y[pb]) + dz[adj] + SLACK_M["adjacent"]
     return LinkEnds(ra, rb, za, zb, jumper, jlen)
 
 
@@ -127,7 +128,7 @@ def tray_paths(trays: Trays, rack_a: np.ndarray, rack_b: np.ndarray) -> TrayPath
     n_racks = max(len(trays.rack_edge), 1)
     lo = np.minimum(rack_a, rack_b).astype(np.int64)
     hi = np.maximum(rack_a, rack_b).astype(np.int64)
-    keys, pair = np.unique(lo * n_racks + hi, return_inverse=True)
+    keys, pair = unique_inverse(lo * n_racks + hi)
     pa, pb = keys // n_racks, keys % n_racks
     # the rack with more partners is the Dijkstra source
     partners = np.bincount(np.r_[pa, pb], minlength=n_racks)
@@ -230,7 +231,7 @@ def edge_loads(
         row[paths.sources] = np.arange(len(paths.sources))
         s = row[paths.src_node[via]]
         t = paths.dst_node[via]
-        nk, inv = np.unique(s * trays.n_nodes + t, return_inverse=True)
+        nk, inv = unique_inverse(s * trays.n_nodes + t)
         w = np.bincount(inv, weights=w_pair[via])
         c = np.zeros((len(nk), n_kinds))
         for k in range(n_kinds):

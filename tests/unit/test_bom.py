@@ -50,6 +50,7 @@ def _hand_cabling(fabric: Any) -> Any:
         elif role == "spine":  # 64 downlinks from 8 leaves, twin-port modules
             rows.append((i, "switch", False, 64, 32))
     modules = pd.DataFrame(rows, columns=["device", "end", "backend", "links", "modules"])
+    modules.insert(5, "links_per_module", np.where(modules["end"] == "server", 1, 2))
     modules.insert(1, "device_id", dev["device_id"].to_numpy()[modules["device"]])
     modules.insert(3, "media", "mmf")
     cables = pd.DataFrame({"media": ["mmf", "mmf"], "stock_length_m": [10.0, 15.0], "count": [256, 256]})
