@@ -587,9 +587,11 @@ class DCLayoutApp(App[None]):
             self.post_message(DesignProgress(stage))  # thread-safe, and the worker does not wait
 
         settle, self.gc_settled = not self.gc_settled, True
+        editor = self.editor
 
         def work() -> Result:
             result = compute(inputs, text, progress)
+            editor.prepare(text)  # the next edit's document, parsed here rather than in the UI thread
             if settle:  # once, when the pipeline's modules are loaded: see settle_gc
                 settle_gc()
             return result

@@ -20,7 +20,7 @@ import pytest
 from rich.console import Console
 from shapely.geometry import Polygon
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Static, Tree
+from textual.widgets import DataTable, Tree
 
 from layout import design
 from layout.load import load_site
@@ -68,9 +68,9 @@ async def designed(pilot: Pilot[Any], timeout_s: float = 120.0) -> None:
 
 
 def shown(app: DCLayoutApp, selector: str, width: int = 100) -> str:
-    """The plain text a Static shows."""
+    """The plain text a Static (or a Prerendered) shows."""
     console = Console(width=width, record=True, color_system=None, file=io.StringIO())
-    console.print(app.query_one(selector, Static).content)
+    console.print(app.query_one(selector).content)
     return console.export_text()
 
 

@@ -143,6 +143,35 @@ def test_invalid_edit_is_refused_with_the_key_and_changes_nothing(superpod: Path
     assert ed.text == before and not ed.can_undo and not ed.dirty
 
 
+def test_prepared_document_gives_the_same_edits_and_is_used_once(superpod: Path) -> None:
+    """prepare() parses ahead of an edit (the TUI does it in its worker): the edits come out byte for byte
+    as from a fresh parse; a document prepared for an older text, or spent by a refused edit, is not used."""
+    fresh, ahead = SiteEditor(superpod), SiteEditor(superpod)
+    edits = [
+        SetHall("B1/H1", "max_rack_kw", 48.0),
+        SetCluster("design", "mor"),
+        SetHall("B1/H1", "cooling", "liquid"),
+    ]
+    for edit in edits:
+        ahead.prepare(ahead.text)
+        assert fresh.apply(edit) and ahead.apply(edit)
+        assert ahead.text == fresh.text
+    ahead.prepare(ahead.text)
+    with pytest.raises(InputError):  # the refused edit changed the prepared document: it is not reused
+        ahead.apply(SetHall("B1/H1", "max_rack_kw", 500.0))
+    ahead.apply(SetHall("B1/H1", "max_rack_kw", 40.0))
+    fresh.apply(SetHall("B1/H1", "max_rack_kw", 40.0))
+    assert ahead.text == fresh.text and "max_rack_kw = 40.0" in ahead.text
+    stale = ahead.text  # cooling liquid
+    for ed in (ahead, fresh):
+        ed.undo()
+        ed.undo()  # back before the cooling edit
+    ahead.prepare(stale)  # prepared for a text that is no longer current
+    for ed in (ahead, fresh):
+        ed.apply(SetHall("B1/H1", "max_rack_kw", 42.0))
+    assert ahead.text == fresh.text and 'cooling = "liquid"' not in ahead.text
+
+
 def test_noop_edit_is_not_an_undo_step(superpod: Path) -> None:
     ed = SiteEditor(superpod)
     assert not ed.apply(SetCluster("design", "rail"))

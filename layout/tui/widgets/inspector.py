@@ -10,11 +10,11 @@ from rich.text import Text
 from shapely.geometry import Point
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from layout.load import Inputs
 from layout.tui.floor import HallFloor
 from layout.tui.results import Result
+from layout.tui.widgets.prerendered import Prerendered
 
 DEVICES_LISTED = 8
 
@@ -146,7 +146,7 @@ class Inspector(VerticalScroll):
     """Shows the selection under the map cursor and the hall it is in."""
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="inspector-body")
+        yield Prerendered("", id="inspector-body")
 
     def show(
         self,
@@ -168,4 +168,4 @@ class Inspector(VerticalScroll):
         if where is not None:
             parts += [point_section(floor, *where), Text("")]
         parts.append(hall_section(inputs, floor.key, result))
-        self.query_one("#inspector-body", Static).update(Group(*parts))
+        self.query_one("#inspector-body", Prerendered).update(Group(*parts))
