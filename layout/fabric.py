@@ -26,6 +26,7 @@ Everything is built with numpy arrays; nothing is one Python object per link.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -123,7 +124,12 @@ class Fabric:
         return time_to_first_failure_min(self.link_mtbf_years, self.node_optics)
 
     def summary(self) -> dict[str, Any]:
-        """The JSON object of `dclayout fabric --json` (DESIGN.md); backend counts only."""
+        """The JSON object of `dclayout fabric --json` (DESIGN.md); backend counts only (a new copy each
+        call, worked out once: the TUI asks again for every edit that keeps the fabric)."""
+        return copy.deepcopy(self._summary)
+
+    @cached_property
+    def _summary(self) -> dict[str, Any]:
         names, counts = np.unique(self.device_arrays["role"], return_counts=True)
         roles = dict(zip(names.tolist(), counts.tolist(), strict=True))
         kinds = dict(

@@ -364,7 +364,7 @@ def _subtract(
 
 
 # -------------------------------------------------------------------------------------- fill engine
-@dataclass(frozen=True, eq=False)
+@dataclass(slots=True, eq=False)
 class _Item:
     """One rack to build: template, the devices in it (device numbers) and their RU (shared by the
     placements of one fabric: see _Derived)."""
@@ -838,14 +838,11 @@ class _Placer:
         return int(np.argmin(np.round(total, 6)))
 
     # ------------------------------------------------------------------------------------- items
-    def _item(self, tpl: RackTemplate, dev: np.ndarray, ru: np.ndarray, servers: int = 0) -> _Item:
-        return _Item(tpl.id, tpl.kind, tpl.width_m, tpl.depth_m, dev, ru, servers)
-
     def _pack_items(self, tpl: RackTemplate, devices: np.ndarray) -> list[_Item]:
         if not len(devices):
             return []
         return [
-            self._item(tpl, d, r)
+            _Item(tpl.id, tpl.kind, tpl.width_m, tpl.depth_m, d, r)
             for d, r in _pack(tpl, devices, self.d.height[devices], str(self.inputs.templates_dir))
         ]
 
@@ -860,8 +857,8 @@ class _Placer:
         slots = np.asarray(sorted(tpl.server_slots({self.fabric.server})), np.int64)
         servers = d.su_servers[su]
         n_racks = -(-len(servers) // spr)
-        gpu_dev = [list(servers[k * spr : (k + 1) * spr]) for k in range(n_racks)]
-        gpu_ru = [list(slots[: len(g)]) for g in gpu_dev]
+        gpu_dev = [servers[k * spr : (k + 1) * spr] for k in range(n_racks)]  # views: never written
+        gpu_ru = [slots[: len(g)] for g in gpu_dev]
         net = d.su_switches.get(su, np.zeros(0, np.int64))
         leaf_ru = tpl.leaf_slot()
         if self.fabric.design == "mor" and len(net):
@@ -872,18 +869,13 @@ class _Placer:
                 k = int(d.pos_in_su[d.first_server[s]]) // spr
                 if leaf_ru is not None and k not in taken:
                     taken.add(k)
-                    gpu_dev[k].append(s)
-                    gpu_ru[k].append(leaf_ru)
+                    gpu_dev[k] = np.append(gpu_dev[k], s)
+                    gpu_ru[k] = np.append(gpu_ru[k], leaf_ru)
                 else:
                     stay.append(s)
             net = np.asarray(sorted(stay + net[~is_leaf].tolist(), key=lambda x: (d.prio[x], x)), np.int64)
         gpu_items = [
-            self._item(
-                tpl,
-                np.asarray(g, np.int64),
-                np.asarray(r, np.int64),
-                servers=min(spr, len(servers) - k * spr),
-            )
+            _Item(tpl.id, tpl.kind, tpl.width_m, tpl.depth_m, g, r, min(spr, len(servers) - k * spr))
             for k, (g, r) in enumerate(zip(gpu_dev, gpu_ru, strict=True))
         ]
         net_items = self._pack_items(self.t_net, net)
@@ -1230,7 +1222,7 @@ def place(inputs: Inputs, fabric: Fabric) -> Placement:
     return Placement(racks, rows, device_rack, device_ru, tuple(violations), p.gpu, missing)
 
 
-@dataclass
+@dataclass(slots=True)
 class _RackRec:
     hall: int
     row_key: tuple[str, int]  # ("c", cell) or ("u", user row)
@@ -1244,7 +1236,7 @@ class _RackRec:
     item: _Item
 
 
-@dataclass
+@dataclass(slots=True)
 class _RowRec:
     hall: int
     key: tuple[str, int]
@@ -1344,8 +1336,9 @@ def _tables(p: _Placer, spots: list[_Spot]) -> tuple[pd.DataFrame, pd.DataFrame,
     kw = max(2, len(str(max((len(r.members) for r in rows), default=1))))
     device_rack = np.full(p.d.n, -1, np.int64)
     device_ru = np.full(p.d.n, -1, np.int64)
-    rack_rows: list[dict[str, object]] = []
+    rack_cols: dict[str, list[object]] = {c: [] for c in RACK_COLUMNS}  # columns, not a dict per rack
     row_rows: list[dict[str, object]] = []
+    n_racks = 0
     for no, row in zip(numbers, rows, strict=True):
         hall = p.halls[row.hall]
         row_id = f"{hall.key}/R{no:0{rw}d}"
@@ -1354,18 +1347,40 @@ def _tables(p: _Placer, spots: list[_Spot]) -> tuple[pd.DataFrame, pd.DataFrame,
              "x1_m": round(row.x1_m, 6), "y1_m": round(row.y1_m, 6), "front_sign": row.front_sign, "kind": row.kind,
              "user_row": row.key[0] == "u"}
         )  # fmt: skip
-        for k, rec in enumerate(row.members, start=1):
+        m = len(row.members)
+        rack_cols["rack_id"] += [f"{row_id}/K{k:0{kw}d}" for k in range(1, m + 1)]
+        rack_cols["building"] += [hall.building] * m
+        rack_cols["hall"] += [hall.key] * m
+        rack_cols["row"] += [row_id] * m
+        rack_cols["pos"] += range(1, m + 1)
+        for rec in row.members:
             it = rec.item
-            device_rack[it.dev] = len(rack_rows)
+            device_rack[it.dev] = n_racks
             device_ru[it.dev] = it.ru
-            rack_rows.append(
-                {"rack_id": f"{row_id}/K{k:0{kw}d}", "building": hall.building, "hall": hall.key, "row": row_id,
-                 "pos": k, "template": it.template, "kind": it.kind, "x_m": round(rec.x_m, 6), "y_m": round(rec.y_m, 6),
-                 "rotation_deg": rec.rotation_deg, "width_m": rec.width_m, "depth_m": rec.depth_m,
-                 "user_row": rec.user_row, "servers": it.servers}
-            )  # fmt: skip
-    racks = pd.DataFrame(rack_rows, columns=RACK_COLUMNS)
-    racks = racks.astype({"pos": np.int64, "servers": np.int64, "user_row": bool, "rotation_deg": float})
+            n_racks += 1
+            rack_cols["template"].append(it.template)
+            rack_cols["kind"].append(it.kind)
+            rack_cols["x_m"].append(round(rec.x_m, 6))
+            rack_cols["y_m"].append(round(rec.y_m, 6))
+            rack_cols["rotation_deg"].append(rec.rotation_deg)
+            rack_cols["width_m"].append(rec.width_m)
+            rack_cols["depth_m"].append(rec.depth_m)
+            rack_cols["user_row"].append(rec.user_row)
+            rack_cols["servers"].append(it.servers)
+    racks = pd.DataFrame(
+        {
+            **rack_cols,
+            "pos": np.asarray(rack_cols["pos"], np.int64),
+            "x_m": np.asarray(rack_cols["x_m"], float),
+            "y_m": np.asarray(rack_cols["y_m"], float),
+            "rotation_deg": np.asarray(rack_cols["rotation_deg"], float),
+            "width_m": np.asarray(rack_cols["width_m"], float),
+            "depth_m": np.asarray(rack_cols["depth_m"], float),
+            "user_row": np.asarray(rack_cols["user_row"], bool),
+            "servers": np.asarray(rack_cols["servers"], np.int64),
+        },
+        columns=RACK_COLUMNS,
+    )
     return racks, pd.DataFrame(row_rows, columns=ROW_COLUMNS), device_rack, device_ru
 
 

@@ -39,7 +39,7 @@ from layout.siteedit import (
     SetRowTemplate,
     SiteEditor,
 )
-from layout.tui.floor import HallFloor, UserRowBox, hall_floors, with_design_of
+from layout.tui.floor import HallFloor, UserRowBox, floor_plan, hall_floors, with_design_of
 from layout.tui.results import Result, compute, settle_gc
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
 from layout.tui.widgets.hall_map import HallMap, legend
@@ -162,6 +162,7 @@ class DCLayoutApp(App[None]):
         self.designing = False  # a design run is in its worker thread
         self.design_pending = False  # the site changed while it ran: run again when it ends
         self.designs_shown = 0  # how many results have been drawn (tests and benchmarks wait on it)
+        self.drawn_plan: tuple[object, ...] = ()  # floor_plan() of the inputs the map was last drawn for
         self.gc_settled = False  # settle_gc() has run
         # the latest designs by (site file, site text): the design is a pure function of them, so undo and
         # redo show a design they have seen without running it again
@@ -537,12 +538,16 @@ class DCLayoutApp(App[None]):
         if self.show_known():
             return
         self.start_design()  # first, so the worker computes while the screen is redrawn
-        self.redraw(keep_view=not new_site)
+        if new_site or floor_plan(self.editor.inputs) != self.drawn_plan:
+            self.redraw(keep_view=not new_site)
+        # else the map looks the same until the design is done (kW, cooling, cluster edits): no redraw of
+        # map, tree and inspector in the UI thread while the worker runs; the status line says designing
 
     def redraw(self, keep_view: bool = True) -> None:
         """Draw the current inputs with the latest result (which may be from before the last edit)."""
         assert self.editor is not None
         inputs = self.editor.inputs
+        self.drawn_plan = floor_plan(inputs)
         current = self.result is not None and self.result.text == self.editor.text
         if current and self.result:
             self.floors = self.result.floors

@@ -123,6 +123,13 @@ def hall_floors(inputs: Inputs, result: Result | None = None) -> dict[str, HallF
     return out
 
 
+def floor_plan(inputs: Inputs) -> tuple[object, ...]:
+    """What hall_floors takes from the inputs for the drawing (halls' outlines, columns, keep-outs, user
+    rows): equal for two inputs whose maps look the same before a design is placed on them."""
+    halls = tuple((b.id, h.id, h.polygon, h.columns, h.keepouts) for b, h in inputs.site.halls())
+    return halls, tuple(inputs.site.row)
+
+
 def with_design_of(floors: dict[str, HallFloor], earlier: dict[str, HallFloor]) -> dict[str, HallFloor]:
     """``floors`` (of edited inputs) with the racks and trays of an earlier design's floors, hall by hall:
     what the map shows while the design of the edit runs, without recomputing any rack geometry."""
