@@ -85,14 +85,17 @@ class _FabricReuse(threading.local):
 
 
 _reuse = _FabricReuse()
-# The last fabric built under reuse_fabric(), with what it was built from (shared by threads; replaced
-# whole, never changed in place). A Fabric is immutable (read-only arrays), so a run may take it as it is.
-_last_fabric: tuple[tuple[Any, ...], Fabric] | None = None
+# The fabrics built under reuse_fabric(), newest last, with what they were built from (shared by threads;
+# the list is replaced whole, never changed in place; a list as the catalog is not hashable). A Fabric is immutable (read-only arrays), so a run
+# may take one as it is. A few are kept, so that going back to an earlier cluster (rail-optimized, then
+# middle-of-rack, then undo and another edit) does not build the first one again.
+REUSED_FABRICS = 4
+_fabrics: list[tuple[tuple[Any, ...], Fabric]] = []
 
 
 @contextmanager
 def reuse_fabric() -> Iterator[None]:
-    """While in this block, this thread's runs take the previous run's fabric when the cluster, catalog,
+    """While in this block, this thread's runs take an earlier run's fabric when the cluster, catalog,
     servers per rack and file it was built from are equal (edits in the TUI mostly leave the cluster
     alone). Outside it every run builds its own, so timings of the fabric stage stay honest."""
     before, _reuse.on = _reuse.on, True
@@ -104,17 +107,17 @@ def reuse_fabric() -> Iterator[None]:
 
 def build_fabric(inputs: Inputs) -> Fabric:
     """The site's fabric, wired for the rack density the halls allow (middle-of-rack leaf groups)."""
-    global _last_fabric
+    global _fabrics
     spr = place_mod.fabric_servers_per_rack(inputs)
     if not _reuse.on:
         return fabric_mod.build(inputs.site.cluster, inputs.catalog, spr, str(inputs.path))
     cluster = inputs.site.cluster  # == ignores which fields were given; fabric.build does not
     key = (cluster, frozenset(cluster.model_fields_set), inputs.catalog, spr, str(inputs.path))
-    last = _last_fabric
-    if last is not None and last[0] == key:
-        return last[1]
-    fabric = fabric_mod.build(cluster, inputs.catalog, spr, str(inputs.path))
-    _last_fabric = (key, fabric)
+    known = _fabrics
+    fabric = next((f for k, f in known if k == key), None)
+    if fabric is None:
+        fabric = fabric_mod.build(cluster, inputs.catalog, spr, str(inputs.path))
+    _fabrics = [*[(k, f) for k, f in known if k != key][-(REUSED_FABRICS - 1) :], (key, fabric)]
     return fabric
 
 

@@ -53,6 +53,21 @@ def test_fabric_is_reused_only_inside_reuse_fabric_and_only_for_the_same_cluster
         mor = design.run(editor.inputs)
         assert mor.fabric is not first.fabric
         same_design(mor, design.run(editor.inputs))
+        # back to rail-optimized (undo): the first fabric again, not a new build; the oldest of more than
+        # REUSED_FABRICS clusters is built anew
+        editor.undo()
+        assert design.run(editor.inputs).fabric is first.fabric
+        others = [SetCluster("switch", s) for s in ("sn5600", "q3400", "tomahawk5")] + [
+            SetCluster("nic", "cedar7")
+        ]
+        assert len(others) == design.REUSED_FABRICS
+        for edit in others:
+            editor.apply(edit)
+            design.build_fabric(editor.inputs)
+        for _ in others:
+            editor.undo()
+        assert design.build_fabric(editor.inputs) is not first.fabric
+        editor.apply(SetCluster("design", "mor"))
         # equal as models, but link_mtbf_years no longer given: fabric.build reads which keys were given
         cluster = editor.inputs.site.cluster
         implicit = Cluster.model_validate(cluster.model_dump(exclude={"link_mtbf_years"}))
