@@ -252,15 +252,16 @@ def build(inputs: Inputs, placement: object) -> Trays:
     rings: dict[str, tuple[float, float, float, float]] = {}
     hall_polys = {k: Polygon(h.polygon) for k, (_, h) in halls.items()}
     entries = {b.id: _entry(b, site.building, site.duct) for b in site.building}
-    doors = _rings_and_doors(halls, hall_polys, rows, row_depth, entries, rings)
+    hall_rows = _rows_by_hall(rows, row_depth)
+    doors = _rings_and_doors(halls, hall_polys, hall_rows, entries, rings)
     passes = _pass_throughs(halls, hall_polys, rings)
 
     n_lines = 0
     for hkey in sorted(halls):
         b, h = halls[hkey]
-        hrows = rows[rows["hall"] == hkey]
         if hkey not in rings:
             continue
+        hrows = hall_rows[hkey]
         x_lo, x_hi, y_lo, y_hi = rings[hkey]
         z = h.tray.height_m
         segs: list[_Seg] = [
@@ -270,19 +271,20 @@ def build(inputs: Inputs, placement: object) -> Trays:
             _Seg("v", x_hi, y_lo, y_hi, "cross", where=hkey),
         ]
         for axis in ("x", "y"):
-            arows = hrows[hrows["axis"] == axis]
-            if arows.empty:
+            sel = hrows["axis"] == axis
+            if not sel.any():
                 continue
+            arows = {c: v[sel] for c, v in hrows.items()}
             if axis == "x":
-                lo = np.minimum(arows["x0_m"].to_numpy(float), arows["x1_m"].to_numpy(float))
-                hi = np.maximum(arows["x0_m"].to_numpy(float), arows["x1_m"].to_numpy(float))
-                perp = arows["y0_m"].to_numpy()
+                lo = np.minimum(arows["x0_m"], arows["x1_m"])
+                hi = np.maximum(arows["x0_m"], arows["x1_m"])
+                perp = arows["y0_m"]
                 ring_lo, ring_hi, cross_orient, line_orient = x_lo, x_hi, "v", "h"
                 cross_span = (y_lo, y_hi)
             else:
-                lo = np.minimum(arows["y0_m"].to_numpy(float), arows["y1_m"].to_numpy(float))
-                hi = np.maximum(arows["y0_m"].to_numpy(float), arows["y1_m"].to_numpy(float))
-                perp = arows["x0_m"].to_numpy()
+                lo = np.minimum(arows["y0_m"], arows["y1_m"])
+                hi = np.maximum(arows["y0_m"], arows["y1_m"])
+                perp = arows["x0_m"]
                 ring_lo, ring_hi, cross_orient, line_orient = y_lo, y_hi, "h", "v"
                 cross_span = (x_lo, x_hi)
             merged = _merge_intervals(list(zip(lo.tolist(), hi.tolist(), strict=True)))
@@ -415,26 +417,40 @@ def _on_boundary(poly: Polygon, pt: Sequence[float]) -> tuple[float, float]:
     return (round(float(q.x), 6), round(float(q.y), 6))
 
 
+def _rows_by_hall(rows: pd.DataFrame, row_depth: pd.Series) -> dict[str, dict[str, np.ndarray]]:
+    """The rows table split by hall, as arrays (row, axis, x0_m, y0_m, x1_m, y1_m, depth_m), once: not a
+    filter of the whole table per hall and per use."""
+    cols = {
+        "row": rows["row"].to_numpy(object),
+        "axis": rows["axis"].to_numpy(object),
+        **{c: rows[c].to_numpy(float) for c in ("x0_m", "y0_m", "x1_m", "y1_m")},
+        "depth_m": rows["row"].map(row_depth).fillna(1.2).to_numpy(float),
+    }
+    return {
+        str(k): {c: v[idx] for c, v in cols.items()}
+        for k, idx in rows.groupby("hall", sort=False).indices.items()
+    }
+
+
 def _rings_and_doors(
     halls: dict[str, tuple[Building, Hall]],
     polys: dict[str, Polygon],
-    rows: pd.DataFrame,
-    row_depth: pd.Series,
+    hall_rows: dict[str, dict[str, np.ndarray]],
     entries: dict[str, tuple[float, float]],
     rings: dict[str, tuple[float, float, float, float]],
 ) -> dict[str, tuple[float, float]]:
     """Fill ``rings`` (x_lo, x_hi, y_lo, y_hi per hall with rows) and return each hall's door point."""
     doors: dict[str, tuple[float, float]] = {}
     for hkey, (b, h) in sorted(halls.items()):
-        hrows = rows[rows["hall"] == hkey]
-        if hrows.empty:
+        hrows = hall_rows.get(hkey)
+        if hrows is None or not len(hrows["row"]):
             continue
-        depth = hrows["row"].map(row_depth).fillna(1.2).to_numpy()
-        ax = (hrows["axis"] == "x").to_numpy()
-        x0 = np.minimum(hrows["x0_m"].to_numpy(float), hrows["x1_m"].to_numpy(float))
-        x1 = np.maximum(hrows["x0_m"].to_numpy(float), hrows["x1_m"].to_numpy(float))
-        y0 = np.minimum(hrows["y0_m"].to_numpy(float), hrows["y1_m"].to_numpy(float))
-        y1 = np.maximum(hrows["y0_m"].to_numpy(float), hrows["y1_m"].to_numpy(float))
+        depth = hrows["depth_m"]
+        ax = hrows["axis"] == "x"
+        x0 = np.minimum(hrows["x0_m"], hrows["x1_m"])
+        x1 = np.maximum(hrows["x0_m"], hrows["x1_m"])
+        y0 = np.minimum(hrows["y0_m"], hrows["y1_m"])
+        y1 = np.maximum(hrows["y0_m"], hrows["y1_m"])
         fx0 = np.where(ax, x0, x0 - depth / 2).min()
         fx1 = np.where(ax, x1, x1 + depth / 2).max()
         fy0 = np.where(ax, y0 - depth / 2, y0).min()
