@@ -279,16 +279,63 @@ def _build_halls(
             used = [inputs.templates[gpu[key].template], *net_templates]
             band = max(t.depth_m for t in used)
             min_w = min(t.width_m for t in used)
-            usable, holes = hall_floor(h)
-            holes += reserve.get(key, [])
-            if holes:
-                usable = usable.difference(shapely.union_all(holes))
             swap = h.row_axis == "y"
-            hall = _Hall(len(halls), key, b.id, bno, h, swap, band, min_w, _local(usable, swap), gpu=gpu[key])
+            block = typical.get(key, [])
+            held = tuple(tuple(p.bounds) for p in reserve.get(key, []))
+            grid_key = (h.model_dump_json(), held, band, min_w, tuple(block))
+            hall = _Hall(len(halls), key, b.id, bno, h, swap, band, min_w, Polygon(), gpu=gpu[key])
             hall.user_slots = slots.get(key, [])
-            _grid(hall, cells, typical.get(key, []))
+            known = _GRIDS.get(grid_key)
+            if known is None:
+                usable, holes = hall_floor(h)
+                holes += reserve.get(key, [])
+                if holes:
+                    usable = usable.difference(shapely.union_all(holes))
+                hall.usable = _local(usable, swap)
+                first = len(cells)
+                _grid(hall, cells, block)
+                known = _HallGrid(
+                    hall.usable,
+                    list(hall.line_v),
+                    list(hall.line_front),
+                    [(c.line, c.seg, c.u0, c.u1, c.v0, c.free) for c in cells[first:]],
+                    [[i - first for i in ids] for ids in hall.line_cells],
+                )
+                _remember_grid(grid_key, known)
+            else:
+                hall.usable, hall.line_v, hall.line_front = (
+                    known.usable,
+                    list(known.line_v),
+                    list(known.line_front),
+                )
+                first = len(cells)
+                cells += [_Cell(hall.no, *c) for c in known.cells]
+                hall.line_cells = [[first + i for i in ids] for ids in known.line_cells]
             halls.append(hall)
     return halls, cells
+
+
+@dataclass(frozen=True, eq=False)
+class _HallGrid:
+    """A hall's floor grid (see _grid), in the hall's own cell numbering: the same for the same hall,
+    user rows, rack band and blocks, so an edit elsewhere (another hall's max kW or cooling, the cluster)
+    does not work it out again (shapely differences and interval arithmetic: ~5 ms a hall)."""
+
+    usable: Polygon
+    line_v: list[float]
+    line_front: list[int]
+    cells: list[tuple[int, int, float, float, float, list[tuple[float, float]]]]  # _Cell without hall
+    line_cells: list[list[int]]
+
+
+GRIDS_KEPT = 64
+_GRIDS: dict[tuple[object, ...], _HallGrid] = {}  # replaced whole, never changed in place (threads)
+
+
+def _remember_grid(key: tuple[object, ...], grid: _HallGrid) -> None:
+    global _GRIDS
+    kept = list(_GRIDS.items())[-(GRIDS_KEPT - 1) :]
+    _GRIDS = dict([*kept, (key, grid)])
 
 
 def _segment_m(hall: _Hall, block: list[float]) -> float:
