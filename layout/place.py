@@ -823,6 +823,7 @@ class _Derived:
     templates: dict[str, RackTemplate]
     devices: _Devices
     blocks: dict[tuple[int, str], _Block]  # (SU, GPU rack template) -> block
+    packs: dict[tuple[str, bytes], list[_Item]]  # (network template, devices) -> racks (_pack)
 
 
 _DERIVED: weakref.WeakKeyDictionary[Fabric, _Derived] = weakref.WeakKeyDictionary()
@@ -831,7 +832,7 @@ _DERIVED: weakref.WeakKeyDictionary[Fabric, _Derived] = weakref.WeakKeyDictionar
 def _derived(inputs: Inputs, fabric: Fabric) -> _Derived:
     got = _DERIVED.get(fabric)
     if got is None or got.catalog != inputs.catalog or got.templates != inputs.templates:
-        got = _Derived(inputs.catalog, dict(inputs.templates), _Devices(inputs, fabric), {})
+        got = _Derived(inputs.catalog, dict(inputs.templates), _Devices(inputs, fabric), {}, {})
         _DERIVED[fabric] = got
     return got
 
@@ -854,6 +855,7 @@ class _Placer:
         derived = _derived(inputs, fabric)
         self.d = derived.devices
         self._blocks = derived.blocks
+        self._packs = derived.packs
         self.n_su = len(self.d.su_servers)
         typical = {
             k: [it.width_m for it in self.block(0, g).items] if self.n_su else [] for k, g in self.gpu.items()
@@ -888,10 +890,13 @@ class _Placer:
     def _pack_items(self, tpl: RackTemplate, devices: np.ndarray) -> list[_Item]:
         if not len(devices):
             return []
-        return [
-            _Item(tpl.id, tpl.kind, tpl.width_m, tpl.depth_m, d, r)
-            for d, r in _pack(tpl, devices, self.d.height[devices], str(self.inputs.templates_dir))
-        ]
+        key = (tpl.id, devices.tobytes())  # trial and final runs pack the same spines and MDFs again
+        if key not in self._packs:
+            self._packs[key] = [
+                _Item(tpl.id, tpl.kind, tpl.width_m, tpl.depth_m, d, r)
+                for d, r in _pack(tpl, devices, self.d.height[devices], str(self.inputs.templates_dir))
+            ]
+        return list(self._packs[key])
 
     def block(self, su: int, gpu: GpuRack | None) -> _Block:
         assert gpu is not None
