@@ -288,9 +288,12 @@ async def test_figures_on_screen_follow_each_edit(superpod: Path) -> None:
         assert f"{s['gpus']:,} GPUs" in shown(app, "#status")
         # the hall's IT figure against its 1.5 MW limit, as the budgets tab shows it
         it_mw = s["halls"]["B1/H1"]["it_mw"]
+        await pilot.press("2")  # tabs are filled when they are shown
         assert f"{it_mw:,.2f}/1.50 MW" in shown(app, "#budgets-view")
+        await pilot.press("4")
         rack_rows = app.query_one("#bom-table", DataTable).row_count
         assert rack_rows == len(app.result.bom) > 0
+        await pilot.press("1")
 
         # 30 kW per rack: 4 x DGX H100 (~41 kW) no longer fit; 2 per rack, twice the racks (seed 002)
         await pilot.press("k", *"30", "enter")
@@ -300,6 +303,11 @@ async def test_figures_on_screen_follow_each_edit(superpod: Path) -> None:
         assert s["racks"]["by_template"]["dgx-h100-x2"] * 2 == servers
         assert s == independent_summary(app)
         assert f"{s['racks']['total']:,} racks" in shown(app, "#status")
+        await pilot.press("4")  # the BOM tab, filled before the edit, shows this design when it is shown
+        bom = app.query_one("#bom-table", DataTable)
+        parts = {str(bom.get_row_at(i)[2]) for i in range(bom.row_count)}
+        assert "dgx-h100-x2" in parts and "dgx-h100-x4" not in parts
+        await pilot.press("1")
         await pilot.press("ctrl+z")
         await designed(pilot)
 
@@ -388,10 +396,10 @@ async def test_violations_are_listed_and_jump_to_the_map(superpod: Path) -> None
         violations = app.result.design.violations
         kinds = {v.kind for v in violations}
         assert "rack_kw" in kinds
+        await pilot.press("3")
         table = app.query_one("#violations-table", DataTable)
         assert table.row_count == len(violations)
         v = next(v for v in violations if v.kind == "rack_kw")
-        await pilot.press("3")
         table.focus()
         table.move_cursor(row=violations.index(v))
         await pilot.press("enter")
@@ -432,6 +440,7 @@ async def test_cabling_tab_lists_media_and_the_longest_link(superpod: Path) -> N
     async with app.run_test(size=(120, 40)) as pilot:
         await designed(pilot)
         assert app.result is not None
+        await pilot.press("5")
         text = shown(app, "#cabling-view", 160)
         s = app.result.summary
         for cls, n in s["media"].items():
