@@ -681,7 +681,9 @@ class _Devices:
         self.spine = ((self.role == "spine") & (self.pod >= 0)) | (self.leader >= 0)
         self.mdf = ~is_server & ~self.in_su & ~self.spine
         self.is_server = is_server
-        self.prio = np.array([SU_ROLES.get(r, 9) for r in self.role])
+        self.prio = np.full(self.n, 9, np.int64)
+        for role, prio in SU_ROLES.items():
+            self.prio[self.role == role] = prio
         su_dev = np.flatnonzero(self.in_su)
         su_dev = su_dev[np.lexsort((su_dev, self.prio[su_dev], sw_su[su_dev]))]
         self.su_switches: dict[int, np.ndarray] = {}
