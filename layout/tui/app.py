@@ -698,10 +698,11 @@ class DCLayoutApp(App[None]):
             )
 
     def show_status_of(self, result: Result) -> None:
-        s = result.summary
+        d = result.design  # the figures of summary.json, without working out the whole summary
         self.status = (
-            f"{s['gpus']:,} GPUs · {s['racks']['total']:,} racks · {s['power']['it_mw']:,.2f} MW IT · "
-            f"${result.cost['total'] / 1e6:,.1f} M · {len(s['violations'])} violation(s)"
+            f"{d.fabric.gpus:,} GPUs · {len(d.placement.racks):,} racks · "
+            f"{round(d.power.it_mw, 4):,.2f} MW IT · "
+            f"${result.cost['total'] / 1e6:,.1f} M · {len(d.violations)} violation(s)"
         )
         self.update_title()
 

@@ -10,6 +10,7 @@ import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,7 +31,6 @@ class Result:
 
     text: str  # the site text the design was computed from
     design: Design
-    summary: dict[str, Any]
     bom: pd.DataFrame
     cost: dict[str, Any]  # layout.bom.totals
     seconds: float
@@ -40,9 +40,21 @@ class Result:
     floors: dict[str, HallFloor] = field(default_factory=dict)
     tree_rows: list[tuple[str, str, str]] = field(default_factory=list)  # (hall, row id, label)
     budgets: RenderableType = ""
-    cabling: RenderableType = ""
 
     _by_rack: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+
+    @cached_property
+    def summary(self) -> dict[str, Any]:
+        """The design's summary.json object, worked out when first asked for (the cabling tab, an export,
+        a test), not in every design run: the status line takes its figures from the design itself."""
+        return self.design.summary()
+
+    @cached_property
+    def cabling(self) -> RenderableType:
+        """The cabling tab's content, made when the tab is first shown for this design."""
+        from layout.tui.widgets.panels import cabling
+
+        return cabling(self)
 
     @property
     def racks(self) -> pd.DataFrame:
@@ -69,20 +81,16 @@ def compute(inputs: Inputs, text: str, progress: Callable[[str], None] | None = 
     from layout import bom as bom_mod
     from layout import design as design_mod
     from layout.tui.floor import hall_floors
-    from layout.tui.widgets.panels import budgets, cabling
+    from layout.tui.widgets.panels import budgets
 
     started = time.perf_counter()
     with design_mod.reuse_fabric():  # an edit that leaves the cluster alone keeps the fabric
         design = design_mod.run(inputs, progress)
     bom = design.bom
-    if progress is not None:
-        progress("summary")
-    summary = design.summary()
     links = design.cabling.links
     result = Result(
         text=text,
         design=design,
-        summary=summary,
         bom=bom,
         cost=bom_mod.totals(bom),
         seconds=time.perf_counter() - started,
@@ -95,7 +103,6 @@ def compute(inputs: Inputs, text: str, progress: Callable[[str], None] | None = 
     result.floors = hall_floors(inputs, result)
     result.tree_rows = tree_rows(result)
     result.budgets = budgets(result)
-    result.cabling = cabling(result)
     if len(result.racks):
         result.rack_links(0)  # builds the per-rack link index here, not in the UI thread
     return result

@@ -285,7 +285,11 @@ async def test_figures_on_screen_follow_each_edit(superpod: Path) -> None:
         assert s == design.run(load_site(superpod)).summary()
         servers = 1024 // 8
         assert s["racks"]["by_template"]["dgx-h100-x4"] * 4 == servers
-        assert f"{s['gpus']:,} GPUs" in shown(app, "#status")
+        status = shown(app, "#status")  # from the design itself: the same figures as summary.json
+        assert (
+            f"{s['gpus']:,} GPUs · {s['racks']['total']:,} racks · {s['power']['it_mw']:,.2f} MW IT" in status
+        )
+        assert f"${s['cost_usd']['total'] / 1e6:,.1f} M · {len(s['violations'])} violation(s)" in status
         # the hall's IT figure against its 1.5 MW limit, as the budgets tab shows it
         it_mw = s["halls"]["B1/H1"]["it_mw"]
         await pilot.press("2")  # tabs are filled when they are shown
