@@ -11,6 +11,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
+from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
@@ -235,10 +236,15 @@ class HallMap(Widget, can_focus=True):
             self.ghost = replace(g, x0=g.x0 + dx, x1=g.x1 + dx, y0=g.y0 + dy, y1=g.y1 + dy)
         col = min(max(self.cursor[0] + dc, 0), self.grid.cols - 1)
         line = min(max(self.cursor[1] + dl, 0), self.grid.lines - 1)
+        before, view = self.cursor[1], self.view
         self.cursor = (col, line)
         self._scroll_to_cursor()
         self._moved()
-        self.refresh()
+        if self.ghost is None and self.view == view:  # only the cursor's old and new lines change
+            width = self.size.width
+            self.refresh(Region(0, before - view[1], width, 1), Region(0, line - view[1], width, 1))
+        else:
+            self.refresh()
 
     def action_pan(self, dc: int, dl: int) -> None:
         if self.grid is None:
