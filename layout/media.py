@@ -175,7 +175,9 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
 
     # jumpers: in-rack always; neighbouring racks when the jumper gets copper
     speed = links["speed_gbps"].to_numpy()
-    jcode = mt.pick(ends.jumper_length_m, speed)
+    jcode = np.full(n, -1, dtype=np.int64)
+    cand = ends.jumper != routing.JUMPER_NONE
+    jcode[cand] = mt.pick(ends.jumper_length_m[cand], speed[cand])
     copper = (jcode >= 0) & ~mt.optical[np.clip(jcode, 0, None)]
     is_jumper = (ends.jumper == routing.JUMPER_RACK) | ((ends.jumper == routing.JUMPER_ADJACENT) & copper)
     placed = ends.placed
@@ -216,19 +218,23 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
     route_code[ti[np.isfinite(run)]] = 3
     none = len(mt.ids)
     mcode = np.where(code >= 0, code, none)
-    out = links.copy()
-    out["rack_a"] = ends.rack_a
-    out["rack_b"] = ends.rack_b
-    out["route"] = pd.Categorical.from_codes(route_code, categories=pd.Index(ROUTES))
-    out["tray_m"] = tray_m
-    out["length_m"] = length
-    out["media"] = pd.Categorical.from_codes(mcode, categories=pd.Index([*mt.ids, ""]))
     classes = sorted(set(mt.classes)) + [""]
-    out["media_class"] = pd.Categorical.from_codes(
-        np.array([classes.index(c) for c in (*mt.classes, "")])[mcode], categories=pd.Index(classes)
+    out = pd.DataFrame(  # one table, built once (no copy of the links and a column at a time)
+        {
+            **{c: links[c] for c in links.columns},
+            "rack_a": ends.rack_a,
+            "rack_b": ends.rack_b,
+            "route": pd.Categorical.from_codes(route_code, categories=pd.Index(ROUTES)),
+            "tray_m": tray_m,
+            "length_m": length,
+            "media": pd.Categorical.from_codes(mcode, categories=pd.Index([*mt.ids, ""])),
+            "media_class": pd.Categorical.from_codes(
+                np.array([classes.index(c) for c in (*mt.classes, "")])[mcode], categories=pd.Index(classes)
+            ),
+            "stock_length_m": stock,
+            "status": pd.Categorical.from_codes(status, categories=pd.Index(STATUS)),
+        }
     )
-    out["stock_length_m"] = stock
-    out["status"] = pd.Categorical.from_codes(status, categories=pd.Index(STATUS))
 
     # tray fill (cables on trays only; media index len(ids) = links without a medium)
     k = len(mt.ids) + 1
