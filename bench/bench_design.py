@@ -15,7 +15,7 @@ from collections import defaultdict
 
 from timing import ROOT
 
-from layout import design
+from layout import design, place
 from layout.load import load_site
 
 
@@ -32,6 +32,7 @@ def main() -> None:
     result = None
     for _ in range(args.runs):
         marks: list[tuple[str, float]] = []
+        place.forget_kept()  # every run places from scratch, as the CLI does (the TUI keeps hall grids)
         start = time.perf_counter()
         result = design.run(inputs, lambda name, marks=marks: marks.append((name, time.perf_counter())))
         end = time.perf_counter()

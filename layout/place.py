@@ -332,6 +332,14 @@ GRIDS_KEPT = 64
 _GRIDS: dict[tuple[object, ...], _HallGrid] = {}  # replaced whole, never changed in place (threads)
 
 
+def forget_kept() -> None:
+    """Drop the hall grids and per-fabric placement data kept for later runs (benchmarks time a cold
+    placement with it; tests compare with a run that keeps nothing)."""
+    global _GRIDS
+    _GRIDS = {}
+    _DERIVED.clear()
+
+
 def _remember_grid(key: tuple[object, ...], grid: _HallGrid) -> None:
     global _GRIDS
     kept = list(_GRIDS.items())[-(GRIDS_KEPT - 1) :]

@@ -321,8 +321,8 @@ def test_kept_hall_grids_and_blocks_place_exactly_as_a_fresh_run() -> None:
     kept = place.place(editor.inputs, fab)
     new = [k for k in place._GRIDS if k not in grids]
     assert len(new) == 1  # only the edited hall's grid was worked out again (of 4)
-    place._GRIDS.clear()
-    place._DERIVED.clear()
+    place.forget_kept()
+    assert not place._GRIDS and not place._DERIVED
     fresh = place.place(editor.inputs, fab)
     pd.testing.assert_frame_equal(kept.racks, fresh.racks, check_exact=True)
     pd.testing.assert_frame_equal(kept.rows, fresh.rows, check_exact=True)
