@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import math
 import re
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -1377,6 +1378,10 @@ def build_scene_document(scene: Scene) -> Drawing:
     return doc
 
 
+# ezdxf.options is process-wide: one fixed-metadata write at a time (the TUI exports in worker threads)
+_WRITE_LOCK = threading.Lock()
+
+
 @contextmanager
 def _fixed_metadata(doc: Drawing, date: str) -> Iterator[None]:
     """Write with fixed dates (the site file's date) and GUIDs instead of the clock and random ids."""
@@ -1410,7 +1415,7 @@ def document_bytes(doc: Drawing, date: str) -> bytes:
     # so the CLASSES section does not depend on PYTHONHASHSEED (its own call in write() adds nothing)
     doc.classes.add_required_classes(doc.dxfversion)
     doc.classes.classes = dict(sorted(doc.classes.classes.items()))
-    with _fixed_metadata(doc, date):
+    with _WRITE_LOCK, _fixed_metadata(doc, date):
         doc.write(stream)
     return stream.getvalue().encode("utf-8")
 

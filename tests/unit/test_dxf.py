@@ -209,6 +209,28 @@ def test_same_scene_gives_the_same_bytes(scene: dxf.Scene) -> None:
     assert one == two
 
 
+def test_fixed_metadata_is_switched_on_only_under_the_write_lock(
+    scene: dxf.Scene, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fixed metadata switches a process-wide ezdxf option for the write: a write in another thread
+    (the TUI exports in worker threads) must not switch it back halfway, so the write holds a lock."""
+    import ezdxf
+    from ezdxf.document import Drawing
+
+    seen = []
+    write = Drawing.write
+
+    def watched(self: Drawing, *args: Any, **kwargs: Any) -> None:
+        seen.append((dxf._WRITE_LOCK.locked(), ezdxf.options.write_fixed_meta_data_for_testing))
+        write(self, *args, **kwargs)
+
+    monkeypatch.setattr(Drawing, "write", watched)
+    before = ezdxf.options.write_fixed_meta_data_for_testing
+    dxf.document_bytes(dxf.build_scene_document(scene), scene.site.site.date)
+    assert seen == [(True, True)]
+    assert not dxf._WRITE_LOCK.locked() and ezdxf.options.write_fixed_meta_data_for_testing == before
+
+
 def test_audit_finds_nothing(doc: Any) -> None:
     auditor = doc.audit()
     assert not auditor.has_errors, [e.message for e in auditor.errors]
