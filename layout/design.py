@@ -22,6 +22,7 @@ from layout import media as media_mod
 from layout import place as place_mod
 from layout import power as power_mod
 from layout.fabric import Fabric
+from layout.kept import Kept
 from layout.load import Inputs
 from layout.media import Cabling
 from layout.place import Placement
@@ -85,12 +86,11 @@ class _FabricReuse(threading.local):
 
 
 _reuse = _FabricReuse()
-# The fabrics built under reuse_fabric(), newest last, with what they were built from (shared by threads;
-# the list is replaced whole, never changed in place; a list as the catalog is not hashable). A Fabric is immutable (read-only arrays), so a run
-# may take one as it is. A few are kept, so that going back to an earlier cluster (rail-optimized, then
-# middle-of-rack, then undo and another edit) does not build the first one again.
+# The fabrics built under reuse_fabric(), with what they were built from (shared by threads). A Fabric is
+# immutable (read-only arrays), so a run may take one as it is. A few are kept, so that going back to an
+# earlier cluster (rail-optimized, then middle-of-rack, then undo and another edit) does not build it again.
 REUSED_FABRICS = 4
-_fabrics: list[tuple[tuple[Any, ...], Fabric]] = []
+_fabrics: Kept[tuple[Any, ...], Fabric] = Kept(REUSED_FABRICS)
 
 
 @contextmanager
@@ -107,17 +107,15 @@ def reuse_fabric() -> Iterator[None]:
 
 def build_fabric(inputs: Inputs) -> Fabric:
     """The site's fabric, wired for the rack density the halls allow (middle-of-rack leaf groups)."""
-    global _fabrics
     spr = place_mod.fabric_servers_per_rack(inputs)
     if not _reuse.on:
         return fabric_mod.build(inputs.site.cluster, inputs.catalog, spr, str(inputs.path))
     cluster = inputs.site.cluster  # == ignores which fields were given; fabric.build does not
     key = (cluster, frozenset(cluster.model_fields_set), inputs.catalog, spr, str(inputs.path))
-    known = _fabrics
-    fabric = next((f for k, f in known if k == key), None)
+    fabric = _fabrics.get(key)
     if fabric is None:
         fabric = fabric_mod.build(cluster, inputs.catalog, spr, str(inputs.path))
-    _fabrics = [*[(k, f) for k, f in known if k != key][-(REUSED_FABRICS - 1) :], (key, fabric)]
+    _fabrics.put(key, fabric)
     return fabric
 
 

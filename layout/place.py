@@ -60,6 +60,7 @@ import pandas as pd
 import shapely
 from shapely.geometry import Polygon, box
 
+from layout.kept import Kept
 from layout.load import InputError, Problem
 from layout.power import estimate_gpu_rack_kw, estimate_switch_kw
 from layout.violations import Violation
@@ -301,7 +302,7 @@ def _build_halls(
                     [(c.line, c.seg, c.u0, c.u1, c.v0, c.free) for c in cells[first:]],
                     [[i - first for i in ids] for ids in hall.line_cells],
                 )
-                _remember_grid(grid_key, known)
+                _GRIDS.put(grid_key, known)
             else:
                 hall.usable, hall.line_v, hall.line_front = (
                     known.usable,
@@ -328,22 +329,14 @@ class _HallGrid:
     line_cells: list[list[int]]
 
 
-GRIDS_KEPT = 64
-_GRIDS: dict[tuple[object, ...], _HallGrid] = {}  # replaced whole, never changed in place (threads)
+_GRIDS: Kept[tuple[object, ...], _HallGrid] = Kept(64)
 
 
 def forget_kept() -> None:
     """Drop the hall grids and per-fabric placement data kept for later runs (benchmarks time a cold
     placement with it; tests compare with a run that keeps nothing)."""
-    global _GRIDS
-    _GRIDS = {}
+    _GRIDS.clear()
     _DERIVED.clear()
-
-
-def _remember_grid(key: tuple[object, ...], grid: _HallGrid) -> None:
-    global _GRIDS
-    kept = list(_GRIDS.items())[-(GRIDS_KEPT - 1) :]
-    _GRIDS = dict([*kept, (key, grid)])
 
 
 def _segment_m(hall: _Hall, block: list[float]) -> float:

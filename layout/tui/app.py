@@ -701,7 +701,7 @@ class DCLayoutApp(App[None]):
         d = result.design  # the figures of summary.json, without working out the whole summary
         self.status = (
             f"{d.fabric.gpus:,} GPUs · {len(d.placement.racks):,} racks · "
-            f"{round(d.power.it_mw, 4):,.2f} MW IT · "
+            f"{d.power.summary()['it_mw']:,.2f} MW IT · "
             f"${result.cost['total'] / 1e6:,.1f} M · {len(d.violations)} violation(s)"
         )
         self.update_title()

@@ -317,12 +317,12 @@ def test_kept_hall_grids_and_blocks_place_exactly_as_a_fresh_run() -> None:
     place.place(editor.inputs, build_fabric(editor.inputs))
     editor.apply(SetHall("B1/H1", "max_rack_kw", 45.0))  # 4 servers a rack fit now: another GPU rack
     fab = build_fabric(editor.inputs)
-    grids = dict(place._GRIDS)
+    grids = place._GRIDS.known_keys()
     kept = place.place(editor.inputs, fab)
-    new = [k for k in place._GRIDS if k not in grids]
+    new = [k for k in place._GRIDS.known_keys() if k not in grids]
     assert len(new) == 1  # only the edited hall's grid was worked out again (of 4)
     place.forget_kept()
-    assert not place._GRIDS and not place._DERIVED
+    assert not len(place._GRIDS) and not place._DERIVED
     fresh = place.place(editor.inputs, fab)
     pd.testing.assert_frame_equal(kept.racks, fresh.racks, check_exact=True)
     pd.testing.assert_frame_equal(kept.rows, fresh.rows, check_exact=True)
