@@ -1,5 +1,6 @@
-"""The reliability chapter: how often a node-side optical link fails, and what a failure costs in
-GPU-days with checkpoint restart and with in-memory recovery.
+"""The reliability chapter: how often a node-side optical link fails, how often any link of the backend
+fabric does (copper too), and what a failure costs in GPU-days with checkpoint restart and with
+in-memory recovery, worst case and expected.
 """
 
 from __future__ import annotations
@@ -52,6 +53,26 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
             Col("MTBF years", 80, True),
         ]
         out += [data_table(cols, rows), Spacer(1, 6)]
+    every = rel.get("all_links")
+    if every:
+        out.append(
+            para(
+                f"Counting every link of the backend fabric with its medium's MTBF, copper jumpers and "
+                f"switch-to-switch optics too ({every['links']:,} links), one fails on average every "
+                f"{fmt_minutes(every['time_to_first_failure_min'])}, {every['failures_per_day']:,.2f} times a day."
+            )
+        )
+        rows = [
+            [cat.media[k].name if k in cat.media else k, fmt_int(v["links"]), f"{v['mtbf_years']:g}"]
+            for k, v in every["by_media"].items()
+        ]
+        if rows:
+            cols = [
+                Col("Other backend links, medium", 260),
+                Col("Links", 80, True),
+                Col("MTBF years", 80, True),
+            ]
+            out += [data_table(cols, rows), Spacer(1, 6)]
     ck = rel["checkpoint"]
     out += [
         *h2("What a failure costs"),
@@ -70,6 +91,25 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
                 ("Saved per failure, GPU-days", fmt_num(ck["saved_gpu_days"], 2)),
                 ("Checkpoint restart, GPU-days lost per day", fmt_num(ck["restart_gpu_days_per_day"], 2)),
                 ("In-memory recovery, GPU-days lost per day", fmt_num(ck["in_memory_gpu_days_per_day"], 2)),
+                (
+                    "Checkpoint restart, expected GPU-days lost per failure",
+                    fmt_num(ck["restart_expected_gpu_days"], 2),
+                ),
+                *(
+                    [
+                        (
+                            "Every backend link: restart, GPU-days lost per day, worst / expected",
+                            f"{fmt_num(every['restart_gpu_days_per_day']['worst'], 2)} / "
+                            f"{fmt_num(every['restart_gpu_days_per_day']['expected'], 2)}",
+                        ),
+                        (
+                            "Every backend link: in-memory, GPU-days lost per day",
+                            fmt_num(every["in_memory_gpu_days_per_day"]["worst"], 2),
+                        ),
+                    ]
+                    if every
+                    else []
+                ),
             ],
             width=FRAME_W * 0.8,
         ),
