@@ -36,23 +36,7 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
             f"average every {fmt_minutes(ttff)}, {rel['failures_per_day']:,.2f} times a day."
         )
     )
-    rows: list[list[Cell]] = [
-        [
-            cat.media[k].name if k in cat.media else k,
-            fmt_int(v["links"]),
-            fmt_int(v["modules"]),
-            f"{v['mtbf_years']:g}",
-        ]
-        for k, v in rel["by_media"].items()
-    ]
-    if rows:
-        cols = [
-            Col("Node-side medium", 220),
-            Col("Links", 80, True),
-            Col("Modules", 80, True),
-            Col("MTBF years", 80, True),
-        ]
-        out += [data_table(cols, rows), Spacer(1, 6)]
+    out += _media_table(cat, "Node-side medium", rel["by_media"], with_modules=True)
     every = rel.get("all_links")
     if every:
         out.append(
@@ -62,17 +46,7 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
                 f"{fmt_minutes(every['time_to_first_failure_min'])}, {every['failures_per_day']:,.2f} times a day."
             )
         )
-        rows = [
-            [cat.media[k].name if k in cat.media else k, fmt_int(v["links"]), f"{v['mtbf_years']:g}"]
-            for k, v in every["by_media"].items()
-        ]
-        if rows:
-            cols = [
-                Col("Other backend links, medium", 260),
-                Col("Links", 80, True),
-                Col("MTBF years", 80, True),
-            ]
-            out += [data_table(cols, rows), Spacer(1, 6)]
+        out += _media_table(cat, "Other backend links, medium", every["by_media"], with_modules=False)
     ck = rel["checkpoint"]
     out += [
         *h2("What a failure costs"),
@@ -115,3 +89,25 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
         ),
     ]
     return out
+
+
+def _media_table(cat: Any, title: str, by_media: dict[str, Any], with_modules: bool) -> list[Flowable]:
+    """Links (and modules) and MTBF per medium; nothing when there are none."""
+    rows: list[list[Cell]] = [
+        [
+            cat.media[k].name if k in cat.media else k,
+            fmt_int(v["links"]),
+            *([fmt_int(v["modules"])] if with_modules else []),
+            f"{v['mtbf_years']:g}",
+        ]
+        for k, v in by_media.items()
+    ]
+    if not rows:
+        return []
+    cols = [
+        Col(title, 220 if with_modules else 300),
+        Col("Links", 80, True),
+        *([Col("Modules", 80, True)] if with_modules else []),
+        Col("MTBF years", 80, True),
+    ]
+    return [data_table(cols, rows), Spacer(1, 6)]
