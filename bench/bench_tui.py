@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from layout.tui.app import DCLayoutApp  # noqa: E402
-from layout.tui.results import Result, compute  # noqa: E402
+from layout.tui.results import Result  # noqa: E402
+from layout.tui.session import compute  # noqa: E402
 from layout.tui.widgets.hall_map import HallMap  # noqa: E402
 
 

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from layout import bom
-from layout.load import InputError
+from layout.errors import InputError
 from layout.model import Cluster
 
 if TYPE_CHECKING:

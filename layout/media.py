@@ -1,10 +1,13 @@
 """Media by routed length, stock lengths, transceivers, switch power and tray fill; ``cable()`` runs the
 whole cabling stage (trays -> routes -> media -> fill) for layout.design.
 
-Every threshold comes from the catalog (``[media.*].reach_m``, listed cheapest first): a link gets the
-first medium whose reach covers its routed length, then the medium's next stock length up (media
-without stock lengths, such as coherent spliced on site, round up to the next ``UNSTOCKED_ROUND_M``).
-A link no medium reaches is a ``reach`` violation.
+Every threshold comes from the catalog (``[media.*].reach_m``, prices): a link gets the cheapest medium
+that carries its speed and whose reach covers its routed length, priced as the whole link at that
+medium's next stock length up (``MediaTable.link_price_usd``: module ends + cable, as layout.bom bills
+them; media without stock lengths, such as coherent spliced on site, round up to the next
+``UNSTOCKED_ROUND_M``). Equal prices go to the medium listed first. So single-mode FR4 (dearer modules,
+cheaper fibre, stock from 600 m) takes over from DR4 once DR4's cable costs more than the difference:
+beyond 300 m on the shipped catalog. A link no medium reaches is a ``reach`` violation.
 
 Jumpers: a link inside one rack is always a jumper; a link between neighbouring racks of a row is a
 jumper through the side panels when its jumper length gets a copper (non-optical) medium, otherwise it
@@ -41,7 +44,7 @@ ROUTES = ("", "rack", "adjacent", "tray")  # no route, in-rack jumper, adjacent-
 
 @dataclass(frozen=True)
 class MediaTable:
-    """The catalog's media as arrays, in catalog (cheapest-first) order."""
+    """The catalog's media as arrays, in catalog order."""
 
     ids: tuple[str, ...]
     classes: tuple[str, ...]
@@ -50,6 +53,8 @@ class MediaTable:
     area_mm2: np.ndarray
     stock: tuple[np.ndarray, ...]
     speeds: tuple[frozenset[int], ...]
+    price_usd: np.ndarray
+    price_usd_per_m: np.ndarray
 
     @classmethod
     def of(cls, catalog: Catalog) -> MediaTable:
@@ -62,39 +67,50 @@ class MediaTable:
             area_mm2=np.array([np.pi * (m.diameter_mm / 2) ** 2 for _, m in items], dtype=float),
             stock=tuple(np.asarray(m.stock_lengths_m, dtype=float) for _, m in items),
             speeds=tuple(frozenset(m.speeds_gbps) for _, m in items),
+            price_usd=np.array([m.price_usd for _, m in items], dtype=float),
+            price_usd_per_m=np.array([m.price_usd_per_m for _, m in items], dtype=float),
         )
 
     def pick(self, length_m: np.ndarray, speed_gbps: np.ndarray | int = 400) -> np.ndarray:
-        """Index of the first medium that carries the link's speed and whose reach covers its length;
-        -1 where none does (or the length is NaN)."""
+        """Index of the cheapest medium (``link_price_usd``) that carries the link's speed and whose reach
+        covers its length, the first listed on equal prices; -1 where none does (or the length is NaN)."""
         length = np.asarray(length_m, dtype=float)
         length = np.where(np.isfinite(length), length, np.inf)
         speed = np.broadcast_to(np.asarray(speed_gbps), length.shape)
         out = np.full(len(length), -1, dtype=np.int64)
-        for sp in sorted(pd.unique(speed.ravel())):
-            cand = np.array([i for i, s in enumerate(self.speeds) if int(sp) in s], dtype=np.int64)
-            if not len(cand):
+        best = np.full(len(length), np.inf)
+        for k in range(len(self.ids)):
+            ok = np.flatnonzero((length <= self.reach_m[k]) & np.isin(speed, list(self.speeds[k])))
+            if not len(ok):
                 continue
-            m = speed == sp
-            first_reach = np.maximum.accumulate(self.reach_m[cand])  # first i with reach[i] >= L
-            idx = np.searchsorted(first_reach, length[m], side="left")
-            out[m] = np.where(idx < len(cand), cand[np.minimum(idx, len(cand) - 1)], -1)
+            price = self.link_price_usd(length[ok], k)
+            cheaper = price < best[ok]
+            best[ok[cheaper]] = price[cheaper]
+            out[ok[cheaper]] = k
         return out
+
+    def link_price_usd(self, length_m: np.ndarray, k: int) -> np.ndarray:
+        """What one link of medium ``k`` costs at each length: the catalog ``price_usd`` (the cable
+        assembly, or both module ends) + ``price_usd_per_m`` x the next stock length up."""
+        return self.price_usd[k] + self.price_usd_per_m[k] * self._stock_of(np.asarray(length_m, float), k)
+
+    def _stock_of(self, length_m: np.ndarray, k: int) -> np.ndarray:
+        """Medium ``k``'s next stock length at or above each length; beyond its longest stock length (or
+        without any), the next ``UNSTOCKED_ROUND_M``."""
+        stock = self.stock[k]
+        longer = np.ceil(length_m / UNSTOCKED_ROUND_M) * UNSTOCKED_ROUND_M
+        if not len(stock):
+            return longer
+        i = np.searchsorted(stock, length_m, side="left")
+        return np.where(i < len(stock), stock[np.minimum(i, len(stock) - 1)], longer)
 
     def stock_length(self, length_m: np.ndarray, code: np.ndarray) -> np.ndarray:
         """The medium's next stock length at or above each length (NaN where there is no medium)."""
         out = np.full(len(length_m), np.nan)
-        for k, stock in enumerate(self.stock):
+        for k in range(len(self.stock)):
             m = code == k
-            if not m.any():
-                continue
-            if len(stock):
-                i = np.searchsorted(stock, length_m[m], side="left")
-                # beyond the longest stock length (reach above it): next UNSTOCKED_ROUND_M
-                longer = np.ceil(length_m[m] / UNSTOCKED_ROUND_M) * UNSTOCKED_ROUND_M
-                out[m] = np.where(i < len(stock), stock[np.minimum(i, len(stock) - 1)], longer)
-            else:
-                out[m] = np.ceil(length_m[m] / UNSTOCKED_ROUND_M) * UNSTOCKED_ROUND_M
+            if m.any():
+                out[m] = self._stock_of(length_m[m], k)
         return out
 
 

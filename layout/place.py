@@ -60,9 +60,9 @@ import pandas as pd
 import shapely
 from shapely.geometry import Polygon, box
 
+from layout.errors import InputError, Problem
+from layout.estimates import estimate_gpu_rack_kw, estimate_switch_kw
 from layout.kept import Kept
-from layout.load import InputError, Problem
-from layout.power import estimate_gpu_rack_kw, estimate_switch_kw
 from layout.violations import Violation
 
 if TYPE_CHECKING:

@@ -26,50 +26,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from layout.estimates import default_module_w
 from layout.violations import Violation
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric
     from layout.load import Inputs
-    from layout.model import Catalog, RackTemplate
     from layout.place import Placement
 
 HOURS_PER_YEAR = 8760.0
 COOLING_RANK = {"air": 0, "rear-door": 1, "liquid": 2}
-
-
-def default_module_w(catalog: Catalog) -> float:
-    """Power of one optical module before media are assigned: the first optical medium in the catalog."""
-    for m in catalog.media.values():
-        if m.optical:
-            return float(m.module_power_w)
-    return 0.0
-
-
-def estimate_gpu_rack_kw(inputs: Inputs, template: RackTemplate, servers: int) -> float:
-    """Expected kW of a full GPU rack before the fabric exists (used to pick the rack density).
-
-    Servers with their NIC extras; rail: one optical module per backend port (per module for dual-port
-    NICs); middle-of-rack: the leaf in the rack, half its ports on copper, half on optics.
-    """
-    cat = inputs.catalog
-    cl = inputs.site.cluster
-    srv = cat.server[cl.server]
-    nic = cat.nic[cl.nic]
-    kw = servers * (srv.power_kw + nic.power_w_extra * srv.backend_ports / 1000.0)
-    if cl.design == "mor" and template.leaf_slot() is not None:
-        sw = cat.switch[cl.switch]
-        kw += (sw.power_w_copper + sw.power_w_optics) / 2000.0
-    else:
-        modules = -(-srv.backend_ports // nic.ports_per_module)
-        kw += servers * modules * default_module_w(cat) / 1000.0
-    return kw
-
-
-def estimate_switch_kw(catalog: Catalog, model: str) -> float:
-    """A switch in a network rack before placement: every port optical (its links leave the rack)."""
-    sw = catalog.switch.get(model)
-    return 0.0 if sw is None else sw.power_w_optics / 1000.0
 
 
 # ------------------------------------------------------------------------------------------ per device

@@ -91,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from layout import design as design_mod
-    from layout.cli import EXIT_EXPORT_FAILED, EXIT_OK, EXIT_VIOLATIONS
-    from layout.export.atomic import write_text
+    from layout.errors import EXIT_EXPORT_FAILED, EXIT_OK, EXIT_VIOLATIONS
+    from layout.files import write_text
 
     started = time.monotonic()
     inputs = load_inputs(args.site, args.templates)

@@ -93,5 +93,5 @@ class Catalog(Strict):
     rack_part: RackParts = RackParts()
 
     def media_by_reach(self) -> list[tuple[str, MediaSpec]]:
-        """Media cheapest-first as listed; media.assign picks the first whose reach covers a length."""
+        """Media in catalog order (layout.media picks the cheapest that reaches; equal prices: the first)."""
         return list(self.media.items())

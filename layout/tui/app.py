@@ -26,7 +26,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane, Tree
 from textual.worker import Worker, WorkerState
 
-from layout.load import InputError
+from layout.errors import InputError
 from layout.model.site import Hall
 from layout.siteedit import (
     AddRow,
@@ -40,8 +40,10 @@ from layout.siteedit import (
     SiteEditor,
 )
 from layout.tui.floor import HallFloor, UserRowBox, floor_plan, hall_floors, with_design_of
-from layout.tui.results import Result, compute, settle_gc
+from layout.tui.panels import cabling
+from layout.tui.results import Result, settle_gc
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
+from layout.tui.session import compute
 from layout.tui.widgets.hall_map import HallMap, legend
 from layout.tui.widgets.inspector import Inspector
 from layout.tui.widgets.site_tree import SiteTree
@@ -670,7 +672,7 @@ class DCLayoutApp(App[None]):
         if tab == "budgets":
             self.query_one("#budgets-view", Static).update(result.budgets)
         elif tab == "cabling":
-            self.query_one("#cabling-view", Static).update(result.cabling)
+            self.query_one("#cabling-view", Static).update(result.view("cabling", cabling))
         elif tab == "violations":
             vt = self.query_one("#violations-table", DataTable)
             vt.clear()

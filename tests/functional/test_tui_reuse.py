@@ -20,7 +20,7 @@ from layout.model.site import Cluster
 from layout.siteedit import SetCluster, SetHall, SiteEditor
 from layout.tui.app import DCLayoutApp
 from layout.tui.floor import hall_floors, with_design_of
-from layout.tui.results import compute
+from layout.tui.session import compute
 from layout.tui.widgets.site_tree import plan
 
 

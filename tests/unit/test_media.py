@@ -19,28 +19,60 @@ def test_each_medium_serves_up_to_its_catalog_reach_and_no_further() -> None:
     ids = [k for k, m in catalog.media.items() if 400 in m.speeds_gbps]  # 400G links
     reach = np.array([catalog.media[k].reach_m for k in ids])
     got = mt.pick(reach)
-    assert [mt.ids[i] for i in got] == ids
+    # at its own reach each medium is the cheapest, except DR4: FR4 at 600 m ($4,000 + 600 x $1) beats
+    # DR4 at 500 m ($3,500 + 500 x $3)
+    assert [mt.ids[i] for i in got] == [k if k != "smf-dr" else "smf-fr" for k in ids]
     beyond = mt.pick(reach + 0.01)
-    assert [mt.ids[i] if i >= 0 else None for i in beyond] == [*ids[1:], None]
-    # the seed's ladder, as the shipped catalog states it
-    assert [mt.classes[i] for i in mt.pick(np.array([3.0, 7.0, 50.0, 500.0, 2000.0, 2000.01]))] == [
+    assert [mt.ids[i] if i >= 0 else None for i in beyond] == [
+        "aec",
+        "mmf",
+        "smf-dr",
+        "smf-fr",
+        "coherent",
+        None,
+    ]
+    assert [mt.classes[i] for i in mt.pick(np.array([3.0, 7.0, 50.0, 300.0, 2000.0, 2000.01]))] == [
         "dac", "aec", "mmf", "smf", "smf", "coherent",
     ]  # fmt: skip
+
+
+def test_the_cheapest_medium_at_its_stock_length_wins_not_the_first_listed() -> None:
+    catalog = hb.site("one-row").catalog
+    mt = MediaTable.of(catalog)
+    dr, fr = catalog.media["smf-dr"], catalog.media["smf-fr"]
+    # by hand: DR4 $3,500 + $3/m, stock ..., 250, 300, 400, 500 m; FR4 $4,000 + $1/m, stock from 600 m
+    assert (dr.price_usd, dr.price_usd_per_m, fr.price_usd, fr.price_usd_per_m) == (3500, 3, 4000, 1)
+    lengths = np.array([60.0, 250.0, 300.0, 300.5, 400.0, 480.0, 500.0, 600.5])
+    # 300 m: DR 3,500 + 900 = 4,400 < FR 4,000 + 600 = 4,600; 300.5 m: DR 3,500 + 1,200 = 4,700 > 4,600
+    assert [mt.ids[i] for i in mt.pick(lengths)] == ["smf-dr"] * 3 + ["smf-fr"] * 5
+    price = np.array([mt.link_price_usd(np.array([x]), mt.ids.index(m))[0] for x, m in
+                      zip(lengths, ["smf-dr"] * 3 + ["smf-fr"] * 5, strict=True)])  # fmt: skip
+    assert price.tolist() == [3680.0, 4250.0, 4400.0, 4600.0, 4600.0, 4600.0, 4600.0, 4800.0]
+    # each pick is no dearer than any other medium that reaches and carries 400G
+    every = np.stack([np.where(lengths <= mt.reach_m[k], mt.link_price_usd(lengths, k), np.inf)
+                      if 400 in mt.speeds[k] else np.full(len(lengths), np.inf) for k in range(len(mt.ids))])  # fmt: skip
+    assert np.array_equal(price, every.min(axis=0))
 
 
 def test_thresholds_move_with_the_catalog() -> None:
     inputs = hb.with_media(hb.site("one-row"), ["dac", "aec", "mmf"], dac=2.0, aec=9.0)
     mt = MediaTable.of(inputs.catalog)
     assert [mt.ids[i] for i in mt.pick(np.array([2.0, 2.5, 9.0, 9.5]))] == ["dac", "aec", "aec", "mmf"]
-    # catalog order decides, not reach order: a long-reach medium listed first takes everything it reaches
+    # price decides, not catalog order: a cheap short medium listed after a dear long one still wins
     inputs = hb.with_media(hb.site("one-row"), ["mmf", "dac"])
     mt = MediaTable.of(inputs.catalog)
+    assert [mt.ids[i] for i in mt.pick(np.array([1.0, 40.0]))] == ["dac", "mmf"]
+    # equal prices: the one listed first
+    cat = inputs.catalog
+    same = {k: m.model_copy(update={"price_usd": 100.0, "price_usd_per_m": 0.0, "reach_m": 50.0})
+            for k, m in cat.media.items()}  # fmt: skip
+    mt = MediaTable.of(cat.model_copy(update={"media": same}))
     assert [mt.ids[i] for i in mt.pick(np.array([1.0, 40.0]))] == ["mmf", "mmf"]
 
 
 def test_stock_lengths_round_up_and_unstocked_media_round_to_10_m() -> None:
     mt = MediaTable.of(hb.site("one-row").catalog)
-    lengths = np.array([0.4, 1.6335, 3.2, 6.5775, 49.2, 50.5, 104.222, 1030.022, 2530.022])
+    lengths = np.array([0.4, 1.6335, 3.2, 6.5775, 49.2, 50.5, 104.222, 1030.022, 2530.022, 410.0])
     code = mt.pick(lengths)
     stock = mt.stock_length(lengths, code)
     assert [mt.ids[c] for c in code] == [
@@ -53,8 +85,9 @@ def test_stock_lengths_round_up_and_unstocked_media_round_to_10_m() -> None:
         "smf-dr",
         "smf-fr",
         "coherent",
+        "smf-fr",
     ]
-    assert stock.tolist() == [0.5, 2.0, 4.0, 7.0, 50.0, 60.0, 125.0, 1250.0, 2540.0]
+    assert stock.tolist() == [0.5, 2.0, 4.0, 7.0, 50.0, 60.0, 125.0, 1250.0, 2540.0, 600.0]
 
 
 def test_links_beyond_every_reach_are_violations() -> None:
