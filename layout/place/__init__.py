@@ -20,12 +20,13 @@ package, by what each part does (each module's docstring gives its rules in full
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from layout.place import floor_grid, groups
+from layout.kept import Kept
 from layout.place.assign import Placer
-from layout.place.floor_grid import floor_positions, hall_floor
-from layout.place.groups import SU_ROLES
+from layout.place.floor_grid import GridKey, KeptGrid, floor_positions, hall_floor
+from layout.place.groups import SU_ROLES, Derived, DerivedKey
 from layout.place.tables import (
     RACK_COLUMNS,
     ROW_COLUMNS,
@@ -51,10 +52,10 @@ __all__ = [
     "ROW_COLUMNS",
     "SU_ROLES",
     "GpuRack",
+    "PlaceCache",
     "Placement",
     "fabric_servers_per_rack",
     "floor_positions",
-    "forget_kept",
     "gpu_rack_for_hall",
     "gpu_racks",
     "hall_floor",
@@ -63,22 +64,27 @@ __all__ = [
     "rack_polygons",
 ]
 
-# what placement keeps between runs (see forget_kept)
-_GRIDS = floor_grid.GRIDS
-_DERIVED = groups.DERIVED
+HALL_GRIDS_KEPT = 64  # hall floor grids a cache keeps (the 100k campus has 8 halls)
+FABRIC_GROUPS_KEPT = 4  # fabrics whose grouped devices and SU blocks a cache keeps
 
 
-def place(inputs: Inputs, fabric: Fabric) -> Placement:
-    """Racks on the floor and every device of ``fabric`` in a rack at an RU (docs/tables.md)."""
-    p = Placer(inputs, fabric)
+@dataclass(eq=False)
+class PlaceCache:
+    """What placement keeps from one run for the next when it is given a cache (the TUI's
+    :class:`layout.cache.DesignCache`): each hall's floor grid by everything it is made from, and each
+    fabric's devices grouped for placement (SU blocks, packed racks) by the fabric, catalog and templates.
+    Without one, a placement keeps nothing."""
+
+    grids: Kept[GridKey, KeptGrid] = field(default_factory=lambda: Kept(HALL_GRIDS_KEPT))
+    groups: Kept[DerivedKey, Derived] = field(default_factory=lambda: Kept(FABRIC_GROUPS_KEPT))
+
+
+def place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None = None) -> Placement:
+    """Racks on the floor and every device of ``fabric`` in a rack at an RU (docs/tables.md). ``cache``:
+    hall grids and grouped devices kept from earlier runs (and for later ones); the placement is the same
+    with or without it."""
+    p = Placer(inputs, fabric, cache.grids, cache.groups) if cache is not None else Placer(inputs, fabric)
     spots, violations, missing = p.run()
     racks, rows, device_rack, device_ru = placement_tables(p, spots)
     violations += user_row_checks(inputs, racks)
     return Placement(racks, rows, device_rack, device_ru, tuple(violations), p.gpu, missing)
-
-
-def forget_kept() -> None:
-    """Drop the hall grids and per-fabric placement data kept for later runs (benchmarks time a cold
-    placement with it; tests compare with a run that keeps nothing)."""
-    _GRIDS.clear()
-    _DERIVED.clear()

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from shapely.geometry import Polygon
 
-from layout.place.floor_grid import FloorCursor, Spot, build_halls, cell_order
-from layout.place.groups import RackGroups, RackItem
+from layout.kept import Kept
+from layout.place.floor_grid import FloorCursor, GridKey, KeptGrid, Spot, build_halls, cell_order
+from layout.place.groups import Derived, DerivedKey, RackGroups, RackItem
 from layout.place.templates import gpu_racks
 from layout.violations import Violation
 
@@ -45,13 +46,19 @@ class Trial:
 
 
 class Placer:
-    def __init__(self, inputs: Inputs, fabric: Fabric):
+    def __init__(
+        self,
+        inputs: Inputs,
+        fabric: Fabric,
+        grids: Kept[GridKey, KeptGrid] | None = None,
+        groups: Kept[DerivedKey, Derived] | None = None,
+    ):
         self.inputs = inputs
         self.site = inputs.site
         self.cl = inputs.site.cluster
         self.gpu = gpu_racks(inputs)
         self.fabric = fabric
-        self.groups = RackGroups(inputs, fabric)
+        self.groups = RackGroups(inputs, fabric, groups)
         self.t_spine, self.t_core = self.groups.t_spine, self.groups.t_core
         self.d = self.groups.devices
         self.n_su = len(self.d.su_servers)
@@ -60,7 +67,7 @@ class Placer:
             for k, g in self.gpu.items()
         }
         self.halls, self.cells = build_halls(
-            inputs, self.gpu, [self.groups.t_net, self.t_spine, self.t_core], typical
+            inputs, self.gpu, [self.groups.t_net, self.t_spine, self.t_core], typical, grids
         )
         self.campus = self._campus_building()
         first_gpu = next(iter(self.gpu.values()), None)

@@ -153,7 +153,11 @@ def build_halls(
     gpu: dict[str, GpuRack],
     net_templates: Sequence[RackTemplate],
     typical: dict[str, list[float]],
+    grids: Kept[GridKey, KeptGrid] | None = None,
 ) -> tuple[list[HallPlan], list[Cell]]:
+    """Every hall's plan and floor grid, cells numbered across the site in hall order. ``grids``: hall
+    grids kept from earlier runs, by everything a grid is made from (see :class:`KeptGrid`); the grids
+    worked out here are put there too. None: every grid is worked out (nothing is kept)."""
     slots, reserve = user_rows(inputs)
     halls: list[HallPlan] = []
     cells: list[Cell] = []
@@ -166,10 +170,10 @@ def build_halls(
             swap = h.row_axis == "y"
             block = typical.get(key, [])
             held = tuple(tuple(p.bounds) for p in reserve.get(key, []))
-            grid_key = (h.model_dump_json(), held, band, min_w, tuple(block))
+            grid_key: GridKey = (h.model_dump_json(), held, band, min_w, tuple(block))
             hall = HallPlan(len(halls), key, b.id, bno, h, swap, band, min_w, Polygon(), gpu=gpu[key])
             hall.user_slots = slots.get(key, [])
-            known = GRIDS.get(grid_key)
+            known = grids.get(grid_key) if grids is not None else None
             if known is None:
                 usable, holes = hall_floor(h)
                 holes += reserve.get(key, [])
@@ -185,7 +189,8 @@ def build_halls(
                     [(c.line, c.seg, c.u0, c.u1, c.v0, c.free) for c in cells[first:]],
                     [[i - first for i in ids] for ids in hall.line_cells],
                 )
-                GRIDS.put(grid_key, known)
+                if grids is not None:
+                    grids.put(grid_key, known)
             else:
                 hall.usable, hall.line_v, hall.line_front = (
                     known.usable,
@@ -201,9 +206,12 @@ def build_halls(
 
 @dataclass(frozen=True, eq=False)
 class KeptGrid:
-    """A hall's floor grid (see lay_grid), in the hall's own cell numbering: the same for the same hall,
-    user rows, rack band and blocks, so an edit elsewhere (another hall's max kW or cooling, the cluster)
-    does not work it out again (shapely differences and interval arithmetic: ~5 ms a hall)."""
+    """A hall's floor grid (see lay_grid), in the hall's own cell numbering. It is made from the hall
+    alone (its polygon, columns, keep-outs, clearances, aisles, ``max_row_racks`` and row axis: the whole
+    hall model, as JSON), the areas its user rows hold, the rack band's depth, the narrowest rack and the
+    widths of a typical SU block (:data:`GridKey`); a cache keeps it by exactly these, so an edit elsewhere
+    (another hall's max kW or cooling, the cluster) does not work it out again (shapely differences and
+    interval arithmetic: ~5 ms a hall)."""
 
     usable: Polygon
     line_v: list[float]
@@ -212,7 +220,8 @@ class KeptGrid:
     line_cells: list[list[int]]
 
 
-GRIDS: Kept[tuple[object, ...], KeptGrid] = Kept(64)
+# hall model JSON, user-row areas (bounds), band depth, narrowest rack width, typical block widths
+GridKey = tuple[str, tuple[tuple[float, ...], ...], float, float, tuple[float, ...]]
 
 
 def segment_m(hall: HallPlan, block: list[float]) -> float:

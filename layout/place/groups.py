@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,6 +21,7 @@ import pandas as pd
 
 from layout.errors import InputError, Problem
 from layout.estimates import estimate_switch_kw
+from layout.kept import Kept
 from layout.place.templates import GpuRack, network_templates
 
 if TYPE_CHECKING:
@@ -248,18 +248,18 @@ def pack(
 @dataclass(eq=False)
 class Derived:
     """What placement takes from a fabric, the catalog and the rack templates alone: the devices grouped
-    for placement and the SU blocks built so far. A Fabric is immutable, so this is kept with it (weakly:
-    it goes when the fabric goes), and a later placement of the same fabric skips rebuilding it (the TUI
-    reuses the fabric across edits that leave the cluster alone: max kW, cooling, rows)."""
+    for placement, and the SU blocks and packed racks built so far. A Fabric is immutable, so a cache
+    keeps this by the fabric (held here, so its id stays its own), the catalog and the templates
+    (:data:`DerivedKey`), and a later placement of the same fabric skips rebuilding it (the TUI reuses the
+    fabric across edits that leave the cluster alone: max kW, cooling, rows)."""
 
-    catalog: Catalog
-    templates: dict[str, RackTemplate]
+    fabric: Fabric
     devices: Devices
-    blocks: dict[tuple[int, str], Block]  # (SU, GPU rack template) -> block
+    blocks: dict[tuple[int, str, int, float], Block]  # (SU, GPU rack template, servers, est. kW) -> block
     packs: dict[tuple[str, bytes], list[RackItem]]  # (network template, devices) -> racks (pack)
 
 
-DERIVED: weakref.WeakKeyDictionary[Fabric, Derived] = weakref.WeakKeyDictionary()
+DerivedKey = tuple[int, "Catalog", dict[str, "RackTemplate"]]  # id of the fabric, catalog, templates
 
 
 def net_leaves(d: Devices, su: int) -> np.ndarray:
@@ -268,11 +268,15 @@ def net_leaves(d: Devices, su: int) -> np.ndarray:
     return net[d.role[net] == "leaf"]
 
 
-def derived_of(inputs: Inputs, fabric: Fabric) -> Derived:
-    got = DERIVED.get(fabric)
-    if got is None or got.catalog != inputs.catalog or got.templates != inputs.templates:
-        got = Derived(inputs.catalog, dict(inputs.templates), Devices(inputs, fabric), {}, {})
-        DERIVED[fabric] = got
+def derived_of(inputs: Inputs, fabric: Fabric, store: Kept[DerivedKey, Derived] | None = None) -> Derived:
+    """The fabric's devices grouped for placement, from ``store`` when it holds them for this very fabric,
+    catalog and templates (else built, and put there). None: built for this placement alone."""
+    key: DerivedKey = (id(fabric), inputs.catalog, dict(inputs.templates))
+    got = store.get(key) if store is not None else None
+    if got is None or got.fabric is not fabric:
+        got = Derived(fabric, Devices(inputs, fabric), {}, {})
+    if store is not None:
+        store.put(key, got)
     return got
 
 
@@ -282,11 +286,11 @@ class RackGroups:
     switches packed into network templates (spine racks, MDF racks). Each is built once per fabric and
     kept with it (see :class:`Derived`): trial and final layouts ask for the same blocks again."""
 
-    def __init__(self, inputs: Inputs, fabric: Fabric):
+    def __init__(self, inputs: Inputs, fabric: Fabric, store: Kept[DerivedKey, Derived] | None = None):
         self.inputs = inputs
         self.fabric = fabric
         self.t_net, self.t_spine, self.t_core = network_templates(inputs)
-        derived = derived_of(inputs, fabric)
+        derived = derived_of(inputs, fabric, store)
         self.devices = derived.devices
         self._blocks = derived.blocks
         self._packs = derived.packs
@@ -304,7 +308,7 @@ class RackGroups:
 
     def block(self, su: int, gpu: GpuRack | None) -> Block:
         assert gpu is not None
-        key = (su, gpu.template)
+        key = (su, gpu.template, gpu.servers, gpu.est_kw)  # all a block takes from the GPU rack
         if key in self._blocks:
             return self._blocks[key]
         d = self.devices
