@@ -112,7 +112,7 @@ def run(inputs: Inputs, progress: Progress | None = None, cache: DesignCache | N
     step("cable")
     cabling = media_mod.cable(inputs, fabric, placement)
     step("power")
-    power = power_mod.check(inputs, fabric, placement, link_optical=cabling.link_optical)
+    power = power_mod.check(inputs, fabric, placement, module_w=cabling.module_w)
     step("bom")
     bom = bom_mod.build(inputs, fabric, placement, cabling)
     reliability = bom_mod.design_reliability(inputs, fabric, cabling)

@@ -15,12 +15,16 @@ if TYPE_CHECKING:
     from layout.model import Catalog, RackTemplate
 
 
-def default_module_w(catalog: Catalog) -> float:
-    """Power of one optical module before media are assigned: the first optical medium in the catalog."""
-    for m in catalog.media.values():
-        if m.optical:
-            return float(m.module_power_w)
-    return 0.0
+def default_optical_medium(catalog: Catalog) -> str | None:
+    """The first optical medium in the catalog (what an optical link is taken to be before cabling)."""
+    return next((k for k, m in catalog.media.items() if m.optical), None)
+
+
+def default_module_w(catalog: Catalog, links_per_module: int = 1) -> float:
+    """Power of one optical module before media are assigned: the first optical medium in the catalog,
+    single-port or carrying ``links_per_module`` links (twin-port)."""
+    medium = default_optical_medium(catalog)
+    return 0.0 if medium is None else catalog.module_power_w(medium, links_per_module)
 
 
 def estimate_gpu_rack_kw(inputs: Inputs, template: RackTemplate, servers: int) -> float:
@@ -39,7 +43,7 @@ def estimate_gpu_rack_kw(inputs: Inputs, template: RackTemplate, servers: int) -
         kw += (sw.power_w_copper + sw.power_w_optics) / 2000.0
     else:
         modules = -(-srv.backend_ports // nic.ports_per_module)
-        kw += servers * modules * default_module_w(cat) / 1000.0
+        kw += servers * modules * default_module_w(cat, nic.ports_per_module) / 1000.0
     return kw
 
 

@@ -17,8 +17,13 @@ Transceivers: an optical link needs a module at each end. On a switch a module c
 ``switch.ports_per_cage`` links (twin-port OSFP: 2) of one medium; on a server a backend (gpu_leaf)
 module carries ``nic.ports_per_module`` links (Cedar-7: 2), other server ports one each.
 
-Switch power follows the media: ``power_w_copper + (power_w_optics - power_w_copper) x optical ports /
-ports`` per switch (seed 000: QM9700 747 W on DAC, 1,500 W on optics).
+Module power (``module_w`` per device, ``module_power_w``): each module at its medium's figure for its
+width (single-port, or twin-port per two links: ``Catalog.module_power_w``), plus each active-cable
+(AEC) end at its medium's ``module_power_w``; passive copper draws nothing. A switch draws
+``power_w_copper`` (all ports on passive copper) + its modules' watts, never above ``power_w_optics``
+(its catalog maximum): layout.power.switch_power_kw. So a QM9700 with 64 links on twin-port DR4 modules
+draws 747 + 32 x 17 = 1,291 W, and a Q3400 leaf its 144 800G ports (288 400G links on 72 cages) at
+2,500 + 144 x 17 = 4,948 W, not 400G links counted against 800G ports.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from layout import power as powerlib
 from layout import route as routing
 from layout import trays as traylib
 from layout.arrays import unique_counts
@@ -126,6 +132,7 @@ class Cabling:
     ``link_optical``: per link, True when its medium is optical (links without a medium: True when they
     leave the rack), for ``power.check(..., link_optical=...)``.
     ``switch_power_kw``/``optical_ports``: per device (NaN / 0 for devices that are not catalog switches).
+    ``module_w``: per device, watts of its transceiver modules and active-cable ends (``module_power_w``).
     ``modules``: transceiver modules per device and medium (device, end ``switch``/``server``, media,
     links, links_per_module, modules). ``cables``: cables to buy per medium and stock length (media, stock_length_m, count).
     """
@@ -139,6 +146,7 @@ class Cabling:
     modules: pd.DataFrame
     cables: pd.DataFrame
     violations: list[Violation] = field(default_factory=list)
+    module_w: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def media_counts(self) -> dict[str, int]:
         """Links per media class (summary.json ``media``)."""
@@ -260,7 +268,9 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
     edge_fill = _edge_fill(trays, load, mt)
 
     modules = _modules(devices, links, code, mt, catalog, fabric)
-    optical_ports, power_kw = _switch_power(devices, links, code, mt, catalog)
+    module_w = module_power_w(devices, links, code, mt, catalog, modules)
+    optical_ports = _optical_ports(devices, links, code, mt)
+    power_kw = powerlib.switch_power_kw(catalog, devices, module_w)
     cables = _cable_counts(code, stock, mt)
     violations = [
         *trays.violations,
@@ -277,6 +287,7 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
         modules=modules,
         cables=cables,
         violations=violations,
+        module_w=module_w,
     )
 
 
@@ -359,21 +370,49 @@ def _modules(
     )
 
 
-def _switch_power(
-    devices: pd.DataFrame, links: pd.DataFrame, code: np.ndarray, mt: MediaTable, catalog: Catalog
-) -> tuple[np.ndarray, np.ndarray]:
-    n = len(devices)
+def _optical_ports(
+    devices: pd.DataFrame, links: pd.DataFrame, code: np.ndarray, mt: MediaTable
+) -> np.ndarray:
+    """Optical link ends per device."""
     opt = (code >= 0) & mt.optical[np.clip(code, 0, None)]
     ends = np.r_[links["a"].to_numpy(np.int64)[opt], links["b"].to_numpy(np.int64)[opt]]
-    optical_ports = np.bincount(ends, minlength=n).astype(np.int64)
-    mc, models = pd.factorize(devices["model"].to_numpy())
-    sw = [catalog.switch.get(str(m)) for m in models]
-    ports = np.array([x.ports if x else 0 for x in sw], dtype=float)[mc]
-    copper = np.array([x.power_w_copper if x else np.nan for x in sw], dtype=float)[mc]
-    optics = np.array([x.power_w_optics if x else np.nan for x in sw], dtype=float)[mc]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(ports > 0, np.minimum(optical_ports / np.where(ports > 0, ports, 1), 1.0), np.nan)
-    return optical_ports, (copper + (optics - copper) * share) / 1000.0
+    return np.bincount(ends, minlength=len(devices)).astype(np.int64)
+
+
+def module_power_w(
+    devices: pd.DataFrame,
+    links: pd.DataFrame,
+    code: np.ndarray,
+    mt: MediaTable,
+    catalog: Catalog,
+    modules: pd.DataFrame,
+) -> np.ndarray:
+    """Watts per device of its transceiver modules (each at its medium and width) and of its
+    active-cable ends (a copper medium's ``module_power_w`` per link end; passive DAC: 0)."""
+    n = len(devices)
+    out = np.zeros(n)
+    if len(modules):
+        pairs = modules[["media", "links_per_module"]].drop_duplicates()
+        watts = {
+            (str(m), int(w)): catalog.module_power_w(str(m), int(w))
+            for m, w in zip(pairs["media"], pairs["links_per_module"], strict=True)
+        }
+        per = np.array(
+            [
+                watts[(str(m), int(w))]
+                for m, w in zip(modules["media"], modules["links_per_module"], strict=True)
+            ]
+        )
+        out += np.bincount(
+            modules["device"].to_numpy(np.int64), weights=modules["modules"] * per, minlength=n
+        )
+    end_w = np.array([catalog.media[m].module_power_w for m in mt.ids] + [0.0])[
+        np.where(code >= 0, code, len(mt.ids))
+    ]
+    cu = (code >= 0) & ~mt.optical[np.clip(code, 0, None)] & (end_w > 0)
+    for end in ("a", "b"):
+        out += np.bincount(links[end].to_numpy(np.int64)[cu], weights=end_w[cu], minlength=n)
+    return out
 
 
 def _link_violations(

@@ -4,6 +4,7 @@ and tray fill, on hand-built sites."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import handbuilt as hb
 import numpy as np
@@ -103,6 +104,10 @@ def test_links_beyond_every_reach_are_violations() -> None:
 
 
 def transceiver_site(nic: str) -> object:
+    return cable_transceivers(hb.site("one-row"), nic)
+
+
+def cable_transceivers(inputs: object, nic: str) -> object:
     # K01 holds servers s0..s4 (RU 3) and leaf l1 (RU 40); K03 holds leaf l0 (RU 3). s0..s3 have two
     # links to l0, s4 one; each server has one link to l1 (same rack, copper). K01-K03 by tray:
     # 1.0 + 2 x (2.9 - 3 x 0.04445) + 2.0 = 8.533 m -> multimode.
@@ -116,7 +121,7 @@ def transceiver_site(nic: str) -> object:
     links = [(s, 5, "gpu_leaf") for s in range(4) for _ in range(2)] + [(4, 5, "gpu_leaf")]
     links += [(s, 6, "gpu_leaf") for s in range(5)]
     pl = hb.placement(racks, [0, 0, 0, 0, 0, 2, 0], [3, 3, 3, 3, 3, 3, 40])
-    return cable(hb.site("one-row"), hb.fabric(devs, links, nic=nic), pl)
+    return cable(inputs, hb.fabric(devs, links, nic=nic), pl)
 
 
 def test_transceivers_twin_port_on_switches_and_per_nic_module_on_servers() -> None:
@@ -139,14 +144,41 @@ def test_transceivers_twin_port_on_switches_and_per_nic_module_on_servers() -> N
 def test_switch_power_follows_the_media() -> None:
     c = transceiver_site("cx7")
     qm = hb.site("one-row").catalog.switch["qm9700"]
-    # l0: 9 optical ports of 64; l1: all copper
+    # l0: 9 multimode links on 5 twin-port modules (17 W); l1: all passive copper (no power)
     assert c.optical_ports.tolist() == [2, 2, 2, 2, 1, 9, 0]
     assert c.link_optical.tolist() == [True] * 9 + [False] * 5
-    assert c.switch_power_kw[5] == pytest.approx(
-        (qm.power_w_copper + (qm.power_w_optics - qm.power_w_copper) * 9 / 64) / 1000
-    )
+    assert c.module_w.tolist() == [17.0] * 4 + [8.5, 5 * 17.0, 0.0]  # CX-7: single-port 8.5 W modules
+    assert c.switch_power_kw[5] == pytest.approx((qm.power_w_copper + 5 * 17.0) / 1000)
     assert c.switch_power_kw[6] == pytest.approx(qm.power_w_copper / 1000)
     assert np.isnan(c.switch_power_kw[:5]).all()
+    # Cedar-7: one twin-port module per server (17 W, even with one of its two ports used)
+    assert transceiver_site("cedar7").module_w.tolist() == [17.0] * 5 + [5 * 17.0, 0.0]
+
+
+def test_module_power_per_medium_and_width() -> None:
+    cat = hb.site("one-row").catalog
+    # single-port / twin-port / a 1.6T cage of four 400G links (two twin-ports' worth)
+    assert [cat.module_power_w("smf-dr", w) for w in (1, 2, 4)] == [8.5, 17.0, 34.0]
+    assert [cat.module_power_w("smf-fr", w) for w in (1, 2)] == [10.0, 17.0]
+    assert [cat.module_power_w("coherent", w) for w in (1, 2)] == [20.0, 40.0]  # no twin-port: two modules
+    assert [cat.module_power_w("dac", w) for w in (1, 2)] == [0.0, 0.0]
+    # AEC ends draw power, DAC none: the in-rack jumpers on AEC instead of DAC
+    aec = hb.with_media(hb.site("one-row"), ["aec", "mmf"])
+    c = cable_transceivers(aec, "cx7")
+    assert c.links["media"].tolist() == ["mmf"] * 9 + ["aec"] * 5
+    assert c.module_w.tolist() == [17.0 + 6.0] * 4 + [8.5 + 6.0, 5 * 17.0, 5 * 6.0]
+    # FR4 everywhere: single-port 10 W on the servers, twin-port 17 W on the leaves
+    fr = cable_transceivers(hb.with_media(hb.site("one-row"), ["smf-fr"]), "cx7")
+    assert fr.module_w.tolist() == [3 * 10.0] * 4 + [2 * 10.0, 5 * 17.0, 3 * 17.0]
+
+
+def test_a_switch_never_draws_more_than_its_catalog_maximum() -> None:
+    inputs = hb.site("one-row")
+    sw = inputs.catalog.switch
+    low = {**sw, "qm9700": sw["qm9700"].model_copy(update={"power_w_optics": 800.0})}
+    c = cable_transceivers(replace(inputs, catalog=inputs.catalog.model_copy(update={"switch": low})), "cx7")
+    assert c.module_w[5] == 5 * 17.0  # 747 + 85 W of modules, capped at the 800 W maximum
+    assert c.switch_power_kw[5] == pytest.approx(0.8) and c.switch_power_kw[6] == pytest.approx(0.747)
 
 
 def narrow_tray_site(n_links: int) -> object:
