@@ -7,12 +7,22 @@ two 400G links counts twice):
   most ``k/2`` of each. Two tiers hold ``k**2/2`` ports, three ``k**3/4``, four ``k**4/8``.
 - Above the pods, the requested oversubscription ``R``: the pod's top tier takes at most
   ``floor(k*R/(R+1))`` links down and ``ceil(down/R)`` up; one more tier joins the pods.
-- Buildable wiring: the switches of a tier are made of *groups*. At tier 2 a group is a block of
-  consecutive leaves (whole scalable units when they fit); above, a group is a *plane*: the switches at
-  the same position in the blocks below. Every lower switch connects to every upper switch of its group
-  with the same whole number of links, and the group has the fewest upper switches ``C`` for which that
-  holds: the smallest divisor ``C`` of the lower switches' uplink count with ``sum(ceil(up/C))`` no more
-  than the upper switch's down ports. Planes that need a single switch share it while it has ports.
+- Buildable wiring: the switches of a tier are made of *blocks* (at tier 2 consecutive leaves, whole
+  scalable units when they fit; above, ``k/2`` blocks of the tier below; the pod top takes the pod).
+  A block has *planes*: a full 2-tier block has one spine per plane (``k/2``), a full 3-tier block one
+  core per (spine plane, core) ... A group is one plane of one block: the switches of that plane in
+  each block below. Each lower switch sends ``ceil(share/C)`` links to each of the group's ``C`` upper
+  switches, ``C`` the fewest whose ports hold that (a divisor of a full group's count when a tier
+  above needs the planes); planes that need one switch share it while it has ports.
+- Partial blocks (the last of a pod, most GPU counts): a switch of a partial block serves a range of
+  the full block's planes (column ``planes``) and spreads its up links evenly over them, at least one
+  into each while it has the ports, so that every leaf reaches every plane above with its bandwidth;
+  a lower switch without the ports for ``ceil(share/C)`` to every upper spreads its share instead
+  (counts differ by at most one). The top of a single pod may instead be wired by *slots*: the ``U``
+  links a full switch takes into plane ``q`` take slots ``q*U..q*U+U-1`` and slot ``i`` goes to top
+  switch ``i mod C``; every full block then reaches the top switches with the same links (what full
+  bisection between two full blocks requires) with ``C`` not bound to divisors; it is used when it
+  takes fewer switches. tests/unit/test_fabric_maxflow.py checks non-blocking by valley-free max-flow.
 - ``rail``: a scalable unit (SU) is ``k/2`` servers and one leaf per rail (= server backend port); rail i
   of every server goes to leaf i of its SU. ``mor``: all backend ports of a rack (or of a rack pair when
   two racks together fill no more than ``k/2`` ports) go to that rack's leaf, over copper.
@@ -154,7 +164,7 @@ class Fabric:
             "tiers": self.tiers,
             "pods": self.pods,
             "pod_gpus": self.pod_gpus,
-            "oversubscription": float(self.oversubscription),
+            "oversubscription": float(self.oversubscription) if self.pods > 1 else 1.0,  # as applied
             "switches": {
                 "leaf": switches["leaf"],
                 "spine": switches["spine"],
@@ -180,7 +190,34 @@ class Fabric:
             "nic": self.nic,
             "radix": self.radix,
             "networks": nets,
+            "built": self._built(),
         }
+
+    def _built(self) -> list[dict[str, Any]]:
+        """Per backend tier: what was built, to check against the rules (ports within the radix, at
+        least as many links up as down inside a pod, the oversubscription above it)."""
+        d, lk = self.device_arrays, self.link_arrays
+        n = len(d["tier"])
+        be = lk["network"] == NETWORKS.index("backend")
+        down = np.bincount(lk["b"][be], minlength=n)
+        up = np.bincount(lk["a"][be], minlength=n)
+        is_be = d["network"] == "backend"
+        out = []
+        for tier in range(1, self.tiers + 1):
+            ids = np.flatnonzero(is_be & (d["tier"] == tier))
+            dn, u = down[ids], up[ids]
+            out.append(
+                {
+                    "tier": tier,
+                    "role": TIER_ROLES[tier - 1],
+                    "switches": len(ids),
+                    "links_down": int(dn.sum()),
+                    "links_up": int(u.sum()),
+                    "max_ports_used": int((dn + u).max()),
+                    "partial": int((d["planes"][ids] > 1).sum()),  # switches standing in for several
+                }
+            )
+        return out
 
 
 # ----------------------------------------------------------------------------------------------- entry
