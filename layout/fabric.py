@@ -3,8 +3,8 @@
 Sizing, by the switch radix ``k`` counted at the server's NIC speed (an 800G port that breaks out into
 two 400G links counts twice):
 
-- Non-blocking inside a pod: every switch below the pod's top tier has as many links up as down, at
-  most ``k/2`` of each. Two tiers hold ``k**2/2`` ports, three ``k**3/4``, four ``k**4/8``.
+- Non-blocking inside a pod: every switch below the pod's top tier takes at most ``k/2`` links down and
+  at least as many up (more only in a partial block, where rounding to whole links adds a few). Two tiers hold ``k**2/2`` ports, three ``k**3/4``, four ``k**4/8``.
 - Above the pods, the requested oversubscription ``R``: the pod's top tier takes at most
   ``floor(k*R/(R+1))`` links down and ``ceil(down/R)`` up; one more tier joins the pods.
 - Buildable wiring: the switches of a tier are made of *blocks* (at tier 2 consecutive leaves, whole
