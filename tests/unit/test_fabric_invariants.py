@@ -188,7 +188,7 @@ def _formula_tiers(ports: int, k: int) -> int:
     return t
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     server=st.sampled_from(["gpu1", "gpu4", "gpu2x3", "dgx-h100"]),
     switch=st.sampled_from(["tiny8", "tiny12", "tiny6x800", "qm9700"]),
