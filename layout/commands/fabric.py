@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from layout.errors import EXIT_OK
+from layout.errors import EXIT_EXPORT_FAILED, EXIT_OK
 
 
 def _ratio(text: str) -> float:
@@ -87,7 +87,6 @@ def run(args: argparse.Namespace) -> int:
     summary = fab.summary()
     written = []
     if args.csv is not None:
-        from layout.cli import EXIT_EXPORT_FAILED
         from layout.export.tables import write_fabric_csv
 
         try:
