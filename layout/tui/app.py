@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
@@ -780,7 +779,7 @@ class DCLayoutApp(App[None]):
         if self.result is None:
             return
         v = self.result.design.violations[int(str(event.row_key.value))]
-        place = self.locate(v.where)
+        place = self.locate(v.where, v.figures)
         if place is None:
             self.notify(f"{v.where}: no single place on the map for this violation", severity="warning")
             return
@@ -794,33 +793,12 @@ class DCLayoutApp(App[None]):
         self.map.goto(x_m, y_m)
         self.map.focus()
 
-    def locate(self, where: str) -> tuple[str, float, float] | None:
-        """The hall and point of a violation's ``where``: a rack, a row, a hall or a building (the longest
-        prefix of its path that names one)."""
+    def locate(self, where: str, figures: dict[str, Any] | None = None) -> tuple[str, float, float] | None:
+        """The hall and point of a violation's ``where`` (a rack, a row, a hall or a building: the most
+        specific one it names) or of the point in its figures: the scene's rule, as the drawings mark it."""
         if self.result is None:
             return None
-        d = self.result.design
-        racks, rows = d.placement.racks, d.placement.rows
-        parts = where.split("/")
-        for n in range(len(parts), 0, -1):
-            key = "/".join(parts[:n])
-            hit = np.flatnonzero(racks["rack_id"].to_numpy() == key)
-            if len(hit):
-                i = int(hit[0])
-                return (
-                    str(racks["hall"].to_numpy()[i]),
-                    float(racks["x_m"].to_numpy()[i]),
-                    float(racks["y_m"].to_numpy()[i]),
-                )
-            hit = np.flatnonzero(rows["row"].to_numpy() == key)
-            if len(hit):
-                r = rows.iloc[int(hit[0])].to_dict()
-                return str(r["hall"]), (r["x0_m"] + r["x1_m"]) / 2, (r["y0_m"] + r["y1_m"]) / 2
-            halls = [h for h in self.floors if h == key or h.startswith(f"{key}/")]
-            if halls:
-                c = self.floors[halls[0]].polygon.centroid
-                return halls[0], float(c.x), float(c.y)
-        return None
+        return self.result.scene.locate(where, figures)
 
     # ------------------------------------------------------------------------------------ export
     def action_export(self) -> None:
@@ -879,30 +857,11 @@ EXPORTS = (
 
 
 def export(result: Result, kind: str, out_dir: Path) -> list[Path]:
-    """Write one export of a finished design (runs in a worker thread; each writer is atomic)."""
-    d = result.design
-    stem = d.inputs.stem
-    if kind == "dxf":
-        from layout.export.dxf import write_dxf
+    """Write one export of a finished design (runs in a worker thread): layout.export.write, as the CLI,
+    with the summary and the scene the screen already has."""
+    from layout import export as export_mod
 
-        return [write_dxf(d, out_dir / f"{stem}.dxf")]
-    if kind == "pdf":
-        from layout.export.pdf import write_pdf
-
-        return [write_pdf(d, out_dir / f"{stem}.pdf")]
-    from layout.export.tables import links_table, write_design_tables
-
-    return write_design_tables(
-        out_dir,
-        stem,
-        bom=result.bom,
-        racks=d.placement.racks,
-        links=links_table(d.fabric, d.placement, d.cabling),
-        summary=result.summary,
-        date=d.inputs.site.site.date,
-        csv=kind == "csv",
-        xlsx=kind == "xlsx",
-    )
+    return export_mod.write(result.design, [kind], out_dir, summary=result.summary, scene=result.scene)
 
 
 def run_app(site: str | Path | None, templates_dir: Path | None = None) -> None:

@@ -21,6 +21,7 @@ from layout.load import Inputs
 
 if TYPE_CHECKING:
     from layout.design import Design
+    from layout.scene import Scene
     from layout.tui.floor import HallFloor
 
 
@@ -48,6 +49,14 @@ class Result:
         """The design's summary.json object, worked out when first asked for (the cabling tab, an export,
         a test), not in every design run: the status line takes its figures from the design itself."""
         return self.design.summary()
+
+    @cached_property
+    def scene(self) -> Scene:
+        """What the map and the exports draw of the design (layout.scene), made once per design in the
+        worker. Without the summary (the status line does not need it): an export adds it."""
+        from layout.scene import scene_of
+
+        return scene_of(self.design, summary={})
 
     @cached_property
     def cabling(self) -> RenderableType:

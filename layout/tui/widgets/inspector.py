@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 
 from layout.load import Inputs
+from layout.scene import palette
 from layout.tui.floor import HallFloor
 from layout.tui.results import Result
 from layout.tui.widgets.prerendered import Prerendered
@@ -29,13 +30,12 @@ def kv_table(rows: list[tuple[str, RenderableType]]) -> Table:
 
 
 def use_colour(frac: float) -> str:
-    return (
-        "green" if frac < 0.7 else "yellow" if frac < 0.9 else "dark_orange" if frac <= 1.0 + 1e-9 else "red"
-    )
+    """The colour of a use against its limit: the drawings' kW bands (layout.scene.palette)."""
+    return palette.band_colour(frac)
 
 
 def bar(value: float, limit: float, width: int = 12) -> Text:
-    """A bar of value against limit: green, yellow, orange, red over the limit."""
+    """A bar of value against limit, coloured by the palette's bands (the last: over the limit)."""
     frac = value / limit if limit > 0 else 0.0
     filled = min(width, round(min(frac, 1.0) * width))
     return Text("█" * filled, style=use_colour(frac)).append("░" * (width - filled), style="grey35")
