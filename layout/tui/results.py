@@ -65,6 +65,32 @@ class Result:
 
         return cabling(self)
 
+    @cached_property
+    def link_codes(self) -> tuple[np.ndarray, list[str], np.ndarray, list[str], np.ndarray]:
+        """Per link, as arrays the inspector counts with bincount (built once per design in the worker):
+        kind codes and their names, media-class codes and their names ("none" for no medium), and
+        whether the link has no route or medium (status other than ok)."""
+        links = self.design.cabling.links
+        kind = links["kind"].astype("category")
+        media = links["media_class"].astype("category")
+        status = links["status"].astype(str).to_numpy()
+        media_names = [str(c) or "none" for c in media.cat.categories] + ["nan"]
+        media_codes = media.cat.codes.to_numpy(np.int64)
+        media_codes = np.where(media_codes < 0, len(media_names) - 1, media_codes)
+        return (
+            kind.cat.codes.to_numpy(np.int64),
+            [str(c) for c in kind.cat.categories],
+            media_codes,
+            media_names,
+            status != "ok",
+        )
+
+    @cached_property
+    def device_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Role, model and id of every device, as arrays (the inspector lists a rack's devices)."""
+        dev = self.design.fabric.devices
+        return tuple(dev[c].to_numpy().astype(str) for c in ("role", "model", "device_id"))  # type: ignore[return-value]
+
     @property
     def racks(self) -> pd.DataFrame:
         return self.design.placement.racks
@@ -114,6 +140,7 @@ def compute(inputs: Inputs, text: str, progress: Callable[[str], None] | None = 
     result.budgets = budgets(result)
     if len(result.racks):
         result.rack_links(0)  # builds the per-rack link index here, not in the UI thread
+        _ = result.link_codes, result.device_arrays  # and the inspector's arrays
     return result
 
 
