@@ -183,8 +183,24 @@ def _title(scene: Scene, hall_key: str, hall: Hall, n_racks: int, kw: float) -> 
 
 def _racks(f: _Frame, sel: pd.DataFrame) -> list[str]:
     out = []
-    for r in sel.to_dict("records"):
-        x, y, rot = float(r["x_m"]), float(r["y_m"]), float(r["rotation_deg"])
+    cols = (
+        "x_m",
+        "y_m",
+        "rotation_deg",
+        "width_m",
+        "depth_m",
+        "over",
+        "fill",
+        "rack_id",
+        "template",
+        "power_kw",
+    )
+    for x, y, rot, width, depth, over, fill, rack_id, template, kw in zip(
+        *(sel[c].tolist() for c in cols), strict=True
+    ):
+        r = {"width_m": width, "depth_m": depth, "over": over, "fill": fill, "rack_id": rack_id,
+             "template": template, "power_kw": kw}  # fmt: skip
+        x, y, rot = float(x), float(y), float(rot)
         along_x = rot in (0.0, 180.0)
         hx = (r["width_m"] if along_x else r["depth_m"]) / 2
         hy = (r["depth_m"] if along_x else r["width_m"]) / 2
