@@ -1,6 +1,6 @@
-"""`dclayout design SITE [--out DIR] [--strict] [--svg/--no-svg] [--dxf] [--pdf] [--csv] [--xlsx]`: run the
-whole pipeline on a site and write ``DIR/summary.json``, one SVG floor plan per hall, and the exports asked
-for (default DIR: ``outputs/<site file stem>/``; file names from the site file's stem).
+"""`dclayout design SITE [--out DIR] [--strict] [--svg/--no-svg] [--dxf] [--pdf] [--csv] [--xlsx] [--parquet]`:
+run the whole pipeline on a site and write ``DIR/summary.json``, one SVG floor plan per hall, and the exports
+asked for (default DIR: ``outputs/<site file stem>/``; file names from the site file's stem).
 
 Exit codes (DESIGN.md): 0 done (violations are reported), 1 violations under ``--strict``, 2 bad input,
 3 an export failed (nothing half-written is left behind).
@@ -33,6 +33,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--pdf", action="store_true", help="write STEM.pdf, the design report with the BOM")
     p.add_argument("--csv", action="store_true", help="write STEM-bom.csv and STEM-links.csv")
     p.add_argument("--xlsx", action="store_true", help="write STEM.xlsx (BOM, racks, links, summary)")
+    p.add_argument(
+        "--parquet",
+        action="store_true",
+        help="write STEM-bom.parquet and STEM-links.parquet (the CSV tables)",
+    )
     add_templates_option(p)
     p.set_defaults(run=run)
 
@@ -86,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
     from layout import design as design_mod
     from layout import export
-    from layout.cli import EXIT_EXPORT_FAILED, EXIT_OK, EXIT_VIOLATIONS
+    from layout.errors import EXIT_EXPORT_FAILED, EXIT_OK, EXIT_VIOLATIONS
 
     started = time.monotonic()
     inputs = load_inputs(args.site, args.templates)
@@ -97,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
     out_dir = Path(args.out) if args.out else Path("outputs") / inputs.stem
     summary = design.summary()
-    kinds = ["summary"] + [k for k in ("svg", "dxf", "pdf", "csv", "xlsx") if getattr(args, k)]
+    kinds = ["summary"] + [k for k in ("svg", "dxf", "pdf", "csv", "xlsx", "parquet") if getattr(args, k)]
     try:
         written = export.write(design, kinds, out_dir, summary=summary)
     except Exception as e:  # noqa: BLE001 - any exporter failure is exit 3, never a traceback

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from layout.scene import Scene
 
 # what write() can write, in the order it writes them
-KINDS = ("summary", "svg", "dxf", "pdf", "csv", "xlsx")
+KINDS = ("summary", "svg", "dxf", "pdf", "csv", "xlsx", "parquet")
 
 
 def write(
@@ -31,7 +31,7 @@ def write(
 ) -> list[Path]:
     """Write the exports ``kinds`` (of :data:`KINDS`) of ``design`` into ``out_dir`` and return the paths,
     in the order of :data:`KINDS`: ``summary`` is ``summary.json``, ``svg`` one plan per hall, ``dxf`` and
-    ``pdf`` ``STEM.dxf`` and ``STEM.pdf``, ``csv`` and ``xlsx`` the tables. ``summary`` and ``scene``: the
+    ``pdf`` ``STEM.dxf`` and ``STEM.pdf``, ``csv``, ``xlsx`` and ``parquet`` the tables. ``summary`` and ``scene``: the
     design's, if the caller has them already. Every file is built in memory and moved into place, so a
     failure leaves no half-written file (files written before it stay)."""
     wanted = set(kinds)
@@ -49,7 +49,7 @@ def write(
             scene = dataclasses.replace(scene, summary=summary)
     written: list[Path] = []
     if "summary" in wanted:
-        from layout.export.atomic import write_text
+        from layout.files import write_text
 
         written.append(write_text(out / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n"))
     if "svg" in wanted:
@@ -66,18 +66,15 @@ def write(
         from layout.export.pdf import write_pdf
 
         written.append(write_pdf(design, out / f"{stem}.pdf", scene=scene))
-    if wanted & {"csv", "xlsx"}:
+    if wanted & {"csv", "xlsx", "parquet"}:
         from layout.export import tables
 
-        written += tables.write_design_tables(
+        written += tables.write_tables_of(
+            design,
             out,
-            stem,
-            bom=design.bom,
-            racks=design.placement.racks,
-            links=tables.links_table(design.fabric, design.placement, design.cabling),
-            summary=summary,
-            date=design.inputs.site.site.date,
             csv="csv" in wanted,
             xlsx="xlsx" in wanted,
+            parquet="parquet" in wanted,
+            summary=summary,
         )
     return written

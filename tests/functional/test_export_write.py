@@ -14,8 +14,8 @@ from layout import export
 from layout.export import dxf
 from layout.load import load_site
 from layout.scene import scene_of
-from layout.tui.app import export as tui_export
-from layout.tui.results import compute
+from layout.tui.session import compute
+from layout.tui.session import export as tui_export
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "sites" / "superpod-4su.toml"

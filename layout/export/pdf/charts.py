@@ -7,8 +7,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import pandas as pd
 from reportlab.graphics.shapes import Drawing, Line, Rect, String
 from reportlab.lib import colors
 from reportlab.pdfbase.pdfmetrics import stringWidth
@@ -143,16 +145,20 @@ LENGTH_BIN_EDGES_M: tuple[float, ...] = (
 )
 
 
-def length_bins(length_m: np.ndarray, media_class: np.ndarray) -> tuple[list[str], dict[str, np.ndarray]]:
-    """Bin labels and links per bin for each media class present (bins follow the media reaches)."""
+def length_bins(length_m: np.ndarray, media_class: Any) -> tuple[list[str], dict[str, np.ndarray]]:
+    """Bin labels and links per bin for each media class present (bins follow the media reaches).
+    ``media_class``: one class name per link (an array, or a pandas Categorical: no string per link)."""
     edges = np.array(LENGTH_BIN_EDGES_M + (math.inf,))
     nb = len(edges) - 1
-    present = set(np.asarray(media_class).tolist())
+    codes, names = pd.factorize(media_class)
+    present = [str(k) for k in names]
     classes = [k for k in MEDIA_COLOURS if k in present] + sorted(
         k for k in present if k not in MEDIA_COLOURS
     )
     idx = np.clip(np.searchsorted(edges, length_m, side="right") - 1, 0, nb - 1)
-    counts = {k: np.bincount(idx[media_class == k], minlength=nb) for k in classes}
+    keep = codes >= 0
+    per_class = np.bincount(codes[keep] * nb + idx[keep], minlength=len(present) * nb).reshape(-1, nb)
+    counts = {k: per_class[present.index(k)] for k in classes}
     labels = [_metres(edges[i]) + "-" + _metres(edges[i + 1]) for i in range(nb - 1)] + [
         f">{_metres(edges[-2])}"
     ]

@@ -332,12 +332,12 @@ def legend(by: str, where: str) -> Text:
     """One line: what the colours and glyphs mean, then the hall and the scale."""
     t = Text()
     if by == "kw":
-        t.append("GPU kW use: ")
+        t.append("GPU kW: ")
         for band in palette.BANDS:
             t.append("█", Style(color=band.colour)).append(
                 f"{band.label.replace(' %', '%').replace('over the limit', 'over')} "
             )
-        t.append("█", Style(color=KIND_COLOURS["network"])).append("net by kind ")
+        t.append("█", Style(color=KIND_COLOURS["network"])).append("net ")
     else:
         for kind, name in (("gpu", "gpu"), ("network", "net"), ("spine", "spine"), ("core", "MDF")):
             t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{name} ")

@@ -14,8 +14,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 
 from layout.load import Inputs
-from layout.scene import palette
 from layout.tui.floor import HallFloor
+from layout.tui.panels import use_colour
 from layout.tui.results import Result
 from layout.tui.widgets.prerendered import Prerendered
 
@@ -52,11 +52,6 @@ DIM = Style(dim=True)
 
 def kv_table(rows: list[tuple[str, RenderableType]]) -> KeyValues:
     return KeyValues(rows)
-
-
-def use_colour(frac: float) -> str:
-    """The colour of a use against its limit: the drawings' kW bands (layout.scene.palette)."""
-    return palette.band_colour(frac)
 
 
 def bar(value: float, limit: float, width: int = 12) -> Text:

@@ -40,6 +40,33 @@ def _why_long(ra: Any, rb: Any, length: float, status: str) -> str:
     )
 
 
+def longest_bundles(
+    kind: np.ndarray,
+    row_a: np.ndarray,
+    row_b: np.ndarray,
+    media: np.ndarray,
+    length_m: np.ndarray,
+    routed: np.ndarray,
+    top: int = 15,
+) -> list[tuple[int, int, float, int, int]]:
+    """The ``top`` longest bundles of routed links: links of one kind between the same two rows on the
+    same medium. Per bundle, longest first (ties: the lower link number): its longest link, how many
+    links it holds, that link's length and the two rows (codes)."""
+    sel = np.flatnonzero(routed)
+    order = sel[np.lexsort((sel, -length_m[sel]))]  # longest first, then by link number
+    key = np.zeros(len(order), np.int64)
+    for part in (kind, row_a, row_b, media):  # one integer per bundle (codes from -1 up)
+        v = part[order].astype(np.int64) + 1
+        key = key * (int(v.max(initial=0)) + 1) + v
+    _, first, n = np.unique(key, return_index=True, return_counts=True)
+    ranked = np.argsort(first, kind="stable")[:top]  # bundles in the order their longest link comes
+    out = []
+    for g in ranked.tolist():
+        i = int(order[first[g]])
+        out.append((i, int(n[g]), float(length_m[i]), int(row_a[i]), int(row_b[i])))
+    return out
+
+
 def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
     cab = design.cabling
     links = cab.links
@@ -59,12 +86,10 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
     routed = links["length_m"].notna().to_numpy()
     out += [
         *h2("Cable lengths"),
-        length_histogram(
-            links["length_m"].to_numpy(float)[routed], links["media_class"].astype(str).to_numpy()[routed]
-        ),
+        length_histogram(links["length_m"].to_numpy(float)[routed], links["media_class"].array[routed]),
     ]
     by = (
-        links[routed]
+        links.loc[routed, ["media", "media_class", "length_m", "stock_length_m"]]
         .groupby(["media", "media_class"], observed=True)
         .agg(
             n=("length_m", "size"),
@@ -97,28 +122,16 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
 
     racks = design.placement.racks
     row_code, row_names = pd.factorize(racks["row"])
-    sel = np.flatnonzero(routed)
-    rk = pd.DataFrame(
-        {
-            "kind": links["kind"].cat.codes.to_numpy()[sel],
-            "row_a": row_code[links["rack_a"].to_numpy()[sel]],
-            "row_b": row_code[links["rack_b"].to_numpy()[sel]],
-            "media": links["media"].cat.codes.to_numpy()[sel],
-            "length_m": links["length_m"].to_numpy(float)[sel],
-            "i": sel,
-        }
-    )
-    # one line per bundle (link kind between the same two rows on the same medium), longest first
-    longest = rk.sort_values(["length_m", "i"], ascending=[False, True], kind="stable")
-    bundles = (
-        longest.groupby(["kind", "row_a", "row_b", "media"], sort=False)
-        .agg(n=("i", "size"), i=("i", "first"), length_m=("length_m", "first"))
-        .reset_index()
-        .head(15)
+    bundles = longest_bundles(
+        links["kind"].cat.codes.to_numpy(),
+        row_code[links["rack_a"].to_numpy()],
+        row_code[links["rack_b"].to_numpy()],
+        links["media"].cat.codes.to_numpy(),
+        links["length_m"].to_numpy(float),
+        routed,
     )
     rows = []
-    cols_b = [bundles[c].tolist() for c in ("i", "n", "length_m", "row_a", "row_b")]
-    for i, n, length, row_a, row_b in zip(*cols_b, strict=True):
+    for i, n, length, row_a, row_b in bundles:
         link: Any = links.iloc[i]
         ra, rb = racks.iloc[int(link.rack_a)], racks.iloc[int(link.rack_b)]
         rows.append(
@@ -144,7 +157,7 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
         para("Links grouped by kind, the two rows they join and their medium; the longest bundles first."),
         data_table(cols, rows),
     ]
-    bad = links["status"].astype(str) != "ok"
+    bad = (links["status"] != "ok").to_numpy()
     if bad.any():
         counts = links.loc[bad, "status"].astype(str).value_counts().sort_index()
         out.append(

@@ -1,5 +1,6 @@
 """The tabs beside the map, as Rich renderables built from a design result: the site's budgets as bars,
-the cabling (media mix, transceivers, longest links, fullest trays) and the BOM totals."""
+the cabling (media mix, transceivers, longest links, fullest trays) and the BOM totals. Rich only, no
+Textual: the headless session builds them in its worker thread, the widgets show them."""
 
 from __future__ import annotations
 
@@ -12,11 +13,16 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from layout.scene import palette
 from layout.tui.results import Result
-from layout.tui.widgets.inspector import use_colour
 
 LONGEST_LINKS = 15
 FULLEST_TRAYS = 8
+
+
+def use_colour(frac: float) -> str:
+    """The colour of a use of a limit: the drawings' kW bands (layout.scene.palette), the last over it."""
+    return palette.band_colour(frac)
 
 
 def _budget_table(title: str) -> Table:
