@@ -16,15 +16,17 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from layout.cache import DesignCache
 from layout.load import Inputs
 from layout.model import Catalog
 from layout.model.site import Hall
 from layout.siteedit import Edit, SiteEditor
 from layout.tui.floor import HallFloor
 from layout.tui.results import Result, tree_rows
+
+if TYPE_CHECKING:
+    from layout.cache import DesignCache
 
 RECENT_DESIGNS = 4  # designs kept for undo and redo (about 50 MB each on the 100k campus)
 
@@ -85,7 +87,7 @@ class Session:
 
     def __init__(self, templates_dir: Path | None = None, cache: DesignCache | None = None) -> None:
         self.templates_dir = templates_dir
-        self.cache = cache if cache is not None else DesignCache()
+        self._cache = cache
         self.editor: SiteEditor | None = None
         # the latest designs by (site file, site text): the design is a pure function of them
         self.recent: OrderedDict[tuple[Path, str], Result] = OrderedDict()
@@ -144,6 +146,16 @@ class Session:
         return self._editor().save()
 
     # ----------------------------------------------------------------------------------- design
+    @property
+    def cache(self) -> DesignCache:
+        """The design cache of every run of this session (made at the first run: the pipeline's modules
+        are not imported before)."""
+        if self._cache is None:
+            from layout.cache import DesignCache
+
+            self._cache = DesignCache()
+        return self._cache
+
     def compute(self, inputs: Inputs, text: str, progress: Callable[[str], None] | None = None) -> Result:
         """The design of ``inputs`` (whose site text is ``text``) with the session's cache, and the next
         edit's document parsed (both off the editing thread when called from a worker)."""
