@@ -20,6 +20,17 @@ EXIT_BAD_INPUT = 2
 EXIT_EXPORT_FAILED = 3
 
 
+def printable(text: str) -> str:
+    """``text`` safe to show on a terminal: each character Python does not print (ESC and the other
+    controls, newlines, format characters, surrogates of undecodable bytes) as its escape (``\\x1b``,
+    ``\\n``, ``\\u202e``); printable text, unicode included, is kept as it is."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode() for c in text
+    )
+
+
 @dataclass(frozen=True)
 class Problem:
     """One thing to fix in one file: the dotted key, what is wrong (quoting the value found) and what
@@ -32,7 +43,7 @@ class Problem:
 
     def __str__(self) -> str:
         tail = f" (allowed: {self.allowed})" if self.allowed else ""
-        return f"{self.file}: {self.key}: {self.problem}{tail}"
+        return printable(f"{self.file}: {self.key}: {self.problem}{tail}")
 
 
 class InputError(Exception):

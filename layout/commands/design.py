@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from layout.commands import add_templates_option, load_inputs
+from layout.errors import printable
 
 SHOW_PROGRESS_AFTER_S = 1.0
 
@@ -92,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
     from layout import design as design_mod
     from layout import export
     from layout.errors import EXIT_EXPORT_FAILED, EXIT_OK, EXIT_VIOLATIONS
+    from layout.files import safe_name
 
     started = time.monotonic()
     inputs = load_inputs(args.site, args.templates)
@@ -100,13 +102,20 @@ def run(args: argparse.Namespace) -> int:
         design = design_mod.run(inputs, progress)
     finally:
         progress.close()
-    out_dir = Path(args.out) if args.out else Path("outputs") / inputs.stem
+    stem = safe_name(inputs.stem)
+    if stem != inputs.stem:
+        print(
+            printable(f"{args.site}: note: the file name {inputs.stem!r} is not a safe output name; "
+                      f"writing the outputs as {stem!r}"),
+            file=sys.stderr,
+        )  # fmt: skip
+    out_dir = Path(args.out) if args.out else Path("outputs") / stem
     summary = design.summary()
     kinds = ["summary"] + [k for k in ("svg", "dxf", "pdf", "csv", "xlsx", "parquet") if getattr(args, k)]
     try:
         written = export.write(design, kinds, out_dir, summary=summary)
     except Exception as e:  # noqa: BLE001 - any exporter failure is exit 3, never a traceback
-        print(f"{args.site}: export failed: {type(e).__name__}: {e}", file=sys.stderr)
+        print(printable(f"{args.site}: export failed: {type(e).__name__}: {e}"), file=sys.stderr)
         return EXIT_EXPORT_FAILED
     _print_summary(args.site, summary, written, time.monotonic() - started)
     return EXIT_VIOLATIONS if args.strict and design.violations else EXIT_OK
@@ -134,4 +143,4 @@ def _print_summary(site: str, s: dict[str, Any], written: list[Any], seconds: fl
         lines.append("  no violations")
     folder = written[0].parent if written else "-"
     lines.append(f"  wrote {len(written)} file(s) to {folder}/ in {seconds:.1f} s")
-    print("\n".join(lines))
+    print("\n".join(printable(line) for line in lines))  # names from the site or the command line

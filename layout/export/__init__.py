@@ -31,15 +31,19 @@ def write(
 ) -> list[Path]:
     """Write the exports ``kinds`` (of :data:`KINDS`) of ``design`` into ``out_dir`` and return the paths,
     in the order of :data:`KINDS`: ``summary`` is ``summary.json``, ``svg`` one plan per hall, ``dxf`` and
-    ``pdf`` ``STEM.dxf`` and ``STEM.pdf``, ``csv``, ``xlsx`` and ``parquet`` the tables. ``summary`` and ``scene``: the
-    design's, if the caller has them already. Every file is built in memory and moved into place, so a
-    failure leaves no half-written file (files written before it stay)."""
+    ``pdf`` ``STEM.dxf`` and ``STEM.pdf``, ``csv``, ``xlsx`` and ``parquet`` the tables (STEM: the site
+    file's stem as :func:`layout.files.safe_name` makes it). ``summary`` and ``scene``: the design's, if
+    the caller has them already.
+
+    The files are one set (:class:`layout.files.StagedSet`): all are written into a hidden staging folder
+    in ``out_dir`` and renamed into place only when every one is written (``summary.json`` last), so a
+    failed export leaves the previous set whole; what a killed run left there is cleaned up first."""
     wanted = set(kinds)
     unknown = sorted(wanted - set(KINDS))
     if unknown:
         raise ValueError(f"unknown export kind(s) {', '.join(unknown)} (allowed: {', '.join(KINDS)})")
-    out = Path(out_dir)
-    stem = design.inputs.stem
+    from layout.files import StagedSet
+
     summary = dict(design.summary() if summary is None else summary)
     if wanted & {"svg", "dxf", "pdf"}:
         from layout.scene import scene_of
@@ -47,6 +51,22 @@ def write(
         scene = scene_of(design, summary) if scene is None else scene
         if not scene.summary:
             scene = dataclasses.replace(scene, summary=summary)
+    with StagedSet(out_dir) as staged:
+        written = _write_into(design, wanted, staged.folder, summary, scene)
+        names = [p.name for p in written]
+        # the summary last: a summary.json newer than the other files marks a set whole
+        order = [n for n in names if n != "summary.json"] + [n for n in names if n == "summary.json"]
+        staged.publish(order)
+    return [Path(out_dir) / n for n in names]
+
+
+def _write_into(
+    design: Design, wanted: set[str], out: Path, summary: dict[str, Any], scene: Scene | None
+) -> list[Path]:
+    """Write the exports ``wanted`` into the folder ``out``, in the order of :data:`KINDS`."""
+    from layout.files import safe_name
+
+    stem = safe_name(design.inputs.stem)
     written: list[Path] = []
     if "summary" in wanted:
         from layout.files import write_text
@@ -76,5 +96,6 @@ def write(
             xlsx="xlsx" in wanted,
             parquet="parquet" in wanted,
             summary=summary,
+            stem=stem,
         )
     return written

@@ -596,12 +596,14 @@ def write_tables_of(
     xlsx: bool = False,
     parquet: bool = False,
     summary: dict[str, Any] | None = None,
+    stem: str | None = None,
 ) -> list[Path]:
     """The table exports of a finished design (``write_design_tables`` with its links table built once);
-    ``summary``: ``design.summary()`` when the caller has it already."""
+    ``summary``: ``design.summary()`` when the caller has it already; ``stem``: of the file names (default:
+    the site file's)."""
     return write_design_tables(
         out_dir,
-        design.inputs.stem,
+        design.inputs.stem if stem is None else stem,
         bom=design.bom,
         racks=design.placement.racks,
         links=links_table(design.fabric, design.placement, design.cabling),
