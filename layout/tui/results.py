@@ -123,6 +123,8 @@ def settle_gc() -> None:
 def tree_rows(result: Result) -> list[tuple[str, str, str]]:
     """(hall, row id, label) of every placed row, for the site tree."""
     d = result.design
+    if not len(d.placement.rows):  # no rack placed anywhere (the empty frames' columns need not agree)
+        return []
     rows = d.placement.rows.merge(d.power.rows[["row", "racks", "it_kw"]], on="row", how="left")
     out = []
     for r in rows.to_dict("records"):

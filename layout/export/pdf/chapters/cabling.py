@@ -122,6 +122,7 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
 
     racks = design.placement.racks
     row_code, row_names = pd.factorize(racks["row"])
+    row_code = np.append(row_code, -1)  # a link end with no rack (-1) has no row, even with no racks at all
     bundles = longest_bundles(
         links["kind"].cat.codes.to_numpy(),
         row_code[links["rack_a"].to_numpy()],

@@ -42,7 +42,8 @@ def _plan_racks(racks: pd.DataFrame) -> PlanRacks:
         rotation_deg=racks["rotation_deg"].to_numpy(float),
         kind=racks["kind"].to_numpy(str),
         fill_no=racks["fill_no"].to_numpy(np.int64),
-        label=np.char.zfill(racks["pos"].to_numpy(int).astype(str), 2),
+        # (numpy's zfill fails on an empty array: a site with no rack placed)
+        label=np.char.zfill(racks["pos"].to_numpy(int).astype(str), 2) if len(racks) else np.zeros(0, "<U2"),
     )
 
 
