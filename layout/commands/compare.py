@@ -58,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
     inputs = load_inputs(args.site, args.templates)
     table = compare_mod.compare(inputs, jobs=args.jobs)
     seconds = time.monotonic() - started
-    out_dir = Path(args.out) if args.out else Path("outputs") / inputs.stem
+    from layout.files import safe_name
+
+    out_dir = Path(args.out) if args.out else Path("outputs") / safe_name(inputs.stem)
     try:
         path = write_csv(table, out_dir / "compare.csv")
     except OSError as e:

@@ -53,7 +53,9 @@ class Outcome:
 
 
 def pdf_path(site: str, out: str | None) -> Path:
-    stem = Path(site).stem
+    from layout.files import safe_name
+
+    stem = safe_name(Path(site).stem)  # a stem of ".." must not leave outputs/
     folder = Path(out) if out else Path("outputs") / stem
     return folder / f"{stem}.pdf"
 

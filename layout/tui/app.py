@@ -902,7 +902,9 @@ class DCLayoutApp(App[None]):
             self.notify("the design is being recomputed; export when it is done", severity="warning")
             return
         result = self.result
-        out_dir = Path("outputs") / self.editor.inputs.stem
+        from layout.files import safe_name
+
+        out_dir = Path("outputs") / safe_name(self.editor.inputs.stem)  # a stem of ".." stays in outputs/
 
         def chosen(kind: str | None) -> None:
             if kind is not None:

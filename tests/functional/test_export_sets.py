@@ -184,3 +184,22 @@ def test_an_out_folder_symlink_is_replaced_by_a_new_file_with_a_new_files_mode(t
     st = (out / "summary.json").lstat()
     assert not (out / "summary.json").is_symlink() and (st.st_mode & 0o7777) == 0o666 & ~mask
     assert target.read_text() == "not an output" and (target.stat().st_mode & 0o777) == 0o777
+
+
+def test_report_and_compare_keep_a_dotted_stem_inside_outputs(
+    tmp_path: Path, dclayout: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    from layout.commands.report import pdf_path
+
+    assert pdf_path("sites/...toml", None) == Path("outputs/__/__.pdf")
+    assert pdf_path("....toml", "out") == Path("out/___.pdf")
+    site = tmp_path / "...toml"
+    site.write_text(SITE.read_text())
+    r = dclayout("compare", site.name, "--templates", str(ROOT / "rack_templates"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
+        "...toml",
+        "outputs",
+        "outputs/__",
+        "outputs/__/compare.csv",
+    ]
