@@ -203,3 +203,27 @@ def test_report_and_compare_keep_a_dotted_stem_inside_outputs(
         "outputs/__",
         "outputs/__/compare.csv",
     ]
+
+
+def test_two_halls_whose_plans_share_a_file_name_fail_cleanly_writing_nothing(
+    tmp_path: Path, dclayout: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    """Building B1-H1 hall X and building B1 hall H1-X both make STEM-B1-H1-X.svg: one plan used to
+    overwrite the other silently; now the set is refused before anything is renamed (exit 3)."""
+    text = SITE.read_text().replace('id = "B1"', 'id = "B1-H1"', 1).replace('  id = "H1"', '  id = "X"', 1)
+    text = text.replace(
+        "\n[cluster]",
+        '\n[[building]]\nid = "B1"\nfootprint = [[100, 0], [148, 0], [148, 30], [100, 30]]\nentry = [100, 15]\n'
+        '  [[building.hall]]\n  id = "H1-X"\n  polygon = [[102, 2], [146, 2], [146, 28], [102, 28]]\n'
+        '  cooling = "air"\n  max_rack_kw = 45.0\n\n[cluster]',
+    )
+    site = tmp_path / "clash.toml"
+    site.write_text(text)
+    out = tmp_path / "out"
+    r = dclayout("design", str(site), "--out", str(out))
+    assert r.returncode == 3
+    assert (
+        r.stderr
+        == f"{site}: export failed: ValueError: two outputs would have the same file name: clash-B1-H1-X.svg\n"
+    )
+    assert list(out.iterdir()) == []
