@@ -277,3 +277,37 @@ def test_superpod_with_an_empty_hall_exports_everything(
         codes, racks = rasterise(floor, Grid.for_hall(floor, 0.5), "kw")
         assert codes.any()  # the floor is drawn
         assert ((codes >= RACK).sum() == 0) == (key in empty) and ((racks >= 0).sum() == 0) == (key in empty)
+
+
+def test_the_tui_opens_a_site_with_no_rack_and_draws_every_hall_empty(tmp_path: Path) -> None:
+    """The app itself (Textual pilot): the design of a site whose halls are all blocked is shown, each
+    hall's map is drawn (floor and keep-out cells) with no rack, and ] moves to the second hall."""
+    import asyncio
+
+    from layout.tui.app import DCLayoutApp
+    from layout.tui.floor import KEEPOUT, RACK
+    from layout.tui.widgets.hall_map import HallMap
+
+    path = _superpod_with(tmp_path, "no-rack", EXTRA_HALL + KEEPOUT_OVER_H2, KEEPOUT_OVER_H1)
+
+    async def run() -> list[tuple[str, int, int]]:
+        app = DCLayoutApp(path)
+        seen = []
+        async with app.run_test(size=(120, 40)) as pilot:
+            for _ in range(600):
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                if not app.designing and app.result is not None:
+                    break
+            assert app.result is not None and len(app.result.design.placement.racks) == 0
+            for _ in range(2):
+                hall_map = app.query_one(HallMap)
+                await pilot.pause()
+                codes = hall_map.codes
+                seen.append((app.hall, int((codes == KEEPOUT).sum()), int((codes >= RACK).sum())))
+                await pilot.press("right_square_bracket")
+        return seen
+
+    seen = asyncio.run(run())
+    assert [h for h, _, _ in seen] == ["B1/H1", "B1/H2"]
+    assert all(keepout > 0 and racks == 0 for _, keepout, racks in seen)
