@@ -3,6 +3,7 @@ undo, redo, design, save; and the session module loads no Textual."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -243,3 +244,15 @@ def test_crlf_and_symlinked_site_files_stay_as_they_were(superpod: Path, tmp_pat
     s.apply(SetHall("B1/H1", "max_rack_kw", 35.0))
     s.save()
     assert b"\r" not in lf.read_bytes()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write a read-only file")
+def test_a_read_only_site_file_is_not_replaced(superpod: Path) -> None:
+    s = Session()
+    s.open(superpod)
+    s.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
+    s.design()
+    superpod.chmod(0o444)
+    with pytest.raises(PermissionError, match="read-only"):
+        s.save()
+    assert "max_rack_kw = 45.0" in superpod.read_text() and listing(superpod.parent) == ["superpod-4su.toml"]
