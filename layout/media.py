@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from layout import ports as portlib
 from layout import route as routing
 from layout import trays as traylib
 from layout.arrays import unique_counts
@@ -123,6 +124,7 @@ class Cabling:
     modules: pd.DataFrame
     cables: pd.DataFrame
     violations: list[Violation] = field(default_factory=list)
+    ports: portlib.PortMap | None = None  # every link end's port and cage (layout.ports)
 
     def media_counts(self) -> dict[str, int]:
         """Links per media class (summary.json ``media``)."""
@@ -156,6 +158,7 @@ class Cabling:
             "transceivers": self.transceivers(),
             "node_optics": self.node_optics(),
             "tray_m": self.trays.tray_m(),
+            **({"ports": self.ports.summary()} if self.ports is not None else {}),
         }
 
 
@@ -210,7 +213,22 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
     reach = np.isfinite(length) & (code < 0)
     status[reach] = STATUS.index("reach")
     code[status != 0] = -1
-    stock = mt.stock_length(length, code)
+    # ports and cages: one medium per cage (the longest link sharing it decides), copper assemblies
+    rack_ids = racks["rack_id"].to_numpy() if len(racks) else np.zeros(0, dtype=object)
+    port_map = portlib.assign(
+        devices,
+        links,
+        code,
+        length,
+        ends.rack_a,
+        ends.rack_b,
+        mt,
+        catalog,
+        getattr(fabric, "nic", ""),
+        rack_ids,
+    )
+    code = port_map.code
+    stock = mt.stock_length(port_map.stock_basis_m, code)
 
     route_code = np.zeros(n, dtype=np.int8)  # ROUTES
     route_code[is_jumper & (ends.jumper == routing.JUMPER_RACK)] = 1
@@ -250,6 +268,7 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
         *trays.violations,
         *_link_violations(out, racks, devices, placement, inputs),
         *_fill_violations(trays, edge_fill),
+        *port_map.violations,
     ]
     return Cabling(
         trays=trays,
@@ -261,6 +280,7 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
         modules=modules,
         cables=cables,
         violations=violations,
+        ports=port_map,
     )
 
 

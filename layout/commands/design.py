@@ -140,6 +140,7 @@ def _exports(args: argparse.Namespace, design: Any, out_dir: Any, summary: dict[
             date=design.inputs.site.site.date,
             csv=args.csv,
             xlsx=args.xlsx,
+            **tables.port_tables(design, csv=args.csv),
         )
     return written
 

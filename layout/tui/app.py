@@ -890,7 +890,7 @@ def export(result: Result, kind: str, out_dir: Path) -> list[Path]:
         from layout.export.pdf import write_pdf
 
         return [write_pdf(d, out_dir / f"{stem}.pdf")]
-    from layout.export.tables import links_table, write_design_tables
+    from layout.export.tables import links_table, port_tables, write_design_tables
 
     return write_design_tables(
         out_dir,
@@ -902,6 +902,7 @@ def export(result: Result, kind: str, out_dir: Path) -> list[Path]:
         date=d.inputs.site.site.date,
         csv=kind == "csv",
         xlsx=kind == "xlsx",
+        **port_tables(d, csv=kind == "csv"),
     )
 
 
