@@ -261,7 +261,7 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
     load = routing.edge_loads(trays, paths, area, tcode, k)
     edge_fill = _edge_fill(trays, load, mt)
 
-    modules = _modules(devices, links, code, mt, catalog, fabric)
+    modules = port_map.modules(devices, links, mt)  # as plugged: one per optical cage
     optical_ports, power_kw = _switch_power(devices, links, code, mt, catalog)
     cables = _cable_counts(code, stock, mt)
     violations = [
@@ -318,47 +318,6 @@ def _cable_counts(code: np.ndarray, stock: np.ndarray, mt: MediaTable) -> pd.Dat
             "media": np.array(mt.ids, dtype=object)[keys >> 40],
             "stock_length_m": (keys & ((1 << 40) - 1)) / 1000.0,
             "count": counts.astype(np.int64),
-        }
-    )
-
-
-def _modules(
-    devices: pd.DataFrame,
-    links: pd.DataFrame,
-    code: np.ndarray,
-    mt: MediaTable,
-    catalog: Catalog,
-    fabric: Any,
-) -> pd.DataFrame:
-    """Transceiver modules per (device, medium) for optical links: ceil(links / links per module)."""
-    opt = (code >= 0) & mt.optical[np.clip(code, 0, None)]
-    k = len(mt.ids)
-    backend = (links["kind"] == "gpu_leaf").to_numpy()[opt].astype(np.int64)  # compares category codes
-    dev = np.r_[links["a"].to_numpy(np.int64)[opt], links["b"].to_numpy(np.int64)[opt]]
-    key = (dev * k + np.r_[code[opt], code[opt]]) * 2 + np.r_[backend, backend]
-    per_key = np.bincount(key, minlength=len(devices) * k * 2)  # (device, medium, backend) -> links
-    uk = np.flatnonzero(per_key)
-    n_links = per_key[uk]
-    d, rest = uk // (2 * k), uk % (2 * k)
-    med, bk = rest // 2, (rest % 2).astype(bool)
-    model_code, models = pd.factorize(devices["model"].to_numpy())
-    cage_of = np.array(
-        [catalog.switch[m].ports_per_cage if m in catalog.switch else 1 for m in models], dtype=np.int64
-    )
-    nic_id = getattr(fabric, "nic", "")
-    nic_ports = catalog.nic[nic_id].ports_per_module if nic_id in catalog.nic else 1
-    is_server = devices["role"].to_numpy()[d] == "server"
-    per = np.where(is_server, np.where(bk, nic_ports, 1), cage_of[model_code[d]])
-    return pd.DataFrame(
-        {
-            "device": d,
-            "device_id": devices["device_id"].to_numpy()[d],
-            "end": np.where(is_server, "server", "switch"),
-            "media": np.array(mt.ids, dtype=object)[med],
-            "backend": bk,
-            "links": n_links,
-            "links_per_module": per.astype(np.int64),
-            "modules": -(-n_links // per),
         }
     )
 

@@ -73,6 +73,57 @@ class PortMap:
         n = len(self.code)
         return slice(0, n) if side == "a" else slice(n, 2 * n)
 
+    def modules(self, devices: pd.DataFrame, links: pd.DataFrame, mt: MediaTable) -> pd.DataFrame:
+        """Transceiver modules as plugged: one per cage that holds optical links (``Cabling.modules``
+        columns: device, device_id, end, media, backend, links, links_per_module, modules, plus the
+        cage's ``form``). A twin-port cage with one link is still one twin-port module; an optical
+        management link on an RJ45 port counts one module per end, never a data-cage module."""
+        n = len(self.code)
+        code2 = np.r_[self.code, self.code]
+        opt = code2 >= 0
+        opt[opt] = mt.optical[code2[opt]]
+        dev = np.r_[links["a"].to_numpy(np.int64), links["b"].to_numpy(np.int64)][opt]
+        kind = links["kind"].astype(str).to_numpy()
+        gpu = np.r_[kind == "gpu_leaf", kind == "gpu_leaf"][opt].astype(np.int64)
+        g, cage, per, form, med = (
+            self.group[opt],
+            self.cage[opt],
+            self.per_cage[opt],
+            self.form[opt],
+            code2[opt],
+        )
+        top = int(cage.max(initial=0)) + 1
+        ckey = (dev * len(GROUPS) + g) * top + cage
+        uniq, first, count = np.unique(ckey, return_index=True, return_counts=True)
+        del uniq
+        backend = np.zeros(len(first), dtype=np.int64)
+        np.maximum.at(backend, np.unique(ckey, return_inverse=True)[1], gpu)
+        k = len(mt.ids) + 1
+        mkey = (((dev[first] * k + med[first]) * 2 + backend) * 16 + per[first]) * len(FORMS) + form[first]
+        mk, inv = np.unique(mkey, return_inverse=True)
+        links_n = np.bincount(inv, weights=count).astype(np.int64)
+        cages_n = np.bincount(inv).astype(np.int64)
+        f = mk % len(FORMS)
+        rest = mk // len(FORMS)
+        p, rest = rest % 16, rest // 16
+        bk, rest = rest % 2, rest // 2
+        m, d = rest % k, rest // k
+        del n
+        roles = devices["role"].to_numpy()[d]
+        return pd.DataFrame(
+            {
+                "device": d,
+                "device_id": devices["device_id"].to_numpy()[d],
+                "end": np.where(roles == "server", "server", "switch"),
+                "media": np.array([*mt.ids, ""], dtype=object)[m],
+                "backend": bk.astype(bool),
+                "links": links_n,
+                "links_per_module": p.astype(np.int64),
+                "modules": cages_n,
+                "form": np.array(FORMS, dtype=object)[f],
+            }
+        )
+
     def summary(self) -> dict[str, Any]:
         """summary.json ``ports``: cages used and available per model and group, overflows."""
         by_model: dict[str, dict[str, Any]] = {}

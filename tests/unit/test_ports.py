@@ -217,3 +217,17 @@ def test_superpod_leaves_fit_their_32_osfp_cages(designs: dict[str, Any]) -> Non
     assert pm.changed > 0
     s = d.summary()["ports"]
     assert s["overflows"] == 0 and s["by_model"]["qm9700"]["data"]["cages"] == 68 * 32
+
+
+def test_breakout_and_twin_cables_are_one_bom_part_per_two_links(designs: dict[str, Any]) -> None:
+    for d in designs.values():
+        bom = d.bom[d.bom["category"] == "cables"]
+        pair = bom["part_id"].str.contains("/breakout/|/twin/", regex=True)
+        links = d.cabling.links
+        asm = np.array(ports.ASSEMBLIES, dtype=object)[d.cabling.ports.assembly]
+        n_pair = int(np.isin(asm, ["breakout", "twin"]).sum())
+        assert int(bom.loc[pair, "qty"].sum()) == -(-n_pair // 2) or n_pair % 2 == 0
+        assert 2 * int(bom.loc[pair, "qty"].sum()) >= n_pair
+        # every link with a medium is in exactly one cable part
+        covered = int(bom.loc[~pair, "qty"].sum()) + n_pair
+        assert covered == int((links["media"] != "").sum())
