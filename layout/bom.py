@@ -185,18 +185,23 @@ def _cable_parts(cabling: Cabling) -> pd.DataFrame:
     from layout.ports import ASSEMBLIES
 
     links = cabling.links
-    asm = np.array(ASSEMBLIES, dtype=object)[pm.assembly]
-    two = np.isin(asm, list(ASSEMBLY_ITEMS))
+    pair_codes = [ASSEMBLIES.index(a) for a in ASSEMBLY_ITEMS]
+    two = np.isin(pm.assembly, pair_codes)
     if not two.any():
         return c
-    pairs = pd.DataFrame(
+    mcode = links["media"].cat.codes.to_numpy().astype(np.int64)[two]
+    mm = np.round(links["stock_length_m"].to_numpy(float)[two] * 1000).astype(np.int64)
+    key = (mcode * len(ASSEMBLIES) + pm.assembly[two]) * (1 << 32) + mm
+    keys, counts = np.unique(key, return_counts=True)
+    names = np.asarray(links["media"].cat.categories, dtype=object)
+    n = pd.DataFrame(
         {
-            "media": links["media"].astype(str).to_numpy()[two],
-            "stock_length_m": links["stock_length_m"].to_numpy(float)[two],
-            "assembly": asm[two],
+            "media": names[(keys >> 32) // len(ASSEMBLIES)],
+            "stock_length_m": (keys & ((1 << 32) - 1)) / 1000.0,
+            "assembly": np.array(ASSEMBLIES, dtype=object)[(keys >> 32) % len(ASSEMBLIES)],
+            "links": counts.astype(np.int64),
         }
     )
-    n = pairs.groupby(["media", "stock_length_m", "assembly"], sort=True).size().reset_index(name="links")
     per_link = c.set_index(["media", "stock_length_m"])["count"].astype(np.int64)
     taken = n.groupby(["media", "stock_length_m"])["links"].sum()
     left = per_link.sub(taken, fill_value=0).astype(np.int64)

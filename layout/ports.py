@@ -9,9 +9,10 @@ frontend / storage links to those, out-of-band links to ``mgmt`` (on the out-of-
 its RJ45 data ports).
 
 Order of the ports: a server's ports follow the fabric's link order (rail i on backend port i); a
-switch's links are sorted by kind, medium, far rack, far device and length before they fill its cages
-in turn, so that links that go to the same place (the two parallel links of a leaf-spine pair, the
-rails of one server on a middle-of-rack leaf) share a cage, and media stay in runs.
+switch's links are sorted by kind and far device before they fill its cages in turn, so that links
+that go to the same place (the two parallel links of a leaf-spine pair, the rails of one server on a
+middle-of-rack leaf) share a cage, and the pairs line up at both ends: the links that must share a
+medium stay a handful (two leaves x two spines, two servers x two rails with Cedar-7).
 
 One cage holds one module of one medium: the links that share a cage (at either end, transitively)
 get the medium ``pick`` gives for the longest of them, so a twin-port cage with a 3 m and a 40 m link
@@ -51,7 +52,8 @@ MAX_PORT_VIOLATIONS = 50  # one per device up to this many, then one for the res
 class PortMap:
     """Per link end (``2 x links``: the a ends, then the b ends): ``group`` (GROUPS code), ``cage`` and
     ``port`` (0-based inside the group; port = cage x ports per cage + slot), ``per_cage`` (ports per
-    cage of that group), ``form`` (FORMS code: osfp, qsfp, sfp, rj45). Per link: ``code`` (medium index after cage sharing, -1 without a medium),
+    cage of that group), per cage of the design ``cage_end`` (its first end) and ``cage_size``
+    (its links), ``form`` (FORMS code: osfp, qsfp, sfp, rj45). Per link: ``code`` (medium index after cage sharing, -1 without a medium),
     ``stock_basis_m`` (the length its stock length is chosen for: the longest leg of a copper
     assembly), ``assembly`` (ASSEMBLIES code). ``cages``: one row per device model and group (model,
     group, form, devices, cages, ports, used_cages, used_ports, over_devices). ``changed``: links
@@ -61,6 +63,8 @@ class PortMap:
     cage: np.ndarray
     port: np.ndarray
     per_cage: np.ndarray
+    cage_end: np.ndarray
+    cage_size: np.ndarray
     form: np.ndarray
     code: np.ndarray
     stock_basis_m: np.ndarray
@@ -79,36 +83,38 @@ class PortMap:
         cage's ``form``). A twin-port cage with one link is still one twin-port module; an optical
         management link on an RJ45 port counts one module per end, never a data-cage module."""
         n = len(self.code)
-        code2 = np.r_[self.code, self.code]
-        opt = code2 >= 0
-        opt[opt] = mt.optical[code2[opt]]
-        dev = np.r_[links["a"].to_numpy(np.int64), links["b"].to_numpy(np.int64)][opt]
-        kind = links["kind"].astype(str).to_numpy()
-        gpu = np.r_[kind == "gpu_leaf", kind == "gpu_leaf"][opt].astype(np.int64)
-        g, cage, per, form, med = (
-            self.group[opt],
-            self.cage[opt],
-            self.per_cage[opt],
-            self.form[opt],
-            code2[opt],
-        )
-        top = int(cage.max(initial=0)) + 1
-        ckey = (dev * len(GROUPS) + g) * top + cage
-        uniq, first, count = np.unique(ckey, return_index=True, return_counts=True)
-        del uniq
-        backend = np.zeros(len(first), dtype=np.int64)
-        np.maximum.at(backend, np.unique(ckey, return_inverse=True)[1], gpu)
+        end = self.cage_end
+        lk = np.where(end < n, end, end - n)  # a link of each cage (a cage holds one medium)
+        med = self.code[lk]
+        opt = med >= 0
+        opt[opt] = mt.optical[med[opt]]
+        end, lk, med, count = end[opt], lk[opt], med[opt], self.cage_size[opt]
+        a = links["a"].to_numpy(np.int64)
+        b = links["b"].to_numpy(np.int64)
+        dev = np.where(end < n, a[lk], b[lk])
+        kinds = links["kind"]
+        if isinstance(kinds.dtype, pd.CategoricalDtype):
+            names = np.asarray(kinds.cat.categories, dtype=object)
+            is_gpu = (names == "gpu_leaf")[kinds.cat.codes.to_numpy()[lk]]
+        else:
+            is_gpu = kinds.to_numpy()[lk] == "gpu_leaf"
+        backend = is_gpu.astype(np.int64)  # the cage's first link: a server's backend cages are pure
+        per, form = self.per_cage[end], self.form[end]
         k = len(mt.ids) + 1
-        mkey = (((dev[first] * k + med[first]) * 2 + backend) * 16 + per[first]) * len(FORMS) + form[first]
-        mk, inv = np.unique(mkey, return_inverse=True)
-        links_n = np.bincount(inv, weights=count).astype(np.int64)
+        mkey = (((dev * k + med) * 2 + backend) * 16 + per) * len(FORMS) + form
+        srt = np.argsort(mkey, kind="stable")  # nearly sorted already (cages come in device order)
+        ms = mkey[srt]
+        brk = np.r_[True, ms[1:] != ms[:-1]] if len(ms) else np.zeros(0, dtype=bool)
+        mk = ms[brk]
+        inv = np.empty(len(mkey), dtype=np.int64)
+        inv[srt] = np.cumsum(brk) - 1
+        links_n = np.bincount(inv, weights=count, minlength=len(mk)).astype(np.int64)
         cages_n = np.bincount(inv).astype(np.int64)
         f = mk % len(FORMS)
         rest = mk // len(FORMS)
         p, rest = rest % 16, rest // 16
         bk, rest = rest % 2, rest // 2
         m, d = rest % k, rest // k
-        del n
         roles = devices["role"].to_numpy()[d]
         return pd.DataFrame(
             {
@@ -218,20 +224,20 @@ def assign(
         is_server, server_group_of_kind[k2], np.where(oob_kind[k2] & ~is_oob_dev[dev], 4, 0)
     ).astype(np.int64)
 
-    # order: (device, group), then on switches kind, medium and far device (stable: link order), so
-    # links to one place share a cage; on servers the link order alone (rail i on port i)
+    # order: (device, group), then on switches kind and far device (stable: link order), so links to
+    # one place share a cage and the pairs line up at both ends (leaf L's cage holds its links to
+    # spines 2j and 2j+1, spine S's its links from leaves 2k and 2k+1: four links decide together);
+    # on servers the link order alone (rail i on port i)
     sw = ~is_server
-    code2 = np.r_[code, code]
     n_dev = max(len(devices), 1)
     bits_far = int(n_dev).bit_length()
-    bits_code = int(len(mt.ids) + 1).bit_length()
     bits_kind = int(len(kind_names) + 1).bit_length()
-    local = np.where(sw, ((k2 << bits_code | (code2 + 1)) << bits_far) | far, 0)
-    bits_local = bits_kind + bits_code + bits_far
+    local = np.where(sw, (k2 << bits_far) | far, 0)
+    bits_local = bits_kind + bits_far
     devgroup = dev * len(GROUPS) + group
     if bits_local + int(n_dev * len(GROUPS)).bit_length() <= 63:
         order = np.argsort(devgroup << bits_local | local, kind="stable")
-    else:  # pragma: no cover - beyond ~2^40 devices x kinds x media
+    else:  # pragma: no cover - beyond ~2^40 devices x kinds
         order = np.lexsort((local, devgroup))
     dg_sorted = devgroup[order]
     rank_sorted = np.arange(2 * n) - _run_starts(dg_sorted)
@@ -261,7 +267,7 @@ def assign(
     ok = code >= 0
     if len(u):
         graph = coo_matrix((np.ones(len(u), dtype=np.int8), (u, v)), shape=(n, n))
-        _, comp = connected_components(graph, directed=False)
+        comp = np.asarray(connected_components(graph, directed=False)[1], dtype=np.int64)
         longest = np.full(int(comp.max()) + 1, -np.inf)
         np.maximum.at(longest, comp[ok], length[ok])
         size = np.bincount(comp)
@@ -288,6 +294,7 @@ def assign(
     assembly[copper & ~(straight | twin | breakout)] = ASSEMBLIES.index("split")
     basis[~copper] = length[~copper]  # fibre: every link its own patch cord; copper: the longest leg
 
+    cage_end = order[starts]  # the first end of each cage
     cages, violations = _cage_budget(
         devices,
         models,
@@ -308,6 +315,8 @@ def assign(
         cage=cage,
         port=port,
         per_cage=per,
+        cage_end=cage_end,
+        cage_size=run_len,
         form=np.vectorize(FORMS.index, otypes=[np.int8])(form_tab)[model_code[dev], group]
         if len(form_tab)
         else np.zeros(2 * n, dtype=np.int8),
