@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from layout.tui.app import DCLayoutApp  # noqa: E402
-from layout.tui.results import Result, compute  # noqa: E402
+from layout.tui.results import Result  # noqa: E402
+from layout.tui.session import compute  # noqa: E402
 from layout.tui.widgets.hall_map import HallMap  # noqa: E402
 
 
@@ -62,7 +63,12 @@ def stage_times(app: DCLayoutApp) -> dict[str, float]:
     """The pipeline once more outside the UI, timed per stage (progress marks when each one starts)."""
     assert app.editor is not None
     marks: list[tuple[str, float]] = []
-    compute(app.editor.inputs, app.editor.text, lambda stage: marks.append((stage, time.perf_counter())))
+    compute(
+        app.editor.inputs,
+        app.editor.text,
+        lambda stage: marks.append((stage, time.perf_counter())),
+        app.session.cache,  # as the app's own runs: the fabric and hall grids kept
+    )
     end = time.perf_counter()
     return {name: (marks[i + 1][1] if i + 1 < len(marks) else end) - t for i, (name, t) in enumerate(marks)}
 

@@ -21,8 +21,9 @@ module ``ports x price_usd / 2`` (an end of a 400G link is half the link's optic
 two ends). Fully used modules give every optical link exactly its catalog price.
 
 ``design_reliability(inputs, fabric, cabling)`` gives the design's own time to first job failure (its
-node-side optical modules and their MTBFs) and the checkpoint-restart vs in-memory loss of the site's
-``[training]`` table.
+node-side optical modules and their MTBFs, the seed's definition) and, under ``all_links``, from every
+link of the backend fabric with its medium's MTBF (copper too), and the checkpoint-restart vs in-memory
+loss of the site's ``[training]`` table, worst case and expected.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from layout.reliability import checkpoint_loss, time_to_first_failure_min
+from layout.reliability import MINUTES_PER_YEAR, CheckpointLoss, checkpoint_loss, time_to_first_failure_min
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric
@@ -278,6 +279,7 @@ def design_reliability(inputs: Inputs, fabric: Fabric, cabling: Cabling) -> dict
         fabric.gpus, tr.step_s, tr.checkpoint_every_steps, tr.hbm_gb, srv.backend_port_gbps
     )
     per_day = 0.0 if math.isinf(ttff) else 24 * 60 / ttff
+    every = _all_links(inputs, cabling, by_media, mtbf, loss)
     return {
         "time_to_first_failure_min": None if math.isinf(ttff) else round(ttff, 2),
         "failures_per_day": round(per_day, 3),
@@ -302,5 +304,50 @@ def design_reliability(inputs: Inputs, fabric: Fabric, cabling: Cabling) -> dict
             "saved_gpu_days": round(loss.saved_gpu_days, 3),
             "restart_gpu_days_per_day": round(loss.restart_gpu_days * per_day, 3),
             "in_memory_gpu_days_per_day": round(loss.in_memory_gpu_days * per_day, 3),
+            "restart_expected_gpu_days": round(loss.restart_expected_gpu_days, 3),
+            "in_memory_expected_gpu_days": round(loss.in_memory_expected_gpu_days, 3),
+        },
+        "all_links": every,
+    }
+
+
+def _all_links(
+    inputs: Inputs, cabling: Cabling, node: pd.DataFrame, node_mtbf: np.ndarray, loss: CheckpointLoss
+) -> dict[str, Any]:
+    """Time to the first failure of any backend link, each with its medium's MTBF: the node-side
+    optical modules as in the seed's figure (``node``: links and modules per medium at ``node_mtbf``),
+    and every other backend link (switch-to-switch optics, copper GPU jumpers, DAC and AEC) at its
+    medium's ``mtbf_years``; and what the failures cost per day, worst case and expected."""
+    cat = inputs.catalog
+    links = cabling.links
+    be = links[(links["network"] == "backend") & (links["media"] != "")]
+    media = be["media"].astype(str)
+    optical = media.map({k: m.optical for k, m in cat.media.items()}).to_numpy(bool)
+    node_link = optical & (be["kind"] == "gpu_leaf").to_numpy()
+    rest = media[~node_link].value_counts()
+    order = sorted(rest.index.astype(str), key=list(cat.media).index)
+    mtbf = np.r_[node_mtbf, [cat.media[k].mtbf_years for k in order]].astype(float)
+    units = np.r_[node["modules"].to_numpy(np.int64), [int(rest[k]) for k in order]].astype(np.int64)
+    ttff = time_to_first_failure_min(mtbf, units) if units.sum() else math.inf
+    per_day = 0.0 if math.isinf(ttff) else 24 * 60 / ttff
+    node_rate = float(np.sum(node["modules"].to_numpy(float) / node_mtbf)) if len(node) else 0.0
+    return {
+        "network": "backend",
+        "links": int(len(be)),
+        "time_to_first_failure_min": None if math.isinf(ttff) else round(ttff, 2),
+        "failures_per_day": round(per_day, 3),
+        "node_side": {
+            "links": int(node["links"].sum()),
+            "modules": int(node["modules"].sum()),
+            "failures_per_day": round(node_rate * 24 * 60 / MINUTES_PER_YEAR, 3),
+        },
+        "by_media": {k: {"links": int(rest[k]), "mtbf_years": float(cat.media[k].mtbf_years)} for k in order},
+        "restart_gpu_days_per_day": {
+            "worst": round(loss.restart_gpu_days * per_day, 3),
+            "expected": round(loss.restart_expected_gpu_days * per_day, 3),
+        },
+        "in_memory_gpu_days_per_day": {
+            "worst": round(loss.in_memory_gpu_days * per_day, 3),
+            "expected": round(loss.in_memory_expected_gpu_days * per_day, 3),
         },
     }

@@ -2,7 +2,8 @@
 ``add_parser(subparsers)`` and ``run(args) -> int``. Heavy libraries are imported inside ``run`` so that
 `dclayout fabric` starts fast.
 
-Exit codes (DESIGN.md): 0 success, 1 violations under --strict, 2 bad input, 3 an export failed.
+Exit codes (DESIGN.md): 0 success, 1 violations under --strict, 2 bad input, 3 an export failed; they are
+defined in layout/errors.py (the commands take them from there) and named here too.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ["validate", "tui", "fabric", "design", "report", "compare"]
+from layout.errors import EXIT_BAD_INPUT, EXIT_EXPORT_FAILED, EXIT_OK, EXIT_VIOLATIONS, InputError
 
-EXIT_OK, EXIT_VIOLATIONS, EXIT_BAD_INPUT, EXIT_EXPORT_FAILED = 0, 1, 2, 3
+__all__ = ["EXIT_BAD_INPUT", "EXIT_EXPORT_FAILED", "EXIT_OK", "EXIT_VIOLATIONS", "build_parser", "main"]
+
+COMMANDS = ["validate", "tui", "fabric", "design", "report", "compare"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,8 +31,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from layout.load import InputError
-
     try:
         return int(args.run(args))
     except InputError as e:

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from layout import bom
-from layout.load import InputError
+from layout.errors import InputError
 from layout.model import Cluster
 
 if TYPE_CHECKING:
@@ -159,11 +159,8 @@ def run_variant(inputs: Inputs, variant: Variant) -> dict[str, Any]:
     row["cable_km"] = round(float(np.nansum(links["stock_length_m"].to_numpy(float))) / 1000.0, 3)
 
     switch_kw = float(np.nansum(cabling.switch_power_kw))
-    server_mods = mods[mods["end"] == "server"] if not mods.empty else mods
-    module_w = server_mods["media"].map({m: cat.media[m].module_power_w for m in cat.media}).astype(float)
-    row["network_power_mw"] = round(
-        (switch_kw + float((server_mods["modules"] * module_w).sum()) / 1000.0) / 1000.0, 4
-    )
+    server = (fabric.devices["role"] == "server").to_numpy()
+    row["network_power_mw"] = round((switch_kw + float(cabling.module_w[server].sum()) / 1000.0) / 1000.0, 4)
     row["cost_total_usd"] = cost["total"]
     row["cost_network_usd"] = cost["network"]
     row["ttff_min"] = rel["time_to_first_failure_min"]

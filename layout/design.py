@@ -3,14 +3,13 @@ read only a Design).
 
 ``run`` is a plain sequence of stages; each stage is a pure function of the inputs and the earlier
 stages' results. ``progress`` (optional) is called with each stage's name before it starts, so a front
-end can show progress without the core importing a UI library.
+end can show progress without the core importing a UI library. ``cache`` (optional, layout/cache.py) is
+what a front end that reruns the design keeps between runs; without it a run keeps nothing.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,8 +20,8 @@ from layout import fabric as fabric_mod
 from layout import media as media_mod
 from layout import place as place_mod
 from layout import power as power_mod
+from layout.cache import DesignCache, FabricKey
 from layout.fabric import Fabric
-from layout.kept import Kept
 from layout.load import Inputs
 from layout.media import Cabling
 from layout.place import Placement
@@ -81,55 +80,39 @@ class Design:
         }
 
 
-class _FabricReuse(threading.local):
-    on = False  # per thread: only the caller that asked for reuse gets it
-
-
-_reuse = _FabricReuse()
-# The fabrics built under reuse_fabric(), with what they were built from (shared by threads). A Fabric is
-# immutable (read-only arrays), so a run may take one as it is. A few are kept, so that going back to an
-# earlier cluster (rail-optimized, then middle-of-rack, then undo and another edit) does not build it again.
-REUSED_FABRICS = 4
-_fabrics: Kept[tuple[Any, ...], Fabric] = Kept(REUSED_FABRICS)
-
-
-@contextmanager
-def reuse_fabric() -> Iterator[None]:
-    """While in this block, this thread's runs take an earlier run's fabric when the cluster, catalog,
-    servers per rack and file it was built from are equal (edits in the TUI mostly leave the cluster
-    alone). Outside it every run builds its own, so timings of the fabric stage stay honest."""
-    before, _reuse.on = _reuse.on, True
-    try:
-        yield
-    finally:
-        _reuse.on = before
-
-
-def build_fabric(inputs: Inputs) -> Fabric:
-    """The site's fabric, wired for the rack density the halls allow (middle-of-rack leaf groups)."""
+def build_fabric(inputs: Inputs, cache: DesignCache | None = None) -> Fabric:
+    """The site's fabric, wired for the rack density the halls allow (middle-of-rack leaf groups).
+    ``cache``: an earlier run's fabric when the cluster, catalog, servers per rack and file it was built
+    from are equal (edits in the TUI mostly leave the cluster alone); a Fabric is immutable (read-only
+    arrays), so a run may take one as it is."""
     spr = place_mod.fabric_servers_per_rack(inputs)
-    if not _reuse.on:
-        return fabric_mod.build(inputs.site.cluster, inputs.catalog, spr, str(inputs.path))
-    cluster = inputs.site.cluster  # == ignores which fields were given; fabric.build does not
-    key = (cluster, frozenset(cluster.model_fields_set), inputs.catalog, spr, str(inputs.path))
-    fabric = _fabrics.get(key)
+    cluster = inputs.site.cluster
+    if cache is None:
+        return fabric_mod.build(cluster, inputs.catalog, spr, str(inputs.path))
+    # == ignores which fields were given; fabric.build does not (a default NIC MTBF vs the one given)
+    key: FabricKey = (cluster, frozenset(cluster.model_fields_set), inputs.catalog, spr, str(inputs.path))
+    fabric = cache.fabrics.get(key)
     if fabric is None:
         fabric = fabric_mod.build(cluster, inputs.catalog, spr, str(inputs.path))
-    _fabrics.put(key, fabric)
+    cache.fabrics.put(key, fabric)
     return fabric
 
 
-def run(inputs: Inputs, progress: Progress | None = None) -> Design:
-    """Run every stage on validated inputs. Design-rule breaches are in ``Design.violations``."""
+def run(inputs: Inputs, progress: Progress | None = None, cache: DesignCache | None = None) -> Design:
+    """Run every stage on validated inputs. Design-rule breaches are in ``Design.violations``.
+
+    ``cache``: what earlier runs of the same front end kept (layout/cache.py), handed to the stages that
+    reuse work; the design is the same with or without it. Without one, nothing is kept between calls.
+    """
     step: Progress = progress or (lambda _name: None)
     step("fabric")
-    fabric = build_fabric(inputs)
+    fabric = build_fabric(inputs, cache)
     step("place")
-    placement = place_mod.place(inputs, fabric)
+    placement = place_mod.place(inputs, fabric, cache.place if cache is not None else None)
     step("cable")
     cabling = media_mod.cable(inputs, fabric, placement)
     step("power")
-    power = power_mod.check(inputs, fabric, placement, link_optical=cabling.link_optical)
+    power = power_mod.check(inputs, fabric, placement, module_w=cabling.module_w)
     step("bom")
     bom = bom_mod.build(inputs, fabric, placement, cabling)
     reliability = bom_mod.design_reliability(inputs, fabric, cabling)

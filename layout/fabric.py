@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from layout.load import InputError, Problem
+from layout.errors import InputError, Problem
 from layout.model import Catalog, Cluster
 from layout.reliability import time_to_first_failure_min
 

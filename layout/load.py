@@ -28,6 +28,7 @@ from shapely.geometry import LineString, Polygon
 from shapely.geometry import Point as ShapelyPoint
 from shapely.validation import explain_validity
 
+from layout.errors import InputError, Problem  # here too: `from layout.load import InputError` works
 from layout.model import Catalog, RackTemplate, SiteFile
 from layout.model.catalog import COPPER_CLASSES, MEDIA_CLASSES
 from layout.model.site import Building, Cluster, Duct, Hall, TrayEdit, UserRow
@@ -38,26 +39,6 @@ DEFAULT_TEMPLATES_DIR = PACKAGE_ROOT / "rack_templates"
 ENTRY_TOLERANCE_M = 1.0  # a building entry must lie within this distance of the footprint outline
 DUCT_END_TOLERANCE_M = 5.0  # a duct path must start/end within this distance of the buildings' entries
 FABRIC_SLOT_DEVICES = ("leaf", "switch")  # template slot devices that stand for the cluster's switch
-
-
-@dataclass(frozen=True)
-class Problem:
-    file: str
-    key: str
-    problem: str
-    allowed: str = ""
-
-    def __str__(self) -> str:
-        tail = f" (allowed: {self.allowed})" if self.allowed else ""
-        return f"{self.file}: {self.key}: {self.problem}{tail}"
-
-
-class InputError(Exception):
-    """Bad input: one or more problems, each naming the file, the key and what is allowed."""
-
-    def __init__(self, problems: Sequence[Problem]):
-        self.problems = list(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
 
 
 @dataclass(frozen=True)

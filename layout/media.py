@@ -1,10 +1,13 @@
 """Media by routed length, stock lengths, transceivers, switch power and tray fill; ``cable()`` runs the
 whole cabling stage (trays -> routes -> media -> fill) for layout.design.
 
-Every threshold comes from the catalog (``[media.*].reach_m``, listed cheapest first): a link gets the
-first medium whose reach covers its routed length, then the medium's next stock length up (media
-without stock lengths, such as coherent spliced on site, round up to the next ``UNSTOCKED_ROUND_M``).
-A link no medium reaches is a ``reach`` violation.
+Every threshold comes from the catalog (``[media.*].reach_m``, prices): a link gets the cheapest medium
+that carries its speed and whose reach covers its routed length, priced as the whole link at that
+medium's next stock length up (``MediaTable.link_price_usd``: module ends + cable, as layout.bom bills
+them; media without stock lengths, such as coherent spliced on site, round up to the next
+``UNSTOCKED_ROUND_M``). Equal prices go to the medium listed first. So single-mode FR4 (dearer modules,
+cheaper fibre, stock from 600 m) takes over from DR4 once DR4's cable costs more than the difference:
+beyond 300 m on the shipped catalog. A link no medium reaches is a ``reach`` violation.
 
 Jumpers: a link inside one rack is always a jumper; a link between neighbouring racks of a row is a
 jumper through the side panels when its jumper length gets a copper (non-optical) medium, otherwise it
@@ -14,8 +17,13 @@ Transceivers: an optical link needs a module at each end. On a switch a module c
 ``switch.ports_per_cage`` links (twin-port OSFP: 2) of one medium; on a server a backend (gpu_leaf)
 module carries ``nic.ports_per_module`` links (Cedar-7: 2), other server ports one each.
 
-Switch power follows the media: ``power_w_copper + (power_w_optics - power_w_copper) x optical ports /
-ports`` per switch (seed 000: QM9700 747 W on DAC, 1,500 W on optics).
+Module power (``module_w`` per device, ``module_power_w``): each module at its medium's figure for its
+width (single-port, or twin-port per two links: ``Catalog.module_power_w``), plus each active-cable
+(AEC) end at its medium's ``module_power_w``; passive copper draws nothing. A switch draws
+``power_w_copper`` (all ports on passive copper) + its modules' watts, never above ``power_w_optics``
+(its catalog maximum): layout.power.switch_power_kw. So a QM9700 with 64 links on twin-port DR4 modules
+draws 747 + 32 x 17 = 1,291 W, and a Q3400 leaf its 144 800G ports (288 400G links on 72 cages) at
+2,500 + 144 x 17 = 4,948 W, not 400G links counted against 800G ports.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from layout import ports as portlib
+from layout import power as powerlib
 from layout import route as routing
 from layout import trays as traylib
 from layout.arrays import unique_counts
@@ -42,7 +51,7 @@ ROUTES = ("", "rack", "adjacent", "tray")  # no route, in-rack jumper, adjacent-
 
 @dataclass(frozen=True)
 class MediaTable:
-    """The catalog's media as arrays, in catalog (cheapest-first) order."""
+    """The catalog's media as arrays, in catalog order."""
 
     ids: tuple[str, ...]
     classes: tuple[str, ...]
@@ -51,6 +60,8 @@ class MediaTable:
     area_mm2: np.ndarray
     stock: tuple[np.ndarray, ...]
     speeds: tuple[frozenset[int], ...]
+    price_usd: np.ndarray
+    price_usd_per_m: np.ndarray
 
     @classmethod
     def of(cls, catalog: Catalog) -> MediaTable:
@@ -63,39 +74,50 @@ class MediaTable:
             area_mm2=np.array([np.pi * (m.diameter_mm / 2) ** 2 for _, m in items], dtype=float),
             stock=tuple(np.asarray(m.stock_lengths_m, dtype=float) for _, m in items),
             speeds=tuple(frozenset(m.speeds_gbps) for _, m in items),
+            price_usd=np.array([m.price_usd for _, m in items], dtype=float),
+            price_usd_per_m=np.array([m.price_usd_per_m for _, m in items], dtype=float),
         )
 
     def pick(self, length_m: np.ndarray, speed_gbps: np.ndarray | int = 400) -> np.ndarray:
-        """Index of the first medium that carries the link's speed and whose reach covers its length;
-        -1 where none does (or the length is NaN)."""
+        """Index of the cheapest medium (``link_price_usd``) that carries the link's speed and whose reach
+        covers its length, the first listed on equal prices; -1 where none does (or the length is NaN)."""
         length = np.asarray(length_m, dtype=float)
         length = np.where(np.isfinite(length), length, np.inf)
         speed = np.broadcast_to(np.asarray(speed_gbps), length.shape)
         out = np.full(len(length), -1, dtype=np.int64)
-        for sp in sorted(pd.unique(speed.ravel())):
-            cand = np.array([i for i, s in enumerate(self.speeds) if int(sp) in s], dtype=np.int64)
-            if not len(cand):
+        best = np.full(len(length), np.inf)
+        for k in range(len(self.ids)):
+            ok = np.flatnonzero((length <= self.reach_m[k]) & np.isin(speed, list(self.speeds[k])))
+            if not len(ok):
                 continue
-            m = speed == sp
-            first_reach = np.maximum.accumulate(self.reach_m[cand])  # first i with reach[i] >= L
-            idx = np.searchsorted(first_reach, length[m], side="left")
-            out[m] = np.where(idx < len(cand), cand[np.minimum(idx, len(cand) - 1)], -1)
+            price = self.link_price_usd(length[ok], k)
+            cheaper = price < best[ok]
+            best[ok[cheaper]] = price[cheaper]
+            out[ok[cheaper]] = k
         return out
+
+    def link_price_usd(self, length_m: np.ndarray, k: int) -> np.ndarray:
+        """What one link of medium ``k`` costs at each length: the catalog ``price_usd`` (the cable
+        assembly, or both module ends) + ``price_usd_per_m`` x the next stock length up."""
+        return self.price_usd[k] + self.price_usd_per_m[k] * self._stock_of(np.asarray(length_m, float), k)
+
+    def _stock_of(self, length_m: np.ndarray, k: int) -> np.ndarray:
+        """Medium ``k``'s next stock length at or above each length; beyond its longest stock length (or
+        without any), the next ``UNSTOCKED_ROUND_M``."""
+        stock = self.stock[k]
+        longer = np.ceil(length_m / UNSTOCKED_ROUND_M) * UNSTOCKED_ROUND_M
+        if not len(stock):
+            return longer
+        i = np.searchsorted(stock, length_m, side="left")
+        return np.where(i < len(stock), stock[np.minimum(i, len(stock) - 1)], longer)
 
     def stock_length(self, length_m: np.ndarray, code: np.ndarray) -> np.ndarray:
         """The medium's next stock length at or above each length (NaN where there is no medium)."""
         out = np.full(len(length_m), np.nan)
-        for k, stock in enumerate(self.stock):
+        for k in range(len(self.stock)):
             m = code == k
-            if not m.any():
-                continue
-            if len(stock):
-                i = np.searchsorted(stock, length_m[m], side="left")
-                # beyond the longest stock length (reach above it): next UNSTOCKED_ROUND_M
-                longer = np.ceil(length_m[m] / UNSTOCKED_ROUND_M) * UNSTOCKED_ROUND_M
-                out[m] = np.where(i < len(stock), stock[np.minimum(i, len(stock) - 1)], longer)
-            else:
-                out[m] = np.ceil(length_m[m] / UNSTOCKED_ROUND_M) * UNSTOCKED_ROUND_M
+            if m.any():
+                out[m] = self._stock_of(length_m[m], k)
         return out
 
 
@@ -111,6 +133,7 @@ class Cabling:
     ``link_optical``: per link, True when its medium is optical (links without a medium: True when they
     leave the rack), for ``power.check(..., link_optical=...)``.
     ``switch_power_kw``/``optical_ports``: per device (NaN / 0 for devices that are not catalog switches).
+    ``module_w``: per device, watts of its transceiver modules and active-cable ends (``module_power_w``).
     ``modules``: transceiver modules per device and medium (device, end ``switch``/``server``, media,
     links, links_per_module, modules). ``cables``: cables to buy per medium and stock length (media, stock_length_m, count).
     """
@@ -124,6 +147,7 @@ class Cabling:
     modules: pd.DataFrame
     cables: pd.DataFrame
     violations: list[Violation] = field(default_factory=list)
+    module_w: np.ndarray = field(default_factory=lambda: np.zeros(0))
     ports: portlib.PortMap | None = None  # every link end's port and cage (layout.ports)
 
     def media_counts(self) -> dict[str, int]:
@@ -262,7 +286,9 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
     edge_fill = _edge_fill(trays, load, mt)
 
     modules = port_map.modules(devices, links, mt)  # as plugged: one per optical cage
-    optical_ports, power_kw = _switch_power(devices, links, code, mt, catalog)
+    module_w = module_power_w(devices, links, code, mt, catalog, modules)
+    optical_ports = _optical_ports(devices, links, code, mt)
+    power_kw = powerlib.switch_power_kw(catalog, devices, module_w)
     cables = _cable_counts(code, stock, mt)
     violations = [
         *trays.violations,
@@ -280,6 +306,7 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
         modules=modules,
         cables=cables,
         violations=violations,
+        module_w=module_w,
         ports=port_map,
     )
 
@@ -322,21 +349,49 @@ def _cable_counts(code: np.ndarray, stock: np.ndarray, mt: MediaTable) -> pd.Dat
     )
 
 
-def _switch_power(
-    devices: pd.DataFrame, links: pd.DataFrame, code: np.ndarray, mt: MediaTable, catalog: Catalog
-) -> tuple[np.ndarray, np.ndarray]:
-    n = len(devices)
+def _optical_ports(
+    devices: pd.DataFrame, links: pd.DataFrame, code: np.ndarray, mt: MediaTable
+) -> np.ndarray:
+    """Optical link ends per device."""
     opt = (code >= 0) & mt.optical[np.clip(code, 0, None)]
     ends = np.r_[links["a"].to_numpy(np.int64)[opt], links["b"].to_numpy(np.int64)[opt]]
-    optical_ports = np.bincount(ends, minlength=n).astype(np.int64)
-    mc, models = pd.factorize(devices["model"].to_numpy())
-    sw = [catalog.switch.get(str(m)) for m in models]
-    ports = np.array([x.ports if x else 0 for x in sw], dtype=float)[mc]
-    copper = np.array([x.power_w_copper if x else np.nan for x in sw], dtype=float)[mc]
-    optics = np.array([x.power_w_optics if x else np.nan for x in sw], dtype=float)[mc]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(ports > 0, np.minimum(optical_ports / np.where(ports > 0, ports, 1), 1.0), np.nan)
-    return optical_ports, (copper + (optics - copper) * share) / 1000.0
+    return np.bincount(ends, minlength=len(devices)).astype(np.int64)
+
+
+def module_power_w(
+    devices: pd.DataFrame,
+    links: pd.DataFrame,
+    code: np.ndarray,
+    mt: MediaTable,
+    catalog: Catalog,
+    modules: pd.DataFrame,
+) -> np.ndarray:
+    """Watts per device of its transceiver modules (each at its medium and width) and of its
+    active-cable ends (a copper medium's ``module_power_w`` per link end; passive DAC: 0)."""
+    n = len(devices)
+    out = np.zeros(n)
+    if len(modules):
+        pairs = modules[["media", "links_per_module"]].drop_duplicates()
+        watts = {
+            (str(m), int(w)): catalog.module_power_w(str(m), int(w))
+            for m, w in zip(pairs["media"], pairs["links_per_module"], strict=True)
+        }
+        per = np.array(
+            [
+                watts[(str(m), int(w))]
+                for m, w in zip(modules["media"], modules["links_per_module"], strict=True)
+            ]
+        )
+        out += np.bincount(
+            modules["device"].to_numpy(np.int64), weights=modules["modules"] * per, minlength=n
+        )
+    end_w = np.array([catalog.media[m].module_power_w for m in mt.ids] + [0.0])[
+        np.where(code >= 0, code, len(mt.ids))
+    ]
+    cu = (code >= 0) & ~mt.optical[np.clip(code, 0, None)] & (end_w > 0)
+    for end in ("a", "b"):
+        out += np.bincount(links[end].to_numpy(np.int64)[cu], weights=end_w[cu], minlength=n)
+    return out
 
 
 def _link_violations(

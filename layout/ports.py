@@ -27,7 +27,7 @@ device, its rack and the counts.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -38,8 +38,20 @@ from layout.model.catalog import CAGE_FORMS
 from layout.violations import Violation
 
 if TYPE_CHECKING:
-    from layout.media import MediaTable
     from layout.model import Catalog
+
+
+class MediaTable(Protocol):
+    """What the port map needs of layout.media.MediaTable (media call ports, not the other way)."""
+
+    @property
+    def ids(self) -> tuple[str, ...]: ...
+
+    @property
+    def optical(self) -> np.ndarray: ...
+
+    def pick(self, length_m: np.ndarray, speed_gbps: np.ndarray | int = 400) -> np.ndarray: ...
+
 
 GROUPS = ("data", "backend", "frontend", "storage", "mgmt")
 GROUP_LABELS = ("", "be", "fe", "st", "mgmt")  # cage label prefix: "7" on a switch, "be3" on a server
@@ -55,7 +67,8 @@ class PortMap:
     cage of that group), per cage of the design ``cage_end`` (its first end) and ``cage_size``
     (its links), ``form`` (FORMS code: osfp, qsfp, sfp, rj45). Per link: ``code`` (medium index after cage sharing, -1 without a medium),
     ``stock_basis_m`` (the length its stock length is chosen for: the longest leg of a copper
-    assembly), ``assembly`` (ASSEMBLIES code). ``cages``: one row per device model and group (model,
+    assembly), ``medium_for_m`` (the length its medium is chosen for: the longest link it shares
+    cages with), ``assembly`` (ASSEMBLIES code). ``cages``: one row per device model and group (model,
     group, form, devices, cages, ports, used_cages, used_ports, over_devices). ``changed``: links
     whose medium the cage sharing changed."""
 
@@ -68,6 +81,7 @@ class PortMap:
     form: np.ndarray
     code: np.ndarray
     stock_basis_m: np.ndarray
+    medium_for_m: np.ndarray
     assembly: np.ndarray
     cages: pd.DataFrame
     changed: int
@@ -263,6 +277,7 @@ def assign(
     u, v = link_sorted[:-1][same], link_sorted[1:][same]
     new_code = code.copy()
     basis = length.copy()
+    medium_for = length.copy()
     shared = np.zeros(n, dtype=bool)
     ok = code >= 0
     if len(u):
@@ -275,6 +290,7 @@ def assign(
         picked = mt.pick(longest[comp[shared]], speed[shared])
         new_code[shared] = np.where(picked >= 0, picked, code[shared])
         basis[shared] = longest[comp[shared]]
+        medium_for[shared] = longest[comp[shared]]
     changed = int(np.count_nonzero(new_code != code))
 
     # copper assemblies: a lone link, a twin (same mates at both ends), a breakout (twin to singles)
@@ -322,6 +338,7 @@ def assign(
         else np.zeros(2 * n, dtype=np.int8),
         code=new_code,
         stock_basis_m=basis,
+        medium_for_m=medium_for,
         assembly=assembly,
         cages=cages,
         changed=changed,

@@ -4,14 +4,20 @@ Per device (kW):
 - server: the catalog ``power_kw`` + the NIC option's ``power_w_extra`` per backend port + the node-side
   optical modules (one per optical backend port, or one per ``ports_per_module`` ports for dual-port
   modules; one per optical frontend/storage port) at the default optical module's power;
-- switch: ``power_w_copper`` plus, for each port whose link is optical, the per-port difference
-  ``(power_w_optics - power_w_copper) / ports`` (the catalog figures are the switch with all ports on
-  DAC vs all ports on optics, module power included).
+- switch: ``power_w_copper`` (the switch with every port on passive copper) plus the watts of its
+  modules and active-cable ends, never above ``power_w_optics`` (its catalog maximum, every cage at its
+  modules' power class): :func:`switch_power_kw`.
+
+The modules' watts come from the cabling step (``Cabling.module_w``: each module at its medium's power
+for its width, single- or twin-port; AEC ends at theirs). Before it, :func:`estimate_module_w` takes
+every optical link end at the default optical medium: one single-port module per server port (per
+``ports_per_module`` backend ports for dual-port NICs, at the twin-port figure), twin-port modules on
+switches with ``ports_per_cage`` > 1.
 
 Until the cabling step assigns media, a link is taken as optical when it leaves the rack (its two ends
 sit in different racks, or one end is not placed) and as copper inside a rack; out-of-band links are
-copper (RJ45). The cabling step can pass its own ``link_optical`` flags, or a whole per-device power
-array, to :func:`check`.
+copper (RJ45). The cabling step passes its own ``module_w`` (or a whole per-device power array) to
+:func:`check`.
 
 Every breach is a :class:`~layout.violations.Violation` (never an exception): ``rack_kw``, ``hall_mw``,
 ``building_mw``, ``site_mw``, ``floor_load``, ``cooling``. Rack-level breaches are reported once per hall
@@ -26,50 +32,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from layout.estimates import default_module_w
 from layout.violations import Violation
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric
     from layout.load import Inputs
-    from layout.model import Catalog, RackTemplate
+    from layout.model import Catalog
     from layout.place import Placement
 
 HOURS_PER_YEAR = 8760.0
 COOLING_RANK = {"air": 0, "rear-door": 1, "liquid": 2}
-
-
-def default_module_w(catalog: Catalog) -> float:
-    """Power of one optical module before media are assigned: the first optical medium in the catalog."""
-    for m in catalog.media.values():
-        if m.optical:
-            return float(m.module_power_w)
-    return 0.0
-
-
-def estimate_gpu_rack_kw(inputs: Inputs, template: RackTemplate, servers: int) -> float:
-    """Expected kW of a full GPU rack before the fabric exists (used to pick the rack density).
-
-    Servers with their NIC extras; rail: one optical module per backend port (per module for dual-port
-    NICs); middle-of-rack: the leaf in the rack, half its ports on copper, half on optics.
-    """
-    cat = inputs.catalog
-    cl = inputs.site.cluster
-    srv = cat.server[cl.server]
-    nic = cat.nic[cl.nic]
-    kw = servers * (srv.power_kw + nic.power_w_extra * srv.backend_ports / 1000.0)
-    if cl.design == "mor" and template.leaf_slot() is not None:
-        sw = cat.switch[cl.switch]
-        kw += (sw.power_w_copper + sw.power_w_optics) / 2000.0
-    else:
-        modules = -(-srv.backend_ports // nic.ports_per_module)
-        kw += servers * modules * default_module_w(cat) / 1000.0
-    return kw
-
-
-def estimate_switch_kw(catalog: Catalog, model: str) -> float:
-    """A switch in a network rack before placement: every port optical (its links leave the rack)."""
-    sw = catalog.switch.get(model)
-    return 0.0 if sw is None else sw.power_w_optics / 1000.0
 
 
 # ------------------------------------------------------------------------------------------ per device
@@ -82,10 +55,13 @@ def link_optical_default(fabric: Fabric, device_rack: np.ndarray) -> np.ndarray:
     return np.asarray(leaves & (fabric.links["network"] != "oob").to_numpy())
 
 
-def device_power_kw(
+def estimate_module_w(
     inputs: Inputs, fabric: Fabric, device_rack: np.ndarray, link_optical: np.ndarray | None = None
 ) -> np.ndarray:
-    """kW per device of the fabric (servers and switches), aligned with ``fabric.devices``."""
+    """Watts of modules per device before media are assigned: each optical link end (``link_optical``,
+    default :func:`link_optical_default`) at the default optical medium; servers one single-port module
+    per port (per ``ports_per_module`` backend ports on dual-port NICs), switches on modules of
+    ``ports_per_cage`` links."""
     cat = inputs.catalog
     dev = fabric.devices
     n = len(dev)
@@ -93,39 +69,67 @@ def device_power_kw(
     optical = (
         link_optical_default(fabric, device_rack) if link_optical is None else np.asarray(link_optical, bool)
     )
-    a = links["a"].to_numpy()
-    b = links["b"].to_numpy()
+    a, b = links["a"].to_numpy(), links["b"].to_numpy()
     model_code, models = pd.factorize(dev["model"].to_numpy())
     is_server = (dev["role"] == "server").to_numpy()
-    out = np.zeros(n)
-
-    # switches: copper baseline + optical ports x per-port optics delta
-    opt_ports = np.bincount(a[optical], minlength=n) + np.bincount(b[optical], minlength=n)
+    ends = np.r_[a[optical], b[optical]]
+    backend = np.r_[(links["network"] == "backend").to_numpy()[optical]] if len(links) else np.zeros(0, bool)
+    backend = np.r_[backend, backend]
+    srv_end = is_server[ends] if len(ends) else np.zeros(0, bool)
+    be = np.bincount(ends[srv_end & backend], minlength=n)
+    other = np.bincount(ends[srv_end & ~backend], minlength=n)
+    sw_links = np.bincount(ends[~srv_end], minlength=n)
+    nic = cat.nic[fabric.nic] if fabric.nic in cat.nic else cat.nic[inputs.site.cluster.nic]
+    per_nic = nic.ports_per_module
+    out = (-(-be // per_nic)) * default_module_w(cat, per_nic) + other * default_module_w(cat)
     for i, model in enumerate(models):
         sw = cat.switch.get(str(model))
         if sw is None:
             continue
         m = (model_code == i) & ~is_server
-        out[m] = (
-            sw.power_w_copper + (sw.power_w_optics - sw.power_w_copper) * opt_ports[m] / sw.ports
-        ) / 1000.0
+        per = sw.ports_per_cage
+        out[m] = (-(-sw_links[m] // per)) * default_module_w(cat, per)
+    return out.astype(float)
 
-    # servers: catalog power + NIC extras + node-side optical modules
+
+def switch_power_kw(catalog: Catalog, devices: pd.DataFrame, module_w: np.ndarray) -> np.ndarray:
+    """kW per device that is a catalog switch (NaN for the others): ``power_w_copper`` + its modules'
+    ``module_w`` watts, never above ``power_w_optics`` (the catalog maximum)."""
+    model_code, models = pd.factorize(devices["model"].to_numpy())
+    is_switch = (devices["role"] != "server").to_numpy()
+    base = np.full(len(models), np.nan)
+    top = np.full(len(models), np.nan)
+    for i, model in enumerate(models):
+        sw = catalog.switch.get(str(model))
+        if sw is not None:
+            base[i], top[i] = sw.power_w_copper, sw.power_w_optics
+    out = np.minimum(base[model_code] + np.asarray(module_w, float), top[model_code]) / 1000.0
+    return np.where(is_switch, out, np.nan)
+
+
+def device_power_kw(
+    inputs: Inputs,
+    fabric: Fabric,
+    device_rack: np.ndarray,
+    link_optical: np.ndarray | None = None,
+    module_w: np.ndarray | None = None,
+) -> np.ndarray:
+    """kW per device of the fabric (servers and switches), aligned with ``fabric.devices``. ``module_w``:
+    the cabling's watts of modules per device (default: :func:`estimate_module_w` from
+    ``link_optical``)."""
+    cat = inputs.catalog
+    dev = fabric.devices
+    mw = estimate_module_w(inputs, fabric, device_rack, link_optical) if module_w is None else module_w
+    mw = np.asarray(mw, float)
+    out = np.nan_to_num(switch_power_kw(cat, dev, mw))
+    model_code, models = pd.factorize(dev["model"].to_numpy())
+    is_server = (dev["role"] == "server").to_numpy()
     if is_server.any():
         nic = cat.nic[fabric.nic] if fabric.nic in cat.nic else cat.nic[inputs.site.cluster.nic]
-        module_w = default_module_w(cat)
-        server_end = np.where(is_server[a], a, np.where(is_server[b], b, -1))
-        backend = (links["network"] == "backend").to_numpy()
-        sel = optical & (server_end >= 0)
-        be_ports = np.bincount(server_end[sel & backend], minlength=n)
-        other_ports = np.bincount(server_end[sel & ~backend], minlength=n)
-        modules = -(-be_ports // nic.ports_per_module) + other_ports
         for i in np.unique(model_code[is_server]).tolist():
             srv = cat.server[str(models[i])]
             m = (model_code == i) & is_server
-            out[m] = (
-                srv.power_kw + nic.power_w_extra * srv.backend_ports / 1000.0 + modules[m] * module_w / 1000.0
-            )
+            out[m] = srv.power_kw + nic.power_w_extra * srv.backend_ports / 1000.0 + mw[m] / 1000.0
     return out
 
 
@@ -176,13 +180,14 @@ def check(
     placement: Placement,
     device_kw: np.ndarray | None = None,
     link_optical: np.ndarray | None = None,
+    module_w: np.ndarray | None = None,
 ) -> PowerReport:
     """Sum power per rack, row, hall, building and site; check every budget and the floor load."""
     site = inputs.site
     racks = placement.racks
     nr = len(racks)
     dkw = (
-        device_power_kw(inputs, fabric, placement.device_rack, link_optical)
+        device_power_kw(inputs, fabric, placement.device_rack, link_optical, module_w)
         if device_kw is None
         else np.asarray(device_kw, float)
     )

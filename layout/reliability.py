@@ -53,6 +53,18 @@ class CheckpointLoss:
     def saved_gpu_days(self) -> float:
         return self.restart_gpu_days - self.in_memory_gpu_days
 
+    @property
+    def restart_expected_gpu_days(self) -> float:
+        """Expected loss of a restart: a failure is as likely after any of the N steps between two
+        checkpoints (0 .. N - 1 steps redone), so on average half the worst case."""
+        return self.restart_gpu_days / 2
+
+    @property
+    def in_memory_expected_gpu_days(self) -> float:
+        """In-memory recovery redoes the step in flight and copies the state back whenever the failure
+        comes: its expected loss is its worst case."""
+        return self.in_memory_gpu_days
+
 
 def checkpoint_loss(
     gpus: int, step_s: float, checkpoint_every_steps: int, hbm_gb: float, link_gbps: float

@@ -18,8 +18,9 @@ from typing import Any
 import tomlkit
 from tomlkit.items import AoT, Table
 
-from layout.export.atomic import write_bytes
-from layout.load import InputError, Inputs, Problem, load_site, parse_toml, site_from_data
+from layout.errors import InputError, Problem
+from layout.files import write_bytes
+from layout.load import Inputs, load_site, parse_toml, site_from_data
 
 HALL_KEYS = ("max_rack_kw", "cooling", "it_mw")
 CLUSTER_KEYS = ("design", "switch", "nic", "rack", "rack_low_density")

@@ -21,3 +21,17 @@ class Violation:
         if self.figures:
             out["figures"] = dict(sorted(self.figures.items()))
         return out
+
+
+def where_prefixes(where: str) -> list[str]:
+    """The places a ``where`` names, most specific first: ``B1/H1/R03/K07`` -> the rack, its row
+    ``B1/H1/R03``, its hall ``B1/H1``, its building ``B1``. The one parser of ``where`` strings: the
+    drawings' markers and the TUI's jump to a violation both go through it."""
+    parts = where.split("/")
+    return ["/".join(parts[:n]) for n in range(len(parts), 0, -1)]
+
+
+def hall_key(where: str) -> str:
+    """The hall (``B1/H1``) a ``where`` lies in, or "" for a building, the site or a bare id."""
+    parts = where.split("/")
+    return "/".join(parts[:2]) if len(parts) >= 2 else ""

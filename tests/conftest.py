@@ -138,3 +138,50 @@ def make_inputs() -> Callable[..., Inputs]:
         return site_from_data(data, Path(name), catalog, templates, DEFAULT_TEMPLATES_DIR)
 
     return make
+
+
+def assert_same_design(a: Any, b: Any) -> None:
+    """Two designs are the same: the summary, and every table, array and figure of the fabric, the
+    placement, the cabling (trays included), the power report and the BOM (DataFrame.equals, dtypes and
+    column order too; NaN equals NaN), the reliability figures and the violations."""
+    assert a.summary() == b.summary()
+    _same(a.fabric.devices, b.fabric.devices, "fabric.devices")
+    _same(a.fabric.links, b.fabric.links, "fabric.links")
+    for part in ("fabric", "placement", "cabling", "power", "bom", "reliability", "violations"):
+        _same(getattr(a, part), getattr(b, part), part)
+
+
+def _same(x: Any, y: Any, where: str) -> None:
+    import dataclasses
+
+    import numpy as np
+    import pandas as pd
+
+    assert type(x) is type(y), where
+    if isinstance(x, pd.DataFrame):
+        assert list(x.columns) == list(y.columns) and list(x.dtypes) == list(y.dtypes), where
+        assert x.equals(y), where
+    elif isinstance(x, np.ndarray):
+        assert x.dtype == y.dtype and x.shape == y.shape, where
+        assert pd.Series(x.ravel()).equals(pd.Series(y.ravel())), where
+    elif dataclasses.is_dataclass(x) and not isinstance(x, type) and not hasattr(x, "model_fields"):
+        for f in dataclasses.fields(x):
+            _same(getattr(x, f.name), getattr(y, f.name), f"{where}.{f.name}")
+    elif isinstance(x, dict):
+        assert list(x) == list(y), where
+        for k in x:
+            _same(x[k], y[k], f"{where}[{k!r}]")
+    elif isinstance(x, list | tuple):
+        assert len(x) == len(y), where
+        for i, (u, v) in enumerate(zip(x, y, strict=True)):
+            _same(u, v, f"{where}[{i}]")
+    elif isinstance(x, float) and x != x:
+        assert y != y, where
+    else:
+        assert x == y, where
+
+
+@pytest.fixture(scope="session")
+def same_design() -> Callable[[Any, Any], None]:
+    """``same_design(a, b)``: assert_same_design (every table of two designs equal)."""
+    return assert_same_design

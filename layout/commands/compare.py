@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from layout import compare as compare_mod
-    from layout.cli import EXIT_EXPORT_FAILED, EXIT_OK
+    from layout.errors import EXIT_EXPORT_FAILED, EXIT_OK
     from layout.export.tables import json_text, write_csv
 
     started = time.monotonic()

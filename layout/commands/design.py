@@ -1,6 +1,6 @@
-"""`dclayout design SITE [--out DIR] [--strict] [--svg/--no-svg] [--dxf] [--pdf] [--csv] [--xlsx]`: run the
-whole pipeline on a site and write ``DIR/summary.json``, one SVG floor plan per hall, and the exports asked
-for (default DIR: ``outputs/<site file stem>/``; file names from the site file's stem).
+"""`dclayout design SITE [--out DIR] [--strict] [--svg/--no-svg] [--dxf] [--pdf] [--csv] [--xlsx] [--parquet]`:
+run the whole pipeline on a site and write ``DIR/summary.json``, one SVG floor plan per hall, and the exports
+asked for (default DIR: ``outputs/<site file stem>/``; file names from the site file's stem).
 
 Exit codes (DESIGN.md): 0 done (violations are reported), 1 violations under ``--strict``, 2 bad input,
 3 an export failed (nothing half-written is left behind).
@@ -31,8 +31,13 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--dxf", action="store_true", help="write STEM.dxf (millimetres, one layout per hall)")
     p.add_argument("--pdf", action="store_true", help="write STEM.pdf, the design report with the BOM")
-    p.add_argument("--csv", action="store_true", help="write STEM-bom.csv and STEM-links.csv")
-    p.add_argument("--xlsx", action="store_true", help="write STEM.xlsx (BOM, racks, links, summary)")
+    p.add_argument("--csv", action="store_true", help="write STEM-bom.csv, STEM-links.csv and STEM-ports.csv")
+    p.add_argument("--xlsx", action="store_true", help="write STEM.xlsx (BOM, racks, links, ports, summary)")
+    p.add_argument(
+        "--parquet",
+        action="store_true",
+        help="write STEM-bom.parquet and STEM-links.parquet (the CSV tables)",
+    )
     add_templates_option(p)
     p.set_defaults(run=run)
 
@@ -86,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from layout import design as design_mod
-    from layout.cli import EXIT_EXPORT_FAILED, EXIT_OK, EXIT_VIOLATIONS
-    from layout.export.atomic import write_text
+    from layout.errors import EXIT_EXPORT_FAILED, EXIT_OK, EXIT_VIOLATIONS
+    from layout.files import write_text
 
     started = time.monotonic()
     inputs = load_inputs(args.site, args.templates)
@@ -127,20 +132,11 @@ def _exports(args: argparse.Namespace, design: Any, out_dir: Any, summary: dict[
         from layout.export.pdf import write_pdf
 
         written.append(write_pdf(design, out_dir / f"{stem}.pdf"))
-    if args.csv or args.xlsx:
+    if args.csv or args.xlsx or args.parquet:
         from layout.export import tables
 
-        written += tables.write_design_tables(
-            out_dir,
-            stem,
-            bom=design.bom,
-            racks=design.placement.racks,
-            links=tables.links_table(design.fabric, design.placement, design.cabling),
-            summary=summary,
-            date=design.inputs.site.site.date,
-            csv=args.csv,
-            xlsx=args.xlsx,
-            **tables.port_tables(design, csv=args.csv),
+        written += tables.write_tables_of(
+            design, out_dir, csv=args.csv, xlsx=args.xlsx, parquet=args.parquet, summary=summary
         )
     return written
 

@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from layout.errors import EXIT_OK
+
 
 def _ratio(text: str) -> float:
     """``7`` or ``7:1``."""
@@ -83,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(summary) + "\n")
     else:
         _print_table(summary)
-    return 0
+    return EXIT_OK
 
 
 def _print_table(s: dict[str, Any]) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from layout.commands import add_templates_option, load_inputs
+from layout.errors import EXIT_BAD_INPUT, EXIT_EXPORT_FAILED, EXIT_OK, InputError
 
 
 def add_parser(sub: Any) -> None:
@@ -59,8 +60,6 @@ def build_one(site: str, out: str | None, templates: str | None) -> Outcome:
     """Load, design and write the PDF of one site. Never raises: failures come back as an Outcome."""
     import time
 
-    from layout.load import InputError
-
     t0 = time.perf_counter()
     try:
         inputs = load_inputs(site, templates)
@@ -68,11 +67,13 @@ def build_one(site: str, out: str | None, templates: str | None) -> Outcome:
 
         design = run_design(inputs)
     except InputError as e:
-        return Outcome(site, 2, seconds=time.perf_counter() - t0, lines=tuple(str(p) for p in e.problems))
+        return Outcome(
+            site, EXIT_BAD_INPUT, seconds=time.perf_counter() - t0, lines=tuple(str(p) for p in e.problems)
+        )
     except Exception as e:  # a bug in the pipeline must not stop the other sites
         return Outcome(
             site,
-            3,
+            EXIT_EXPORT_FAILED,
             seconds=time.perf_counter() - t0,
             lines=(f"{site}: design failed: {type(e).__name__}: {e}",),
         )
@@ -84,11 +85,11 @@ def build_one(site: str, out: str | None, templates: str | None) -> Outcome:
     except Exception as e:
         return Outcome(
             site,
-            3,
+            EXIT_EXPORT_FAILED,
             seconds=time.perf_counter() - t0,
             lines=(f"{target}: export failed: {type(e).__name__}: {e}",),
         )
-    return Outcome(site, 0, pdf=str(target), seconds=time.perf_counter() - t0)
+    return Outcome(site, EXIT_OK, pdf=str(target), seconds=time.perf_counter() - t0)
 
 
 def _duplicate_targets(sites: list[str], out: str | None) -> list[str]:
@@ -117,17 +118,17 @@ def run(args: argparse.Namespace) -> int:
     if clashes:
         for line in clashes:
             print(line, file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     jobs = max(1, min(args.jobs or os.cpu_count() or 1, len(sites)))
     console = Console(stderr=True, highlight=False)
     outcomes: list[Outcome] = []
 
     def show(o: Outcome) -> None:
         outcomes.append(o)
-        if o.code == 0:
+        if o.code == EXIT_OK:
             console.print(f"[green]ok[/]   {o.site} -> {o.pdf} ({o.seconds:.1f} s)")
         else:
-            tag = "bad input" if o.code == 2 else "failed"
+            tag = "bad input" if o.code == EXIT_BAD_INPUT else "failed"
             console.print(f"[red]{tag}[/] {o.site} ({o.seconds:.1f} s)")
             for line in o.lines:
                 console.print(f"    {line}", markup=False, soft_wrap=True)
@@ -158,11 +159,11 @@ def run(args: argparse.Namespace) -> int:
                         show(
                             Outcome(
                                 futures[fut],
-                                3,
+                                EXIT_EXPORT_FAILED,
                                 lines=(f"{futures[fut]}: worker died: {type(e).__name__}: {e}",),
                             )
                         )
                     bar.advance(task)
-    written = sum(o.code == 0 for o in outcomes)
+    written = sum(o.code == EXIT_OK for o in outcomes)
     console.print(f"{written} of {len(sites)} report(s) written")
     return max(o.code for o in outcomes)

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from layout.commands import add_templates_option, load_inputs, templates_dir
+from layout.errors import EXIT_OK
 
 
 def add_parser(sub: Any) -> None:
@@ -24,4 +25,4 @@ def run(args: argparse.Namespace) -> int:
     from layout.tui.app import run_app
 
     run_app(args.site, templates_dir(args.templates))
-    return 0
+    return EXIT_OK

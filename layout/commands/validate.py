@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from layout.commands import add_templates_option, load_inputs
+from layout.errors import EXIT_BAD_INPUT, EXIT_OK, InputError
 
 
 def add_parser(sub: Any) -> None:
@@ -17,8 +18,6 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from layout.load import InputError
-
     bad = 0
     for site in args.sites:
         try:
@@ -34,4 +33,4 @@ def run(args: argparse.Namespace) -> int:
             f"{site}: ok — {s.site.name}: {len(s.building)} building(s), {halls} hall(s), "
             f"{s.cluster.gpus:,} GPUs of {s.cluster.server}, {s.cluster.design} on {s.cluster.switch}"
         )
-    return 2 if bad else 0
+    return EXIT_BAD_INPUT if bad else EXIT_OK

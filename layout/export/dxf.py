@@ -24,16 +24,16 @@ import io
 import math
 import re
 import threading
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import ezdxf
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 from ezdxf import revcloud
 from ezdxf.document import Drawing
@@ -42,12 +42,14 @@ from ezdxf.layouts import BaseLayout, Paperspace
 from ezdxf.tools.juliandate import juliandate
 
 from layout.export import atomic
-from layout.model import RackTemplate, SiteFile
-from layout.violations import Violation
+from layout.model import RackTemplate
+from layout.scene import MEDIA_CLASSES, Scene, scene_from_parts, scene_of, tray_edge_table
+from layout.violations import hall_key
 
 if TYPE_CHECKING:
     from layout.design import Design
-    from layout.load import Inputs
+
+__all__ = ["Scene", "scene_from_parts", "tray_edge_table"]  # the scene's, re-exported for callers of old
 
 MM_PER_M = 1000.0
 DXF_VERSION = "R2018"
@@ -129,14 +131,10 @@ RACK_LAYER = {
     "management": "E-RACK-MGMT",
     "cdu": "M-EQPM-CDU",
 }
-MEDIA_LAYER = {
-    "dac": "E-CABL-DAC",
-    "aec": "E-CABL-AEC",
-    "mmf": "E-CABL-MMF",
-    "smf": "E-CABL-SMF",
-    "coherent": "E-CABL-COHR",
-    "utp": "E-CABL-UTP",
-}
+MEDIA_LAYER = dict(
+    zip(MEDIA_CLASSES, ("E-CABL-DAC", "E-CABL-AEC", "E-CABL-MMF", "E-CABL-SMF", "E-CABL-COHR", "E-CABL-UTP"),
+        strict=True)
+)  # fmt: skip
 MEDIA_TAG = {m: layer.rsplit("-", 1)[1] for m, layer in MEDIA_LAYER.items()}  # DAC, ..., COHR, UTP
 # Layers that only make sense at one of the two kinds of sheet: frozen in the other's viewports.
 HALL_ONLY_LAYERS = ("E-RACK-IDEN", "E-TRAY-IDEN", "G-ANNO-DIMS", "G-ANNO-TEXT", "E-POWR")
@@ -182,135 +180,6 @@ def rack_block_name(template_id: str) -> str:
 def column_block_name(size_m: tuple[float, float]) -> str:
     w, d = (round(v * MM_PER_M) for v in size_m)
     return f"S-COL-{w}X{d}"
-
-
-# ------------------------------------------------------------------------------------- the scene
-@dataclass(frozen=True)
-class Scene:
-    """What the drawing needs from a Design, as plain tables (lengths in metres).
-
-    ``racks``: the placement's columns (docs/tables.md) plus ``power_kw`` and ``gpus``.
-    ``tray_edges``: one row per tray edge: ``x0_m, y0_m, x1_m, y1_m, kind, hall, width_mm, cables, fill``,
-    the label's side (``side_x, side_y, clear_mm``) and, per media class, ``cables_<class>`` and ``lane_mm_<class>`` (the width the bundle takes
-    across the tray when stacked to the tray's depth, so the lanes together show the fill).
-    """
-
-    site: SiteFile
-    stem: str
-    templates: Mapping[str, RackTemplate]
-    racks: pd.DataFrame
-    rows: pd.DataFrame
-    tray_edges: pd.DataFrame | None = None
-    violations: Sequence[Violation] = ()
-    summary: Mapping[str, Any] = field(default_factory=dict)
-
-
-def tray_edge_table(inputs: Inputs, trays: Any, edge_fill: pd.DataFrame, racks: pd.DataFrame) -> pd.DataFrame:
-    """Tray edges with end points, where their label goes, cable counts and bundle lanes per class.
-
-    A row tray runs over its racks' middle: its label goes into the aisle behind the row (``side_x,
-    side_y`` point to the rear, ``clear_mm`` is half the rack depth), so the rack tags at the fronts,
-    the row labels in the front aisle and the aisle dimension (mid-aisle) stay clear. Other trays run
-    over aisles and carry their label on themselves (side 0, 0).
-    """
-    e = trays.edges
-    nodes = trays.nodes
-    u = e["u"].to_numpy(np.int64)
-    v = e["v"].to_numpy(np.int64)
-    nx, ny = nodes["x_m"].to_numpy(float), nodes["y_m"].to_numpy(float)
-    out = pd.DataFrame(
-        {
-            "x0_m": nx[u],
-            "y0_m": ny[u],
-            "x1_m": nx[v],
-            "y1_m": ny[v],
-            "kind": e["kind"].astype(str).to_numpy(),
-            "hall": e["hall"].astype(str).to_numpy(),
-            "width_mm": e["width_mm"].to_numpy(float),
-            "cables": edge_fill["cables"].to_numpy(np.int64),
-            "fill": edge_fill["fill"].to_numpy(float),
-        }
-    )
-    side_x, side_y, clear = np.zeros(len(e)), np.zeros(len(e)), np.zeros(len(e))
-    if not racks.empty and "where" in e:
-        first = racks.sort_values("rack_id", kind="stable").drop_duplicates("row")
-        rot = dict(zip(first["row"].astype(str), first["rotation_deg"].astype(float), strict=True))
-        deep = racks.groupby("row")["depth_m"].max().to_dict()
-        kind = out["kind"].tolist()
-        for i, joined in enumerate(e["where"].astype(str).tolist()):
-            w = joined.split("+")[0]  # colinear rows share a tray line: "B1/H1/R01+B1/H1/R02"
-            if kind[i] == "row" and w in rot:
-                a = math.radians(rot[w])  # the front is (0, 1) turned by the rotation: the rear opposite
-                side_x[i], side_y[i] = round(math.sin(a), 9), round(-math.cos(a), 9)
-                clear[i] = float(deep[w]) * MM_PER_M / 2.0
-    out["side_x"] = side_x
-    out["side_y"] = side_y
-    out["clear_mm"] = clear
-    depth = e["depth_mm"].to_numpy(float)
-    lanes = np.zeros((len(e), len(MEDIA_LAYER)))
-    for k, cls in enumerate(MEDIA_LAYER):
-        ids = [
-            mid
-            for mid, m in inputs.catalog.media.items()
-            if m.media_class == cls and f"cables_{mid}" in edge_fill
-        ]
-        if not ids:
-            continue
-        count = sum(
-            (edge_fill[f"cables_{mid}"].to_numpy(np.int64) for mid in ids), np.zeros(len(e), np.int64)
-        )
-        area = sum(
-            (
-                edge_fill[f"cables_{mid}"].to_numpy(float)
-                * math.pi
-                * (inputs.catalog.media[mid].diameter_mm / 2) ** 2
-                for mid in ids
-            ),
-            np.zeros(len(e)),
-        )
-        out[f"cables_{cls}"] = count
-        lanes[:, k] = area / np.maximum(depth, 1.0)
-    # an over-full tray still draws its bundles inside the tray: squeeze the lanes to its width
-    total = lanes.sum(axis=1)
-    width = out["width_mm"].to_numpy(float)
-    squeeze = np.where(total > width, width / np.maximum(total, 1e-9), 1.0)
-    for k, cls in enumerate(MEDIA_LAYER):
-        if f"cables_{cls}" in out:
-            out[f"lane_mm_{cls}"] = np.round(lanes[:, k] * squeeze, 1)
-    return out
-
-
-def scene_from_parts(
-    inputs: Inputs,
-    placement: Any,
-    rack_kw: npt.ArrayLike | None = None,
-    cabling: Any = None,
-    violations: Sequence[Violation] = (),
-    summary: Mapping[str, Any] | None = None,
-) -> Scene:
-    """A scene from the pipeline's stages: placement (racks, rows), per-rack kW, cabling (trays, fill)."""
-    racks = placement.racks.copy()
-    per_server = (
-        inputs.catalog.server[inputs.site.cluster.server].gpus
-        if inputs.site.cluster.server in inputs.catalog.server
-        else 0
-    )
-    servers = racks["servers"].to_numpy(np.int64) if "servers" in racks else np.zeros(len(racks), np.int64)
-    racks["gpus"] = servers * per_server
-    racks["power_kw"] = np.asarray(rack_kw, float) if rack_kw is not None else np.zeros(len(racks))
-    edges = None
-    if cabling is not None:
-        edges = tray_edge_table(inputs, cabling.trays, cabling.edge_fill, placement.racks)
-    return Scene(
-        site=inputs.site,
-        stem=inputs.stem,
-        templates=inputs.templates,
-        racks=racks,
-        rows=placement.rows,
-        tray_edges=edges,
-        violations=tuple(violations),
-        summary=dict(summary or {}),
-    )
 
 
 # ----------------------------------------------------------------------------------------- sheets
@@ -875,7 +744,14 @@ def _upright(angle: float) -> float:
 
 
 def _draw_racks(msp: BaseLayout, scene: Scene) -> None:
-    """One INSERT per rack with its ATTRIBs, and the visible position tag near the rack's front."""
+    """One INSERT per rack with its ATTRIBs, and the visible position tag near the rack's front.
+
+    A campus has thousands of racks and six attributes each, and ezdxf spends ~50 us on every entity it
+    builds and again on every one it writes: the racks are written instead as DXF text in one go
+    (:func:`rack_entities_text`), with the handles ezdxf would have given them, and spliced into the
+    model space when the document is written (:func:`document_bytes`). Same bytes as building them one
+    by one; the in-memory document holds no rack entities (read the written file back to query them).
+    """
     racks = scene.racks
     if racks.empty:
         return
@@ -883,6 +759,26 @@ def _draw_racks(msp: BaseLayout, scene: Scene) -> None:
     # one tag height for the whole drawing, sized to the narrowest rack in it, so rows read evenly
     used = sorted(set(order["template"].astype(str)))
     h = min(_rack_label_height(scene.templates[t]) for t in used)
+    doc = msp.doc
+    assert doc is not None
+    handles = doc.entitydb.handles
+    first = handles._handle  # ezdxf's next handle: INSERT, SEQEND, six ATTRIBs, TEXT per rack
+    handles._handle = first + RACK_HANDLES * len(order)
+    text = rack_entities_text(order, h, first, msp.layout_key)
+    _SPLICES.setdefault(doc, []).append((len(msp.entity_space), text))
+
+
+RACK_HANDLES = 2 + len(RACK_ATTRIBS) + 1  # INSERT, SEQEND, ATTRIBs, tag TEXT
+
+
+def _tag(code: int, value: object) -> str:
+    return f"{code:3d}\n{value}\n"
+
+
+def rack_entities_text(order: pd.DataFrame, h: float, first_handle: int, owner: str) -> str:
+    """The DXF text of the racks' INSERTs (with their ATTRIBs and SEQEND) and position tags, as ezdxf
+    writes them: ``order`` are the scene's racks in drawing order, ``h`` the tag height, handles from
+    ``first_handle`` on (hex), ``owner`` the model space's block record."""
     xs = (order["x_m"].to_numpy(float) * MM_PER_M).tolist()
     ys = (order["y_m"].to_numpy(float) * MM_PER_M).tolist()
     rots = order["rotation_deg"].to_numpy(float)
@@ -890,34 +786,69 @@ def _draw_racks(msp: BaseLayout, scene: Scene) -> None:
     fx = (-np.sin(np.radians(rots)) * order["depth_m"].to_numpy(float) * 0.3 * MM_PER_M).tolist()
     fy = (np.cos(np.radians(rots)) * order["depth_m"].to_numpy(float) * 0.3 * MM_PER_M).tolist()
     rot_list = rots.tolist()
-    cols = [order[c].astype(str).tolist() for c in ("rack_id", "template", "kind", "row", "hall")]
+    cols = [order[c].astype(str).tolist() for c in ("rack_id", "template", "kind", "row", "hall", "label")]
     kws = order["power_kw"].to_numpy(float).tolist()
     gpus = order["gpus"].to_numpy(np.int64).tolist()
-    for i, (rid, tid, kind, row, hall) in enumerate(zip(*cols, strict=True)):
-        at = (xs[i], ys[i])
-        ins = msp.add_blockref(
-            rack_block_name(tid),
-            at,
-            dxfattribs={"layer": RACK_LAYER.get(kind, "E-RACK-GPU"), "rotation": rot_list[i]},
-        )
+    ah = float(h * 0.5)
+    entity = f"330\n{owner}\n100\nAcDbEntity\n  8\n"
+    attrib_head = f"{entity}E-RACK-IDEN\n100\nAcDbText\n"
+    blocks = {t: rack_block_name(t) for t in set(cols[1])}
+    out: list[str] = []
+    hnd = first_handle
+    for i, (rid, tid, kind, row, hall, label) in enumerate(zip(*cols, strict=True)):
+        x, y, rot = xs[i], ys[i], rot_list[i]
+        layer = RACK_LAYER.get(kind, "E-RACK-GPU")
+        at = f" 10\n{x}\n 20\n{y}\n 30\n0.0\n"
+        out.append(f"  0\nINSERT\n  5\n{hnd:X}\n{entity}{layer}\n100\nAcDbBlockReference\n 66\n1\n"
+                   f"  2\n{blocks[tid]}\n{at}" + (_tag(50, rot) if rot != 0.0 else ""))  # fmt: skip
         values = (rid, tid, _fmt_kw(kws[i]), str(gpus[i]), row, hall)
-        for tag, value in zip(RACK_ATTRIBS, values, strict=True):
+        for k, (tag, value) in enumerate(zip(RACK_ATTRIBS, values, strict=True)):
             # invisible, left-aligned at the insert point: keeps the ~28k attributes of a campus cheap
-            ins.add_attrib(tag, value, at, dxfattribs={"layer": "E-RACK-IDEN", "height": h * 0.5, "flags": 1})
-        tag_at = (at[0] + fx[i], at[1] + fy[i])
-        msp.add_text(
-            rid.rsplit("/", 1)[-1],
-            height=h,
-            rotation=_upright(rot_list[i]),
-            dxfattribs={
-                "layer": "E-RACK-IDEN",
-                "style": NOTE_STYLE,
-                "halign": 1,
-                "valign": 2,
-                "insert": tag_at,
-                "align_point": tag_at,
-            },
-        )
+            out.append(f"  0\nATTRIB\n  5\n{hnd + 2 + k:X}\n{attrib_head}{at} 40\n{ah}\n  1\n{value}\n"
+                       f"100\nAcDbAttribute\n  2\n{tag}\n 70\n1\n 71\n1\n 72\n0\n")  # fmt: skip
+        out.append(f"  0\nSEQEND\n  5\n{hnd + 1:X}\n330\n{hnd:X}\n100\nAcDbEntity\n  8\n{layer}\n")
+        tx, ty = x + fx[i], y + fy[i]
+        up = _upright(rot)
+        tat = f" 10\n{tx}\n 20\n{ty}\n 30\n0.0\n"
+        out.append(f"  0\nTEXT\n  5\n{hnd + RACK_HANDLES - 1:X}\n{attrib_head}{tat} 40\n{h}\n  1\n{label}\n"
+                   + (_tag(50, up) if up != 0.0 else "")
+                   + f"  7\n{NOTE_STYLE}\n 72\n1\n 11\n{tx}\n 21\n{ty}\n 31\n0.0\n100\nAcDbText\n 73\n2\n")  # fmt: skip
+        hnd += RACK_HANDLES
+    return "".join(out)
+
+
+# Entities written as text (the racks): per document, (position in the model space, DXF text) to write
+# before the entity at that position. Weak: a document nobody holds any more takes its text with it.
+_SPLICES: weakref.WeakKeyDictionary[Drawing, list[tuple[int, str]]] = weakref.WeakKeyDictionary()
+
+
+@contextmanager
+def _spliced(doc: Drawing) -> Iterator[None]:
+    """While writing ``doc``, its model space writes the spliced texts at their positions."""
+    splices = _SPLICES.get(doc)
+    if not splices:
+        yield
+        return
+    space = doc.modelspace().entity_space
+
+    def export_dxf(tagwriter: Any) -> None:
+        at = 0
+        entities = space.entities
+        for pos, text in splices:
+            for e in entities[at:pos]:
+                if e.is_alive:
+                    e.export_dxf(tagwriter)
+            tagwriter.write_str(text)
+            at = pos
+        for e in entities[at:]:
+            if e.is_alive:
+                e.export_dxf(tagwriter)
+
+    space.export_dxf = export_dxf  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        del space.export_dxf
 
 
 def _row_geometry(scene: Scene) -> pd.DataFrame:
@@ -1128,60 +1059,16 @@ def _cable_text(total: int, by_class: Mapping[str, int]) -> str:
     return f"{total}: " + " + ".join(parts) if parts else str(total)
 
 
-class _Places:
-    """Bounding boxes (metres) of what a violation's ``where`` can name: racks, rows, halls, buildings."""
-
-    def __init__(self, scene: Scene) -> None:
-        self.boxes: dict[str, tuple[float, float, float, float]] = {}
-        racks = scene.racks
-        if not racks.empty:
-            half = np.maximum(racks["width_m"].to_numpy(float), racks["depth_m"].to_numpy(float)) / 2.0
-            x, y = racks["x_m"].to_numpy(float), racks["y_m"].to_numpy(float)
-            frame = pd.DataFrame(
-                {
-                    "id": racks["rack_id"].astype(str),
-                    "row": racks["row"].astype(str),
-                    "x0": x - half,
-                    "y0": y - half,
-                    "x1": x + half,
-                    "y1": y + half,
-                }
-            )
-            for key in ("row", "id"):
-                g = frame.groupby(key, sort=True).agg(
-                    x0=("x0", "min"), y0=("y0", "min"), x1=("x1", "max"), y1=("y1", "max")
-                )
-                for name, b in zip(
-                    g.index.tolist(), g[["x0", "y0", "x1", "y1"]].to_numpy(float).tolist(), strict=True
-                ):
-                    self.boxes[str(name)] = (b[0], b[1], b[2], b[3])
-        for bld in scene.site.building:
-            self.boxes[bld.id] = _bbox(bld.footprint)
-            for h in bld.hall:
-                self.boxes[f"{bld.id}/{h.id}"] = _bbox(h.polygon)
-
-    def box(self, v: Violation) -> tuple[float, float, float, float] | None:
-        """A point in the figures (x_m, y_m) wins, e.g. a tray's fullest spot; ``site`` has no box."""
-        fx, fy = v.figures.get("x_m"), v.figures.get("y_m")
-        if isinstance(fx, int | float) and isinstance(fy, int | float):
-            r = VIOLATION_POINT_M
-            return (float(fx) - r, float(fy) - r, float(fx) + r, float(fy) + r)
-        return self.boxes.get(v.where)
-
-
-VIOLATION_POINT_M = 1.0  # half the side of the cloud drawn around a violation given as a point
 NOTES_MAX = 30  # violation notes listed on one sheet; the rest are counted
 
 
-def _hall_of(where: str) -> str:
-    parts = where.split("/")
-    return "/".join(parts[:2]) if len(parts) >= 2 else ""
-
-
-def numbered_violations(scene: Scene) -> list[tuple[int, Violation]]:
-    """Violations in a fixed order (where, kind, message), numbered V1.. as the drawing tags them."""
-    ordered = sorted(scene.violations, key=lambda v: (v.where, v.kind, v.message))
-    return list(enumerate(ordered, start=1))
+def numbered_violations(scene: Scene) -> list[tuple[int, str, str, str]]:
+    """(number, kind, where, message) of every violation, numbered V1.. as the drawing tags them (the
+    scene's markers: ordered by where, kind, message)."""
+    m = scene.markers
+    return list(
+        zip(m["number"].tolist(), m["kind"].tolist(), m["where"].tolist(), m["message"].tolist(), strict=True)
+    )
 
 
 def _tag_list(numbers: Sequence[int]) -> str:
@@ -1196,16 +1083,17 @@ def _tag_list(numbers: Sequence[int]) -> str:
 
 
 def _draw_violations(msp: BaseLayout, scene: Scene, scales: _Scales) -> None:
-    """A revision cloud per place with violations, tagged with their numbers and kinds (V12 tray_fill);
+    """A revision cloud per marked place, tagged with its violations' numbers and kinds (V12 tray_fill);
     violations at the very same place share one cloud. The sheets' notes give the messages."""
-    places = _Places(scene)
-    by_box: dict[tuple[float, float, float, float], list[tuple[int, Violation]]] = {}
-    for n, v in numbered_violations(scene):
-        box = places.box(v)
-        if box is not None:
-            by_box.setdefault(tuple(round(c, 1) for c in box), []).append((n, v))  # type: ignore[arg-type]
+    m = scene.markers.dropna(subset=["x0_m"])
+    by_box: dict[tuple[float, ...], list[tuple[int, str, str]]] = {}
+    boxes = m[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float).tolist()
+    for b, n, kind, where in zip(
+        boxes, m["number"].tolist(), m["kind"].tolist(), m["where"].tolist(), strict=True
+    ):
+        by_box.setdefault(tuple(round(c, 1) for c in b), []).append((n, kind, where))
     for box, items in by_box.items():
-        sc = scales.of(items[0][1].where)
+        sc = scales.of(items[0][2])
         pad = 1.0 * sc
         x0, y0 = box[0] * MM_PER_M - pad, box[1] * MM_PER_M - pad
         x1, y1 = box[2] * MM_PER_M + pad, box[3] * MM_PER_M + pad
@@ -1213,8 +1101,8 @@ def _draw_violations(msp: BaseLayout, scene: Scene, scales: _Scales) -> None:
         revcloud.add_entity(
             msp, [(x0, y0), (x1, y0), (x1, y1), (x0, y1)], arc, dxfattribs={"layer": "G-ANNO-VIOL"}
         )
-        kinds = ", ".join(sorted({v.kind for _, v in items}))
-        tag = f"{_tag_list([n for n, _ in items])} {kinds}"
+        kinds = ", ".join(sorted({k for _, k, _ in items}))
+        tag = f"{_tag_list([n for n, _, _ in items])} {kinds}"
         _text(msp, tag, (x0, y1 + 0.6 * sc), 2.0 * sc, "G-ANNO-VIOL", TextEntityAlignment.BOTTOM_LEFT)
 
 
@@ -1317,7 +1205,7 @@ def _notes(layout: Paperspace, scene: Scene, sheet: Sheet) -> None:
     ]
     if sheet.kind == "hall":
         key = sheet.name.replace("-", "/", 1)
-        mine = [(n, v) for n, v in numbered_violations(scene) if _hall_of(v.where) == key or v.where == key]
+        mine = [v for v in numbered_violations(scene) if hall_key(v[2]) == key]
     else:
         mine = numbered_violations(scene)
     lines.append(
@@ -1325,8 +1213,8 @@ def _notes(layout: Paperspace, scene: Scene, sheet: Sheet) -> None:
         if mine
         else "5. No design-rule violations on this sheet."
     )
-    for n, v in mine[:NOTES_MAX]:
-        text = f"V{n} {v.kind} at {v.where}: {v.message}"
+    for n, kind, where, message in mine[:NOTES_MAX]:
+        text = f"V{n} {kind} at {where}: {message}"
         lines.append(text if len(text) <= 100 else text[:99] + "~")
     if len(mine) > NOTES_MAX:
         lines.append(f"... and {len(mine) - NOTES_MAX} more (summary.json lists them all).")
@@ -1415,7 +1303,7 @@ def document_bytes(doc: Drawing, date: str) -> bytes:
     # so the CLASSES section does not depend on PYTHONHASHSEED (its own call in write() adds nothing)
     doc.classes.add_required_classes(doc.dxfversion)
     doc.classes.classes = dict(sorted(doc.classes.classes.items()))
-    with _WRITE_LOCK, _fixed_metadata(doc, date):
+    with _WRITE_LOCK, _fixed_metadata(doc, date), _spliced(doc):
         doc.write(stream)
     return stream.getvalue().encode("utf-8")
 
@@ -1428,15 +1316,8 @@ def write_scene(scene: Scene, path: str | Path) -> Path:
 
 
 def scene_from_design(design: Design) -> Scene:
-    """The scene of a finished design: placement, rack power, trays and their cables, violations."""
-    return scene_from_parts(
-        design.inputs,
-        design.placement,
-        rack_kw=design.power.rack_kw,
-        cabling=design.cabling,
-        violations=design.violations,
-        summary=design.summary(),
-    )
+    """The scene of a finished design (layout.scene)."""
+    return scene_of(design)
 
 
 def build_document(design: Design) -> Drawing:

@@ -69,10 +69,15 @@ class NicSpec(Strict):
 
 
 class MediaSpec(Strict):
+    """One link class. ``module_power_w``: a single-port module (one link end), or for active copper
+    (AEC) one cable end; ``twin_module_power_w``: a twin-port OSFP module carrying two links (None: two
+    single-port modules' worth)."""
+
     name: str
     media_class: MediaClass = Field(alias="class")
     reach_m: float = Field(gt=0)
     module_power_w: float = Field(ge=0, le=100)
+    twin_module_power_w: float | None = Field(default=None, ge=0, le=200)
     optical: bool
     price_usd: float = Field(ge=0)
     price_usd_per_m: float = Field(ge=0, default=0)
@@ -112,6 +117,16 @@ class Catalog(Strict):
     media: dict[str, MediaSpec]
     rack_part: RackParts = RackParts()
 
+    def module_power_w(self, media_id: str, links_per_module: int) -> float:
+        """Watts of one module of ``media_id`` carrying ``links_per_module`` links: the single-port figure
+        for one link, the twin-port figure per two links above (a 1.6T cage of four 400G links draws
+        as two twin-port modules)."""
+        m = self.media[media_id]
+        if links_per_module <= 1:
+            return m.module_power_w
+        twin = m.twin_module_power_w if m.twin_module_power_w is not None else 2 * m.module_power_w
+        return twin * links_per_module / 2
+
     def media_by_reach(self) -> list[tuple[str, MediaSpec]]:
-        """Media cheapest-first as listed; media.assign picks the first whose reach covers a length."""
+        """Media in catalog order (layout.media picks the cheapest that reaches; equal prices: the first)."""
         return list(self.media.items())

@@ -1,21 +1,20 @@
 """`dclayout tui`: open a site, see the floor, change it, and watch power, optics and cost respond.
 
-The app holds a :class:`layout.siteedit.SiteEditor` (the site file being edited, with undo/redo) and
-the latest :class:`layout.design.Design`. Every edit goes through the editor (which refuses invalid
-sites) and reruns the design in a thread worker, so the screen never freezes; when the run finishes,
-the map, the inspector, the budgets, the BOM, the cabling and the violations are redrawn from it.
+The app is a driver of a :class:`layout.tui.session.Session` (the site file being edited with undo and
+redo, the design cache, the recent designs): it turns keys and dialogs into edits and shows results.
+Every edit goes through the session (which refuses invalid sites) and reruns the design in a thread
+worker, so the screen never freezes; when the run finishes, the map, the inspector, the budgets, the BOM,
+the cabling and the violations are redrawn from it.
 """
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
@@ -26,8 +25,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane, Tree
 from textual.worker import Worker, WorkerState
 
-from layout.load import InputError
-from layout.model.site import Hall
+from layout.errors import InputError
 from layout.siteedit import (
     AddRow,
     DeleteRow,
@@ -40,8 +38,10 @@ from layout.siteedit import (
     SiteEditor,
 )
 from layout.tui.floor import HallFloor, UserRowBox, floor_plan, hall_floors, with_design_of
-from layout.tui.results import Result, compute, settle_gc
+from layout.tui.panels import cabling
+from layout.tui.results import Result, settle_gc
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
+from layout.tui.session import EXPORTS, Session, export, locate, snap
 from layout.tui.widgets.hall_map import HallMap, legend
 from layout.tui.widgets.inspector import Inspector
 from layout.tui.widgets.site_tree import SiteTree
@@ -107,12 +107,7 @@ ACTIONS: tuple[Action, ...] = (
 )
 
 
-RECENT_DESIGNS = 4  # designs kept for undo and redo (about 50 MB each on the 100k campus)
-
-
-def snap(v_m: float) -> float:
-    """A new row's corner: the cursor position rounded down to 10 cm (so the cursor is on the row)."""
-    return math.floor(v_m * 10 + 1e-9) / 10
+__all__ = ["ACTIONS", "EXPORTS", "DCLayoutApp", "export", "run_app", "snap"]
 
 
 class DCLayoutApp(App[None]):
@@ -153,7 +148,7 @@ class DCLayoutApp(App[None]):
         super().__init__()
         self.site_arg = Path(site) if site else None
         self.templates_dir = templates_dir
-        self.editor: SiteEditor | None = None
+        self.session = Session(templates_dir)  # the site, its undo history, the design cache
         self.floors: dict[str, HallFloor] = {}
         self.hall: str | None = None
         self.moving: UserRowBox | None = None
@@ -165,9 +160,16 @@ class DCLayoutApp(App[None]):
         self.drawn_plan: tuple[object, ...] = ()  # floor_plan() of the inputs the map was last drawn for
         self.tabs_shown: set[str] = set()  # tabs filled with the current result (see show_tab)
         self.gc_settled = False  # settle_gc() has run
-        # the latest designs by (site file, site text): the design is a pure function of them, so undo and
-        # redo show a design they have seen without running it again
-        self.recent: OrderedDict[tuple[Path, str], Result] = OrderedDict()
+
+    @property
+    def editor(self) -> SiteEditor | None:
+        """The site file being edited (the session's)."""
+        return self.session.editor
+
+    @property
+    def recent(self) -> OrderedDict[tuple[Path, str], Result]:
+        """The latest designs by (site file, site text), for undo and redo (the session's)."""
+        return self.session.recent
 
     # ----------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -210,14 +212,12 @@ class DCLayoutApp(App[None]):
     # ------------------------------------------------------------------------------------- files
     def open_site(self, path: Path) -> bool:
         try:
-            editor = SiteEditor(path, self.templates_dir)
+            self.session.open(path)
         except InputError as e:
             self.push_screen(MessageScreen(f"Cannot open {path}", [str(p) for p in e.problems]))
             return False
-        self.editor = editor
         self.result = None
-        self.recent.clear()
-        self.hall = next(iter(f"{b.id}/{h.id}" for b in editor.inputs.site.building for h in b.hall))
+        self.hall = self.session.halls()[0]
         self.moving = None
         self.map.set_ghost(None)
         self.inputs_changed(new_site=True)
@@ -240,7 +240,7 @@ class DCLayoutApp(App[None]):
         if self.editor is None:
             return
         try:
-            path = self.editor.save()
+            path = self.session.save()
         except InputError as e:
             self.push_screen(
                 MessageScreen("Not saved: the site does not validate", [str(p) for p in e.problems])
@@ -276,7 +276,7 @@ class DCLayoutApp(App[None]):
         if self.editor is None:
             return False
         try:
-            changed = self.editor.apply(edit)
+            changed = self.session.apply(edit)
         except InputError as e:
             self.notify(
                 "\n".join(str(p) for p in e.problems), title="Edit refused", severity="error", timeout=8
@@ -288,12 +288,12 @@ class DCLayoutApp(App[None]):
         return changed
 
     def action_undo(self) -> None:
-        if self.editor is not None and (what := self.editor.undo()):
+        if self.editor is not None and (what := self.session.undo()):
             self.notify(f"undid: {what}")
             self.inputs_changed()
 
     def action_redo(self) -> None:
-        if self.editor is not None and (what := self.editor.redo()):
+        if self.editor is not None and (what := self.session.redo()):
             self.notify(f"redid: {what}")
             self.inputs_changed()
 
@@ -320,7 +320,7 @@ class DCLayoutApp(App[None]):
         if cur is None or self.editor is None:
             return
         hall_key, x, y = cur
-        hall = self._hall_model(hall_key)
+        hall = self.session.hall(hall_key)
         inputs = self.editor.inputs
 
         def got_template(template: str | None) -> None:
@@ -339,7 +339,7 @@ class DCLayoutApp(App[None]):
         self.push_screen(
             ChoiceScreen(
                 f"New row in {hall_key} at ({x:.1f}, {y:.1f}) m: rack template",
-                self._templates(),
+                self.session.templates(),
                 inputs.site.cluster.rack,
             ),
             got_template,
@@ -381,17 +381,12 @@ class DCLayoutApp(App[None]):
 
         self.push_screen(ChoiceScreen(title, options, current), chosen)
 
-    def _templates(self, kind: str | None = None) -> list[tuple[str, str]]:
-        assert self.editor is not None
-        t = self.editor.inputs.templates
-        return [(f"{k} — {t[k].name}", k) for k in sorted(t) if kind is None or t[k].kind == kind]
-
     def action_row_template(self) -> None:
         box = self._user_row_here()
         if box is not None:
             self._choose(
                 f"Rack template of user row {box.index + 1}",
-                self._templates(),
+                self.session.templates(),
                 box.template,
                 lambda t: SetRowTemplate(box.index, t),
             )
@@ -409,7 +404,7 @@ class DCLayoutApp(App[None]):
             return
         self._choose(
             f"Rack template of every user row in {hall}",
-            self._templates(),
+            self.session.templates(),
             rows[0].template,
             lambda t: SetHallTemplate(hall, t),
         )
@@ -418,20 +413,16 @@ class DCLayoutApp(App[None]):
         if self.editor is not None:
             self._choose(
                 "GPU rack template of the cluster (cluster.rack)",
-                self._templates("gpu"),
+                self.session.templates("gpu"),
                 self.editor.inputs.site.cluster.rack,
                 lambda t: SetCluster("rack", t),
             )
-
-    def _hall_model(self, key: str) -> Hall:
-        assert self.editor is not None
-        return next(h for b, h in self.editor.inputs.site.halls() if f"{b.id}/{h.id}" == key)
 
     def action_hall_kw(self) -> None:
         if self.hall is None:
             return
         hall = self.hall
-        current = self._hall_model(hall).max_rack_kw
+        current = self.session.hall(hall).max_rack_kw
 
         def got(v: float | None) -> None:
             if v is not None:
@@ -450,7 +441,7 @@ class DCLayoutApp(App[None]):
             self._choose(
                 f"{hall}: cooling",
                 options,
-                self._hall_model(hall).cooling,
+                self.session.hall(hall).cooling,
                 lambda v: SetHall(hall, "cooling", v),
             )
 
@@ -567,13 +558,9 @@ class DCLayoutApp(App[None]):
     # ----------------------------------------------------------------------------------- design
     def show_known(self) -> bool:
         """Show the design of the current site text if it is a recent one (no run needed)."""
-        if self.editor is None:
-            return False
-        key = (self.editor.path, self.editor.text)
-        known = self.recent.get(key)
+        known = self.session.known()
         if known is None:
             return False
-        self.recent.move_to_end(key)
         self.design_pending = False
         self.show_result(known)
         return True
@@ -594,11 +581,11 @@ class DCLayoutApp(App[None]):
             self.post_message(DesignProgress(stage))  # thread-safe, and the worker does not wait
 
         settle, self.gc_settled = not self.gc_settled, True
-        editor = self.editor
+        session = self.session
 
         def work() -> Result:
-            result = compute(inputs, text, progress)
-            editor.prepare(text)  # the next edit's document, parsed here rather than in the UI thread
+            # with the session's cache; the next edit's document is parsed here, not in the UI thread
+            result = session.compute(inputs, text, progress)
             if settle:  # once, when the pipeline's modules are loaded: see settle_gc
                 settle_gc()
             return result
@@ -633,10 +620,8 @@ class DCLayoutApp(App[None]):
             self.notify(f"the design pipeline failed: {worker.error!r}", severity="error", timeout=15)
         elif worker.state == WorkerState.SUCCESS and self.editor is not None:
             result = worker.result
-            if isinstance(result, Result) and result.design.inputs.path == self.editor.path:
-                self.recent[(result.design.inputs.path, result.text)] = result
-                while len(self.recent) > RECENT_DESIGNS:
-                    self.recent.popitem(last=False)
+            if isinstance(result, Result):
+                self.session.remember(result)
             if isinstance(result, Result) and result.text == self.editor.text:
                 self.show_result(result)
             else:
@@ -670,7 +655,7 @@ class DCLayoutApp(App[None]):
         if tab == "budgets":
             self.query_one("#budgets-view", Static).update(result.budgets)
         elif tab == "cabling":
-            self.query_one("#cabling-view", Static).update(result.cabling)
+            self.query_one("#cabling-view", Static).update(result.view("cabling", cabling))
         elif tab == "violations":
             vt = self.query_one("#violations-table", DataTable)
             vt.clear()
@@ -795,32 +780,8 @@ class DCLayoutApp(App[None]):
         self.map.focus()
 
     def locate(self, where: str) -> tuple[str, float, float] | None:
-        """The hall and point of a violation's ``where``: a rack, a row, a hall or a building (the longest
-        prefix of its path that names one)."""
-        if self.result is None:
-            return None
-        d = self.result.design
-        racks, rows = d.placement.racks, d.placement.rows
-        parts = where.split("/")
-        for n in range(len(parts), 0, -1):
-            key = "/".join(parts[:n])
-            hit = np.flatnonzero(racks["rack_id"].to_numpy() == key)
-            if len(hit):
-                i = int(hit[0])
-                return (
-                    str(racks["hall"].to_numpy()[i]),
-                    float(racks["x_m"].to_numpy()[i]),
-                    float(racks["y_m"].to_numpy()[i]),
-                )
-            hit = np.flatnonzero(rows["row"].to_numpy() == key)
-            if len(hit):
-                r = rows.iloc[int(hit[0])].to_dict()
-                return str(r["hall"]), (r["x0_m"] + r["x1_m"]) / 2, (r["y0_m"] + r["y1_m"]) / 2
-            halls = [h for h in self.floors if h == key or h.startswith(f"{key}/")]
-            if halls:
-                c = self.floors[halls[0]].polygon.centroid
-                return halls[0], float(c.x), float(c.y)
-        return None
+        """The hall and point of a violation's or a tree row's ``where`` (see session.locate)."""
+        return locate(self.result, self.floors, where)
 
     # ------------------------------------------------------------------------------------ export
     def action_export(self) -> None:
@@ -868,42 +829,6 @@ def _runner(app: App[Any], action: str) -> Any:
         await app.run_action(action)
 
     return run
-
-
-EXPORTS = (
-    ("dxf", "DXF drawing (facilities, millimetres)"),
-    ("pdf", "PDF design report with the BOM"),
-    ("csv", "CSV tables: BOM and links"),
-    ("xlsx", "XLSX workbook: BOM, racks, links, summary"),
-)
-
-
-def export(result: Result, kind: str, out_dir: Path) -> list[Path]:
-    """Write one export of a finished design (runs in a worker thread; each writer is atomic)."""
-    d = result.design
-    stem = d.inputs.stem
-    if kind == "dxf":
-        from layout.export.dxf import write_dxf
-
-        return [write_dxf(d, out_dir / f"{stem}.dxf")]
-    if kind == "pdf":
-        from layout.export.pdf import write_pdf
-
-        return [write_pdf(d, out_dir / f"{stem}.pdf")]
-    from layout.export.tables import links_table, port_tables, write_design_tables
-
-    return write_design_tables(
-        out_dir,
-        stem,
-        bom=result.bom,
-        racks=d.placement.racks,
-        links=links_table(d.fabric, d.placement, d.cabling),
-        summary=result.summary,
-        date=d.inputs.site.site.date,
-        csv=kind == "csv",
-        xlsx=kind == "xlsx",
-        **port_tables(d, csv=kind == "csv"),
-    )
 
 
 def run_app(site: str | Path | None, templates_dir: Path | None = None) -> None:

@@ -1,13 +1,13 @@
-"""One design run for the UI: the Design, its summary, BOM and cost, computed off the UI thread.
+"""One design run as the UI shows it: the Design, its summary, BOM and cost, and the views built from it
+(hall floors, site tree rows, budgets), all made off the UI thread by :func:`layout.tui.session.compute`.
 
-The pipeline modules are imported inside :func:`compute` (which runs in a worker thread), so the first
-screen does not wait for them.
+This module is the bottom of the TUI: it imports none of its views, panels or widgets (the hall floor
+only as a type).
 """
 
 from __future__ import annotations
 
 import gc
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 from rich.console import RenderableType
-
-from layout.load import Inputs
 
 if TYPE_CHECKING:
     from layout.design import Design
@@ -42,6 +40,7 @@ class Result:
     budgets: RenderableType = ""
 
     _by_rack: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    _views: dict[str, RenderableType] = field(default_factory=dict, repr=False)
 
     @cached_property
     def summary(self) -> dict[str, Any]:
@@ -49,12 +48,12 @@ class Result:
         a test), not in every design run: the status line takes its figures from the design itself."""
         return self.design.summary()
 
-    @cached_property
-    def cabling(self) -> RenderableType:
-        """The cabling tab's content, made when the tab is first shown for this design."""
-        from layout.tui.widgets.panels import cabling
-
-        return cabling(self)
+    def view(self, name: str, make: Callable[[Result], RenderableType]) -> RenderableType:
+        """A tab's content made from this result the first time it is asked for (the cabling tab: when it
+        is first shown for this design), the same object after."""
+        if name not in self._views:
+            self._views[name] = make(self)
+        return self._views[name]
 
     @property
     def racks(self) -> pd.DataFrame:
@@ -74,38 +73,6 @@ class Result:
         a = order_a[starts_a[rack_no] : starts_a[rack_no + 1]]
         b = order_b[starts_b[rack_no] : starts_b[rack_no + 1]]
         return np.union1d(a, b)
-
-
-def compute(inputs: Inputs, text: str, progress: Callable[[str], None] | None = None) -> Result:
-    """Run the whole pipeline (layout.design.run, BOM included) on ``inputs``, and build the views."""
-    from layout import bom as bom_mod
-    from layout import design as design_mod
-    from layout.tui.floor import hall_floors
-    from layout.tui.widgets.panels import budgets
-
-    started = time.perf_counter()
-    with design_mod.reuse_fabric():  # an edit that leaves the cluster alone keeps the fabric
-        design = design_mod.run(inputs, progress)
-    bom = design.bom
-    links = design.cabling.links
-    result = Result(
-        text=text,
-        design=design,
-        bom=bom,
-        cost=bom_mod.totals(bom),
-        seconds=time.perf_counter() - started,
-        link_rack_a=links["rack_a"].to_numpy(),
-        link_rack_b=links["rack_b"].to_numpy(),
-        link_length_m=links["length_m"].to_numpy(float),
-    )
-    if progress is not None:
-        progress("views")
-    result.floors = hall_floors(inputs, result)
-    result.tree_rows = tree_rows(result)
-    result.budgets = budgets(result)
-    if len(result.racks):
-        result.rack_links(0)  # builds the per-rack link index here, not in the UI thread
-    return result
 
 
 def settle_gc() -> None:

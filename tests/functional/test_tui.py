@@ -26,9 +26,9 @@ from layout import design
 from layout.load import load_site
 from layout.tui.app import ACTIONS, DCLayoutApp
 from layout.tui.floor import COLUMN, KEEPOUT, OUTSIDE, RACK, RACK_KINDS, TRAY, Grid, HallFloor, rasterise
+from layout.tui.panels import top_n
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
 from layout.tui.widgets.hall_map import HallMap
-from layout.tui.widgets.panels import top_n
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,13 +1,14 @@
 """What the TUI keeps between edits so that an edit's figures come back sooner: the fabric when the cluster
-did not change, the recent designs for undo and redo, the site tree's nodes when only figures changed, the
-racks of the previous design while the next one runs. Each must be invisible in what is shown."""
+did not change (in the session's design cache), the recent designs for undo and redo, the site tree's
+nodes when only figures changed, the racks of the previous design while the next one runs. Each must be invisible in what is shown."""
 
 from __future__ import annotations
 
 import gc
-import threading
 import weakref
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -16,11 +17,10 @@ from textual.widgets import Tree
 
 from layout import design
 from layout.load import load_site
-from layout.model.site import Cluster
 from layout.siteedit import SetCluster, SetHall, SiteEditor
 from layout.tui.app import DCLayoutApp
 from layout.tui.floor import hall_floors, with_design_of
-from layout.tui.results import compute
+from layout.tui.session import Session, compute
 from layout.tui.widgets.site_tree import plan
 
 
@@ -29,61 +29,32 @@ def superpod(tmp_path: Path) -> Path:
     return copy_site("superpod-4su", tmp_path)
 
 
-def same_design(a: design.Design, b: design.Design) -> None:
-    assert a.summary() == b.summary()
-    pd.testing.assert_frame_equal(a.placement.racks, b.placement.racks)
-    pd.testing.assert_frame_equal(a.cabling.links, b.cabling.links)
-    pd.testing.assert_frame_equal(a.bom, b.bom)
-    pd.testing.assert_frame_equal(a.power.halls, b.power.halls)
-
-
-def test_fabric_is_reused_only_inside_reuse_fabric_and_only_for_the_same_cluster(superpod: Path) -> None:
-    editor = SiteEditor(superpod)
-    with design.reuse_fabric():
-        first = design.run(editor.inputs)
-        assert design.run(editor.inputs).fabric is first.fabric
-        # 30 kW per rack: other racks and rows, the same cluster, so the same fabric, and the same design
-        # as a run that builds its own
-        editor.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
-        kw30 = design.run(editor.inputs)
-        assert kw30.fabric is first.fabric
-        same_design(kw30, design.run(editor.inputs))
-        # middle-of-rack: another cluster, another fabric
-        editor.apply(SetCluster("design", "mor"))
-        mor = design.run(editor.inputs)
-        assert mor.fabric is not first.fabric
-        same_design(mor, design.run(editor.inputs))
-        # back to rail-optimized (undo): the first fabric again, not a new build; the oldest of more than
-        # REUSED_FABRICS clusters is built anew
-        editor.undo()
-        assert design.run(editor.inputs).fabric is first.fabric
-        others = [SetCluster("switch", s) for s in ("sn5600", "q3400", "tomahawk5")] + [
-            SetCluster("nic", "cedar7")
-        ]
-        assert len(others) == design.REUSED_FABRICS
-        for edit in others:
-            editor.apply(edit)
-            design.build_fabric(editor.inputs)
-        for _ in others:
-            editor.undo()
-        assert design.build_fabric(editor.inputs) is not first.fabric
-        editor.apply(SetCluster("design", "mor"))
-        # equal as models, but link_mtbf_years no longer given: fabric.build reads which keys were given
-        cluster = editor.inputs.site.cluster
-        implicit = Cluster.model_validate(cluster.model_dump(exclude={"link_mtbf_years"}))
-        assert implicit == cluster and implicit.model_fields_set != cluster.model_fields_set
-        site = editor.inputs.site.model_copy(update={"cluster": implicit})
-        inputs = type(editor.inputs)(site, editor.inputs.catalog, editor.inputs.templates, editor.inputs.path)
-        assert design.build_fabric(inputs) is not mor.fabric
-        # another thread is not inside this block: it builds its own
-        kept = design.build_fabric(editor.inputs)
-        assert design.build_fabric(editor.inputs) is kept
-        other: list[design.Design] = []
-        thread = threading.Thread(target=lambda: other.append(design.run(editor.inputs)))
-        thread.start()
-        thread.join()
-        assert other[0].fabric is not kept
-    assert design.run(editor.inputs).fabric is not design.build_fabric(editor.inputs)
+def test_the_sessions_cache_reuses_the_fabric_only_for_the_same_cluster(
+    superpod: Path, same_design: Callable[[Any, Any], None]
+) -> None:
+    session = Session()
+    session.open(superpod)
+    first = session.design()
+    assert session.compute(session.inputs, session.text).design.fabric is first.design.fabric
+    assert design.run(session.inputs).fabric is not first.design.fabric  # a run without the cache: its own
+    # 30 kW per rack: other racks and rows, the same cluster, so the same fabric, and the same design as
+    # a run that builds its own
+    session.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
+    kw30 = session.design().design
+    assert kw30.fabric is first.design.fabric
+    same_design(kw30, design.run(session.inputs))
+    # middle-of-rack: another cluster, another fabric
+    session.apply(SetCluster("design", "mor"))
+    mor = session.design().design
+    assert mor.fabric is not first.design.fabric
+    same_design(mor, design.run(session.inputs))
+    # back to rail-optimized (undo): the first fabric again, not a new build
+    session.undo()
+    assert session.compute(session.inputs, session.text).design.fabric is first.design.fabric
+    # another session has a cache of its own
+    other = Session()
+    other.open(superpod)
+    assert other.design().design.fabric is not first.design.fabric
 
 
 def test_a_result_is_freed_by_reference_counting(superpod: Path) -> None:

@@ -19,7 +19,7 @@ def test_core_modules_do_not_load_ui_libraries() -> None:
     code = (
         "import sys, layout.load, layout.model\n"
         "import importlib\n"
-        "for m in ['fabric','place','trays','route','media','power','bom','reliability','design']:\n"
+        "for m in ['fabric','place','trays','route','media','power','bom','reliability','design','scene']:\n"
         "    try: importlib.import_module('layout.'+m)\n"
         "    except ModuleNotFoundError as e:\n"
         "        if e.name != 'layout.'+m: raise\n"

@@ -207,10 +207,11 @@ def _stub_fabric(gpus: int, nic: str) -> Any:
     return SimpleNamespace(gpus=gpus, nic=nic, server="dgx-h100")
 
 
-def _node_modules(links: int, modules: int, media_id: str = "mmf") -> Any:
+def _node_modules(links: int, modules: int, media_id: str = "mmf", others: Any = None) -> Any:
     m = pd.DataFrame({"device": [0], "device_id": ["srv-00000"], "end": ["server"], "media": [media_id],
                       "backend": [True], "links": [links], "modules": [modules]})  # fmt: skip
-    return SimpleNamespace(modules=m)
+    rows = [("gpu_leaf", "backend", media_id)] * links + list(others or [])
+    return SimpleNamespace(modules=m, links=pd.DataFrame(rows, columns=["kind", "network", "media"]))
 
 
 def _without_site_mtbf(inputs: Any) -> Any:
@@ -244,6 +245,44 @@ def test_reliability_reproduces_seed_000(inputs_of: Any) -> None:
     )
 
 
+def test_every_backend_link_counts_with_its_medium_s_mtbf(inputs_of: Any) -> None:
+    inputs = _without_site_mtbf(inputs_of("campus-100k"))
+    # the seed's case alone: the node-side links are the only ones, so every link gives the same 26.28 min
+    r = bom.design_reliability(inputs, _stub_fabric(100_000, "cx7"), _node_modules(100_000, 100_000))
+    assert r["all_links"]["time_to_first_failure_min"] == 26.28
+    # by hand: 100 node-side multimode links (5 y, counted once), 50 leaf-spine multimode (5 y), 40 DAC
+    # GPU jumpers (20 y), 10 AEC (10 y); frontend links and links without a medium do not stop the job
+    others = ([("leaf_spine", "backend", "mmf")] * 50 + [("gpu_leaf", "backend", "dac")] * 40
+              + [("leaf_spine", "backend", "aec")] * 10 + [("fe_leaf", "frontend", "mmf")] * 70
+              + [("leaf_spine", "backend", "")] * 3)  # fmt: skip
+    r = bom.design_reliability(inputs, _stub_fabric(1_024, "cx7"), _node_modules(100, 100, others=others))
+    rate = 100 / 5 + 50 / 5 + 40 / 20 + 10 / 10  # failures per year
+    every = r["all_links"]
+    assert every["time_to_first_failure_min"] == round(MINUTES_PER_YEAR / rate, 2)
+    assert every["failures_per_day"] == round(rate / 365, 3)
+    assert every["links"] == 200 and every["node_side"] == {"links": 100, "modules": 100,
+                                                             "failures_per_day": round(20 / 365, 3)}  # fmt: skip
+    assert every["by_media"] == {"dac": {"links": 40, "mtbf_years": 20.0}, "aec": {"links": 10, "mtbf_years": 10.0},
+                                 "mmf": {"links": 50, "mtbf_years": 5.0}}  # fmt: skip
+    assert r["time_to_first_failure_min"] == round(
+        MINUTES_PER_YEAR * 5 / 100, 2
+    )  # the node-side figure stays
+    # worst case: a failure just before the checkpoint (N - 1 steps redone); expected: half of it
+    c = r["checkpoint"]
+    assert c["restart_expected_gpu_days"] == round(c["restart_gpu_days"] / 2, 3)
+    assert c["in_memory_expected_gpu_days"] == c["in_memory_gpu_days"]
+    per_day = rate / 365
+    assert every["restart_gpu_days_per_day"]["worst"] == pytest.approx(
+        c["restart_gpu_days"] * per_day, abs=2e-3
+    )
+    assert every["restart_gpu_days_per_day"]["expected"] == pytest.approx(
+        c["restart_gpu_days"] / 2 * per_day, abs=2e-3
+    )
+    assert every["in_memory_gpu_days_per_day"]["worst"] == pytest.approx(
+        c["in_memory_gpu_days"] * per_day, abs=2e-3
+    )
+
+
 def test_reliability_of_real_designs(one_su: Any, superpod: Any) -> None:
     # one SU: the site sets no link MTBF, so the medium's (multimode, 5 years) applies per module
     r = bom.design_reliability(one_su.inputs, one_su.design.fabric, one_su.cabling)
@@ -270,3 +309,10 @@ def test_middle_of_rack_has_no_node_optics(make_inputs: Any) -> None:
         0,
     )
     assert r["checkpoint"]["restart_gpu_days_per_day"] == 0.0
+    # ... but its copper GPU links and its optical uplinks still fail: every backend link at its MTBF
+    links = cabling.links
+    be = links[links["network"] == "backend"]
+    rate = sum(inputs.catalog.media[str(m)].mtbf_years ** -1 for m in be["media"])
+    assert set(be.loc[be["kind"] == "gpu_leaf", "media"].astype(str)) <= {"dac", "aec"}
+    assert r["all_links"]["time_to_first_failure_min"] == round(MINUTES_PER_YEAR / rate, 2)
+    assert r["all_links"]["node_side"]["modules"] == 0

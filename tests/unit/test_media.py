@@ -4,6 +4,7 @@ and tray fill, on hand-built sites."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import handbuilt as hb
 import numpy as np
@@ -19,28 +20,60 @@ def test_each_medium_serves_up_to_its_catalog_reach_and_no_further() -> None:
     ids = [k for k, m in catalog.media.items() if 400 in m.speeds_gbps]  # 400G links
     reach = np.array([catalog.media[k].reach_m for k in ids])
     got = mt.pick(reach)
-    assert [mt.ids[i] for i in got] == ids
+    # at its own reach each medium is the cheapest, except DR4: FR4 at 600 m ($4,000 + 600 x $1) beats
+    # DR4 at 500 m ($3,500 + 500 x $3)
+    assert [mt.ids[i] for i in got] == [k if k != "smf-dr" else "smf-fr" for k in ids]
     beyond = mt.pick(reach + 0.01)
-    assert [mt.ids[i] if i >= 0 else None for i in beyond] == [*ids[1:], None]
-    # the seed's ladder, as the shipped catalog states it
-    assert [mt.classes[i] for i in mt.pick(np.array([3.0, 7.0, 50.0, 500.0, 2000.0, 2000.01]))] == [
+    assert [mt.ids[i] if i >= 0 else None for i in beyond] == [
+        "aec",
+        "mmf",
+        "smf-dr",
+        "smf-fr",
+        "coherent",
+        None,
+    ]
+    assert [mt.classes[i] for i in mt.pick(np.array([3.0, 7.0, 50.0, 300.0, 2000.0, 2000.01]))] == [
         "dac", "aec", "mmf", "smf", "smf", "coherent",
     ]  # fmt: skip
+
+
+def test_the_cheapest_medium_at_its_stock_length_wins_not_the_first_listed() -> None:
+    catalog = hb.site("one-row").catalog
+    mt = MediaTable.of(catalog)
+    dr, fr = catalog.media["smf-dr"], catalog.media["smf-fr"]
+    # by hand: DR4 $3,500 + $3/m, stock ..., 250, 300, 400, 500 m; FR4 $4,000 + $1/m, stock from 600 m
+    assert (dr.price_usd, dr.price_usd_per_m, fr.price_usd, fr.price_usd_per_m) == (3500, 3, 4000, 1)
+    lengths = np.array([60.0, 250.0, 300.0, 300.5, 400.0, 480.0, 500.0, 600.5])
+    # 300 m: DR 3,500 + 900 = 4,400 < FR 4,000 + 600 = 4,600; 300.5 m: DR 3,500 + 1,200 = 4,700 > 4,600
+    assert [mt.ids[i] for i in mt.pick(lengths)] == ["smf-dr"] * 3 + ["smf-fr"] * 5
+    price = np.array([mt.link_price_usd(np.array([x]), mt.ids.index(m))[0] for x, m in
+                      zip(lengths, ["smf-dr"] * 3 + ["smf-fr"] * 5, strict=True)])  # fmt: skip
+    assert price.tolist() == [3680.0, 4250.0, 4400.0, 4600.0, 4600.0, 4600.0, 4600.0, 4800.0]
+    # each pick is no dearer than any other medium that reaches and carries 400G
+    every = np.stack([np.where(lengths <= mt.reach_m[k], mt.link_price_usd(lengths, k), np.inf)
+                      if 400 in mt.speeds[k] else np.full(len(lengths), np.inf) for k in range(len(mt.ids))])  # fmt: skip
+    assert np.array_equal(price, every.min(axis=0))
 
 
 def test_thresholds_move_with_the_catalog() -> None:
     inputs = hb.with_media(hb.site("one-row"), ["dac", "aec", "mmf"], dac=2.0, aec=9.0)
     mt = MediaTable.of(inputs.catalog)
     assert [mt.ids[i] for i in mt.pick(np.array([2.0, 2.5, 9.0, 9.5]))] == ["dac", "aec", "aec", "mmf"]
-    # catalog order decides, not reach order: a long-reach medium listed first takes everything it reaches
+    # price decides, not catalog order: a cheap short medium listed after a dear long one still wins
     inputs = hb.with_media(hb.site("one-row"), ["mmf", "dac"])
     mt = MediaTable.of(inputs.catalog)
+    assert [mt.ids[i] for i in mt.pick(np.array([1.0, 40.0]))] == ["dac", "mmf"]
+    # equal prices: the one listed first
+    cat = inputs.catalog
+    same = {k: m.model_copy(update={"price_usd": 100.0, "price_usd_per_m": 0.0, "reach_m": 50.0})
+            for k, m in cat.media.items()}  # fmt: skip
+    mt = MediaTable.of(cat.model_copy(update={"media": same}))
     assert [mt.ids[i] for i in mt.pick(np.array([1.0, 40.0]))] == ["mmf", "mmf"]
 
 
 def test_stock_lengths_round_up_and_unstocked_media_round_to_10_m() -> None:
     mt = MediaTable.of(hb.site("one-row").catalog)
-    lengths = np.array([0.4, 1.6335, 3.2, 6.5775, 49.2, 50.5, 104.222, 1030.022, 2530.022])
+    lengths = np.array([0.4, 1.6335, 3.2, 6.5775, 49.2, 50.5, 104.222, 1030.022, 2530.022, 410.0])
     code = mt.pick(lengths)
     stock = mt.stock_length(lengths, code)
     assert [mt.ids[c] for c in code] == [
@@ -53,8 +86,9 @@ def test_stock_lengths_round_up_and_unstocked_media_round_to_10_m() -> None:
         "smf-dr",
         "smf-fr",
         "coherent",
+        "smf-fr",
     ]
-    assert stock.tolist() == [0.5, 2.0, 4.0, 7.0, 50.0, 60.0, 125.0, 1250.0, 2540.0]
+    assert stock.tolist() == [0.5, 2.0, 4.0, 7.0, 50.0, 60.0, 125.0, 1250.0, 2540.0, 600.0]
 
 
 def test_links_beyond_every_reach_are_violations() -> None:
@@ -70,6 +104,10 @@ def test_links_beyond_every_reach_are_violations() -> None:
 
 
 def transceiver_site(nic: str) -> object:
+    return cable_transceivers(hb.site("one-row"), nic)
+
+
+def cable_transceivers(inputs: object, nic: str) -> object:
     # K01 holds servers s0..s4 (RU 3) and leaf l1 (RU 40); K03 holds leaf l0 (RU 3). s0..s3 have two
     # links to l0, s4 one; each server has one link to l1 (same rack, copper). K01-K03 by tray:
     # 1.0 + 2 x (2.9 - 3 x 0.04445) + 2.0 = 8.533 m -> multimode.
@@ -83,7 +121,7 @@ def transceiver_site(nic: str) -> object:
     links = [(s, 5, "gpu_leaf") for s in range(4) for _ in range(2)] + [(4, 5, "gpu_leaf")]
     links += [(s, 6, "gpu_leaf") for s in range(5)]
     pl = hb.placement(racks, [0, 0, 0, 0, 0, 2, 0], [3, 3, 3, 3, 3, 3, 40])
-    return cable(hb.site("one-row"), hb.fabric(devs, links, nic=nic), pl)
+    return cable(inputs, hb.fabric(devs, links, nic=nic), pl)
 
 
 def test_transceivers_twin_port_on_switches_and_per_nic_module_on_servers() -> None:
@@ -106,14 +144,45 @@ def test_transceivers_twin_port_on_switches_and_per_nic_module_on_servers() -> N
 def test_switch_power_follows_the_media() -> None:
     c = transceiver_site("cx7")
     qm = hb.site("one-row").catalog.switch["qm9700"]
-    # l0: 9 optical ports of 64; l1: all copper
+    # l0: 9 multimode links on 5 twin-port modules (17 W); l1: all passive copper (no power)
     assert c.optical_ports.tolist() == [2, 2, 2, 2, 1, 9, 0]
     assert c.link_optical.tolist() == [True] * 9 + [False] * 5
-    assert c.switch_power_kw[5] == pytest.approx(
-        (qm.power_w_copper + (qm.power_w_optics - qm.power_w_copper) * 9 / 64) / 1000
-    )
+    assert c.module_w.tolist() == [17.0] * 4 + [8.5, 5 * 17.0, 0.0]  # CX-7: single-port 8.5 W modules
+    assert c.switch_power_kw[5] == pytest.approx((qm.power_w_copper + 5 * 17.0) / 1000)
     assert c.switch_power_kw[6] == pytest.approx(qm.power_w_copper / 1000)
     assert np.isnan(c.switch_power_kw[:5]).all()
+    # Cedar-7: one twin-port module per server (17 W, even with one of its two ports used); s4's cage
+    # holds its 8.5 m link to l0 and its in-rack link to l1, so both are multimode (one medium per
+    # cage) and l1 plugs a twin-port module for it
+    ced = transceiver_site("cedar7")
+    assert ced.links["media"].tolist() == ["mmf"] * 9 + ["dac"] * 4 + ["mmf"]
+    assert ced.module_w.tolist() == [17.0] * 5 + [5 * 17.0, 17.0]
+
+
+def test_module_power_per_medium_and_width() -> None:
+    cat = hb.site("one-row").catalog
+    # single-port / twin-port / a 1.6T cage of four 400G links (two twin-ports' worth)
+    assert [cat.module_power_w("smf-dr", w) for w in (1, 2, 4)] == [8.5, 17.0, 34.0]
+    assert [cat.module_power_w("smf-fr", w) for w in (1, 2)] == [10.0, 17.0]
+    assert [cat.module_power_w("coherent", w) for w in (1, 2)] == [20.0, 40.0]  # no twin-port: two modules
+    assert [cat.module_power_w("dac", w) for w in (1, 2)] == [0.0, 0.0]
+    # AEC ends draw power, DAC none: the in-rack jumpers on AEC instead of DAC
+    aec = hb.with_media(hb.site("one-row"), ["aec", "mmf"])
+    c = cable_transceivers(aec, "cx7")
+    assert c.links["media"].tolist() == ["mmf"] * 9 + ["aec"] * 5
+    assert c.module_w.tolist() == [17.0 + 6.0] * 4 + [8.5 + 6.0, 5 * 17.0, 5 * 6.0]
+    # FR4 everywhere: single-port 10 W on the servers, twin-port 17 W on the leaves
+    fr = cable_transceivers(hb.with_media(hb.site("one-row"), ["smf-fr"]), "cx7")
+    assert fr.module_w.tolist() == [3 * 10.0] * 4 + [2 * 10.0, 5 * 17.0, 3 * 17.0]
+
+
+def test_a_switch_never_draws_more_than_its_catalog_maximum() -> None:
+    inputs = hb.site("one-row")
+    sw = inputs.catalog.switch
+    low = {**sw, "qm9700": sw["qm9700"].model_copy(update={"power_w_optics": 800.0})}
+    c = cable_transceivers(replace(inputs, catalog=inputs.catalog.model_copy(update={"switch": low})), "cx7")
+    assert c.module_w[5] == 5 * 17.0  # 747 + 85 W of modules, capped at the 800 W maximum
+    assert c.switch_power_kw[5] == pytest.approx(0.8) and c.switch_power_kw[6] == pytest.approx(0.747)
 
 
 def narrow_tray_site(n_links: int) -> object:

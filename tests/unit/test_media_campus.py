@@ -99,27 +99,61 @@ def test_cedar7_halves_the_node_side_modules(campus: dict[str, tuple[Any, Any, C
     assert abs(c7.node_optics() / rail.node_optics() - 0.5) < 0.03
 
 
-def test_switch_power_follows_each_switch_s_optical_ports(
+def test_switch_power_follows_each_switch_s_modules(
     campus: dict[str, tuple[Any, Any, Cabling]],
 ) -> None:
     for name in ("rail", "mor"):
         inputs, fab, c = campus[name]
         ends = np.r_[c.links["a"].to_numpy(), c.links["b"].to_numpy()]
         optical = np.r_[c.link_optical, c.link_optical]
-        ports = np.bincount(ends[optical], minlength=len(fab.devices))
-        assert (c.optical_ports == ports).all()
+        assert (c.optical_ports == np.bincount(ends[optical], minlength=len(fab.devices))).all()
+        # module watts by hand: every module at its medium's single/twin-port figure, AEC ends 6 W each
+        cat = inputs.catalog
+        mods = c.modules
+        watt = np.array(
+            [cat.module_power_w(m, w) for m, w in zip(mods["media"], mods["links_per_module"], strict=True)]
+        )
+        expected_w = np.bincount(mods["device"], weights=mods["modules"] * watt, minlength=len(fab.devices))
+        aec = (c.links["media"] == "aec").to_numpy()
+        expected_w += 6.0 * np.bincount(ends[np.r_[aec, aec]], minlength=len(fab.devices))
+        assert np.allclose(c.module_w, expected_w)
         models = fab.devices["model"].to_numpy()
-        for model in sorted(set(models.tolist()) & set(inputs.catalog.switch)):
-            sw = inputs.catalog.switch[model]
+        for model in sorted(set(models.tolist()) & set(cat.switch)):
+            sw = cat.switch[model]
             m = models == model
-            share = np.minimum(ports[m] / sw.ports, 1.0)
-            expected = (sw.power_w_copper + (sw.power_w_optics - sw.power_w_copper) * share) / 1000
+            expected = np.minimum(sw.power_w_copper + expected_w[m], sw.power_w_optics) / 1000
             assert np.allclose(c.switch_power_kw[m], expected)
+            assert (c.switch_power_kw[m] <= sw.power_w_optics / 1000 + 1e-12).all()
         assert np.isnan(c.switch_power_kw[fab.devices["role"].to_numpy() == "server"]).all()
     # middle-of-rack leaves talk copper to their GPUs: the same switches draw less
     rail_leaf = campus["rail"][2].switch_power_kw[campus["rail"][1].devices["role"].to_numpy() == "leaf"]
     mor_leaf = campus["mor"][2].switch_power_kw[campus["mor"][1].devices["role"].to_numpy() == "leaf"]
     assert float(np.mean(mor_leaf)) < float(np.mean(rail_leaf))
+
+
+def test_q3400_leaves_draw_their_800g_ports_within_the_catalog_maximum() -> None:
+    data = tomllib.loads(CAMPUS.read_text(encoding="utf-8"))
+    data["cluster"]["switch"] = "q3400"
+    inputs = site_from_data(data, CAMPUS, load_catalog(), load_templates(), DEFAULT_TEMPLATES_DIR)
+    fab = build_fabric(inputs)
+    c = cable(inputs, fab, place(inputs, fab))
+    q = inputs.catalog.switch["q3400"]
+    role = fab.devices["role"].to_numpy()
+    leaf = role == "leaf"
+    # a leaf's 288 400G links fill its 144 800G ports: 2,500 W + 144 twin-port modules' worth (17 W)
+    be = c.links[c.links["network"] == "backend"]
+    links = np.bincount(np.r_[be["a"], be["b"]], minlength=len(fab.devices))[leaf]
+    assert links.max() == q.ports * q.port_gbps // 400 == 288
+    kw = c.switch_power_kw[leaf]
+    assert kw.max() <= q.power_w_optics / 1000  # was 7.5 kW: 288 links counted against 144 ports
+    # at least a twin-port module (17 W) per two optical links (more when media split a pair)
+    opt = be[be["media"].isin(["mmf", "smf-dr", "smf-fr"])]
+    n_opt = np.bincount(np.r_[opt["a"], opt["b"]], minlength=len(fab.devices))[leaf]
+    assert (kw >= (q.power_w_copper + 17.0 * n_opt / 2) / 1000 - 1e-9).all() and n_opt.max() >= 280
+    sw = (role != "server") & (fab.devices["model"] == "q3400").to_numpy()
+    assert (c.switch_power_kw[sw] <= q.power_w_optics / 1000).all()
+    # no cap needed: the modules alone keep every Q3400 within its maximum
+    assert (q.power_w_copper + c.module_w[sw] <= q.power_w_optics).all()
 
 
 def test_the_tray_graph_stays_small(campus: dict[str, tuple[Any, Any, Cabling]]) -> None:
@@ -140,3 +174,38 @@ def test_fill_is_over_every_level_so_over_means_above_the_limit(
     assert (c.trays.edges["levels"] > 1).any()
     assert (f["over"] == (f["fill"] > f["fill_limit"] + 1e-6)).all()
     assert not f["over"].any() and f["fill"].max() > 0.2
+
+
+def test_every_campus_link_gets_the_cheapest_medium_that_reaches(
+    campus: dict[str, tuple[Any, Any, Cabling]],
+) -> None:
+    inputs, _, c = campus["rail"]
+    media = inputs.catalog.media
+    ok = c.links[c.links["status"] == "ok"]
+    # the length the medium is chosen for: the link's own, or the longest link it shares cages with
+    assert c.ports is not None
+    length = c.ports.medium_for_m[(c.links["status"] == "ok").to_numpy()]
+    speed = ok["speed_gbps"].to_numpy()
+
+    def price(mid: str) -> np.ndarray:  # one link of medium mid at its stock length; inf where it cannot
+        m = media[mid]
+        stock = np.asarray(m.stock_lengths_m, float)
+        i = np.searchsorted(stock, length) if len(stock) else np.full(len(length), 0)
+        at = np.where(i < len(stock), stock[np.minimum(i, max(len(stock) - 1, 0))] if len(stock) else 0,
+                      np.ceil(length / 10) * 10)  # fmt: skip
+        can = (length <= m.reach_m) & np.isin(speed, m.speeds_gbps)
+        return np.where(can, m.price_usd + m.price_usd_per_m * at, np.inf)
+
+    every = {mid: price(mid) for mid in media}
+    code = ok["media"].astype(str).map({m: i for i, m in enumerate(media)}).to_numpy(np.int64)
+    chosen = np.stack([every[m] for m in media])[code, np.arange(len(code))]
+    assert np.array_equal(chosen, np.min(np.stack(list(every.values())), axis=0))
+    # single-mode: DR4 up to 300 m, FR4 beyond (FR4's 600 m stock beats DR4's 400 m and 500 m)
+    smf = ok["media"].astype(str).to_numpy()
+    assert length[smf == "smf-dr"].max() <= 300.0 < length[smf == "smf-fr"].min()
+    # against "the first listed medium that reaches": the campus saves ~$2 M
+    first = np.full(len(length), np.inf)
+    for mid in media:  # catalog order: the first finite price is the old rule's pick
+        first = np.where(np.isinf(first), every[mid], first)
+    saved = float(first.sum() - chosen.sum())
+    assert 1.5e6 < saved < 2.5e6

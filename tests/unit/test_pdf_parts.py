@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from pypdf import PdfReader
 from reportlab.graphics.shapes import Rect, String
@@ -189,6 +190,12 @@ def test_length_bins_count_every_link_once_per_class() -> None:
         "smf": {"100-150": 1},
         "coherent": {">2k": 1},
     }
+    # a Categorical (as the cabling chapter passes, no string per link) counts the same, unused
+    # categories and all
+    cat = pd.Categorical(media, categories=["smf", "dac", "aec", "mmf", "coherent", "utp"])
+    labels_c, counts_c = P.length_bins(lengths, cat)
+    assert labels_c == labels and list(counts_c) == list(counts)
+    assert all(np.array_equal(counts_c[k], counts[k]) for k in counts)
     d = P.length_histogram(lengths, media)
     bars = [
         s for s in _walk(d) if isinstance(s, Rect) and s.fillColor in P.MEDIA_COLOURS.values() and s.width > 7
@@ -266,3 +273,20 @@ def test_row_names_never_cover_racks() -> None:
                 and ty + b.size * 0.7 > ry + 0.3
             )
             assert not overlap, (name, (rx, ry))
+
+
+def test_longest_bundles_group_kind_rows_and_medium_longest_first() -> None:
+    from layout.export.pdf.chapters.cabling import longest_bundles
+
+    # links:        0     1     2     3     4     5 (not routed)
+    kind = np.array([0, 0, 0, 1, 0, 0])
+    row_a = np.array([1, 1, 2, 1, 1, 1])
+    row_b = np.array([2, 2, 2, 2, 2, 2])
+    media = np.array([0, 0, 0, 0, 1, 0])
+    length = np.array([10.0, 30.0, 30.0, 5.0, 12.0, 99.0])
+    routed = np.array([True, True, True, True, True, False])
+    got = longest_bundles(kind, row_a, row_b, media, length, routed)
+    # bundle (0,1,2,0) = links 0 and 1, longest link 1 (30 m); (0,2,2,0) = link 2 (30 m, ties go to the
+    # lower link number, so after link 1); then link 4 (12 m) and link 3 (5 m); link 5 is not routed
+    assert got == [(1, 2, 30.0, 1, 2), (2, 1, 30.0, 2, 2), (4, 1, 12.0, 1, 2), (3, 1, 5.0, 1, 2)]
+    assert longest_bundles(kind, row_a, row_b, media, length, routed, top=2) == got[:2]

@@ -9,17 +9,13 @@ x 0.5..9.5, y 0.5..5.5. Rows run along x with 1.2 m deep racks: row line 0 is y 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from layout import fabric, place
-from layout.design import build_fabric
 from layout.load import Inputs
-from layout.siteedit import SetHall, SiteEditor
 
 Make = Callable[..., Inputs]
 
@@ -307,25 +303,3 @@ def test_same_input_same_tables(make_inputs: Make) -> None:
     _, b = run(inputs)
     assert a.racks.equals(b.racks) and a.rows.equals(b.rows)
     assert np.array_equal(a.device_rack, b.device_rack) and np.array_equal(a.device_ru, b.device_ru)
-
-
-def test_kept_hall_grids_and_blocks_place_exactly_as_a_fresh_run() -> None:
-    """Placement keeps each hall's floor grid (and, per fabric, the SU blocks) for the next run: after an
-    edit of one hall, the other halls' grids are taken as they are, and the tables come out as from a run
-    that works everything out again."""
-    editor = SiteEditor(Path(__file__).resolve().parents[2] / "sites" / "seed002-32k.toml")
-    place.place(editor.inputs, build_fabric(editor.inputs))
-    editor.apply(SetHall("B1/H1", "max_rack_kw", 45.0))  # 4 servers a rack fit now: another GPU rack
-    fab = build_fabric(editor.inputs)
-    grids = place._GRIDS.known_keys()
-    kept = place.place(editor.inputs, fab)
-    new = [k for k in place._GRIDS.known_keys() if k not in grids]
-    assert len(new) == 1  # only the edited hall's grid was worked out again (of 4)
-    place.forget_kept()
-    assert not len(place._GRIDS) and not place._DERIVED
-    fresh = place.place(editor.inputs, fab)
-    pd.testing.assert_frame_equal(kept.racks, fresh.racks, check_exact=True)
-    pd.testing.assert_frame_equal(kept.rows, fresh.rows, check_exact=True)
-    assert np.array_equal(kept.device_rack, fresh.device_rack)
-    assert np.array_equal(kept.device_ru, fresh.device_ru)
-    assert kept.racks_by_template() != place.place(SiteEditor(editor.path).inputs, fab).racks_by_template()

@@ -1,7 +1,8 @@
 """Power, energy and floor checks on the small site (tests/conftest.py), against hand-computed figures.
 
-One SU of 32 DGX H100 on QM9700 (catalog: 10.2 kW per server; QM9700 747 W all copper, 1,500 W all
-optics, 64 ports; multimode module 8.5 W), 8 leaves and 4 spines, PUE 1.25, $0.10/kWh.
+One SU of 32 DGX H100 on QM9700 (catalog: 10.2 kW per server; QM9700 747 W all copper, 1,500 W at
+most, 64 ports on 32 twin-port cages; multimode modules 8.5 W single-port, 17 W twin-port), 8 leaves and
+4 spines, PUE 1.25, $0.10/kWh.
 """
 
 from __future__ import annotations
@@ -34,13 +35,16 @@ def by_role(fab: Any, values: np.ndarray, role: str) -> set[float]:
 
 def test_rail_device_power_by_hand(make_inputs: Make) -> None:
     fab, p, r = run(make_inputs())
-    # server: 10.2 kW + 8 node-side modules x 8.5 W; every leaf and spine port is optical (leaves the rack)
+    # server: 10.2 kW + 8 node-side modules x 8.5 W; every leaf and spine port is optical (leaves the
+    # rack): 64 links on 32 twin-port modules, 747 + 32 x 17 = 1,291 W
     assert by_role(fab, r.device_kw, "server") == {10.268}
-    assert by_role(fab, r.device_kw, "leaf") == {1.5}
-    assert by_role(fab, r.device_kw, "spine") == {1.5}
-    it_kw = 32 * 10.268 + 12 * 1.5
+    assert by_role(fab, r.device_kw, "leaf") == {1.291}
+    assert by_role(fab, r.device_kw, "spine") == {1.291}
+    it_kw = 32 * 10.268 + 12 * 1.291
     assert r.it_mw == pytest.approx(it_kw / 1000)
-    assert r.rack_kw.tolist() == pytest.approx([4 * 10.268] * 4 + [8 * 1.5] + [4 * 10.268] * 4 + [4 * 1.5])
+    assert r.rack_kw.tolist() == pytest.approx(
+        [4 * 10.268] * 4 + [8 * 1.291] + [4 * 10.268] * 4 + [4 * 1.291]
+    )
     assert r.max_rack_kw == pytest.approx(41.072)
     assert r.facility_mw == pytest.approx(it_kw / 1000 * 1.25)
     assert r.annual_twh == pytest.approx(it_kw * 1.25 * 8760 / 1e9)
@@ -50,11 +54,12 @@ def test_rail_device_power_by_hand(make_inputs: Make) -> None:
 
 def test_middle_of_rack_is_copper_inside_the_rack(make_inputs: Make) -> None:
     fab, p, r = run(make_inputs({"cluster": {"design": "mor"}}))
-    # no node-side optics; the leaf: 32 copper ports down, 32 optical up = 747 + 753 / 2 W
+    # no node-side optics; the leaf: 32 copper ports down (DAC: no power), 32 optical up on 16 twin-port
+    # modules = 747 + 16 x 17 W
     assert by_role(fab, r.device_kw, "server") == {10.2}
-    assert by_role(fab, r.device_kw, "leaf") == {1.1235}
+    assert by_role(fab, r.device_kw, "leaf") == {1.019}
     gpu = (p.racks["kind"] == "gpu").to_numpy()
-    assert r.rack_kw[gpu] == pytest.approx(np.full(8, 4 * 10.2 + 1.1235))
+    assert r.rack_kw[gpu] == pytest.approx(np.full(8, 4 * 10.2 + 1.019))
 
 
 def test_media_flags_from_the_cabling_step(make_inputs: Make) -> None:
@@ -67,9 +72,9 @@ def test_media_flags_from_the_cabling_step(make_inputs: Make) -> None:
     assert power.check(inputs, fab, p, device_kw=given).it_mw == pytest.approx(given.sum() / 1000)
 
 
-@pytest.mark.parametrize(("nic", "server_kw"), [("bf3", 10.2 + 0.4 + 0.068), ("cedar7", 10.2 + 4 * 0.0085)])
+@pytest.mark.parametrize(("nic", "server_kw"), [("bf3", 10.2 + 0.4 + 0.068), ("cedar7", 10.2 + 4 * 0.017)])
 def test_nic_options(make_inputs: Make, nic: str, server_kw: float) -> None:
-    # BlueField-3: +50 W per backend port; Cedar-7: one twin-port module per two ports
+    # BlueField-3: +50 W per backend port; Cedar-7: one twin-port module (17 W) per two ports
     fab, _, r = run(make_inputs({"cluster": {"nic": nic}}))
     assert by_role(fab, r.device_kw, "server") == {round(server_kw, 6)}
 
@@ -89,8 +94,8 @@ def test_hall_over_its_mw(make_inputs: Make) -> None:
     _, _, r = run(make_inputs(hall(it_mw=0.2)))
     (v,) = r.violations
     assert (v.kind, v.where) == ("hall_mw", "B1/H1")
-    assert v.figures["it_mw"] == round(0.346576, 3) and v.figures["limit_mw"] == 0.2
-    assert "0.35 MW" in v.message and "0.2 MW" in v.message and v.suggestion
+    assert v.figures["it_mw"] == round(0.344068, 3) and v.figures["limit_mw"] == 0.2
+    assert "0.34 MW" in v.message and "0.2 MW" in v.message and v.suggestion
 
 
 def test_building_and_site_over_budget(make_inputs: Make) -> None:
@@ -98,8 +103,8 @@ def test_building_and_site_over_budget(make_inputs: Make) -> None:
     kinds = {v.kind: v for v in r.violations}
     assert set(kinds) == {"building_mw", "site_mw"}
     assert kinds["building_mw"].where == "B1"
-    # facility 0.346576 x 1.25 = 0.433 MW > 0.4 MW utility
-    assert kinds["site_mw"].figures["facility_mw"] == round(0.346576 * 1.25, 3)
+    # facility 0.344068 x 1.25 = 0.430 MW > 0.4 MW utility
+    assert kinds["site_mw"].figures["facility_mw"] == round(0.344068 * 1.25, 3)
 
 
 def test_rack_over_the_hall_limit(make_inputs: Make) -> None:

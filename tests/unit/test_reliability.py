@@ -42,6 +42,9 @@ def test_seed_checkpoint_figures() -> None:
         loss.in_memory_step_gpu_days + loss.in_memory_copy_gpu_days
     )
     assert loss.saved_gpu_days == pytest.approx(loss.restart_gpu_days - loss.in_memory_gpu_days)
+    # expected: a failure equally likely after any of the 100 steps, 0..99 redone: 49.5 steps on average
+    assert loss.restart_expected_gpu_days == pytest.approx(100_000 * 49.5 * 2 / 86_400)
+    assert loss.in_memory_expected_gpu_days == loss.in_memory_gpu_days  # one step + the copy, always
 
 
 def test_checkpoint_every_step_loses_nothing_by_restarting() -> None:

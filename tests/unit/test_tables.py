@@ -127,3 +127,195 @@ def test_a_failed_export_leaves_nothing(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         tables.write_xlsx({"S": bad}, target, date="not-a-date")
     assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------------ CSV through pyarrow, bytes of pandas
+def pandas_csv(df: pd.DataFrame) -> bytes:
+    """The reference: what pandas' own writer gives (the bytes csv_bytes promises)."""
+    return df.to_csv(index=False, lineterminator="\n").encode("utf-8")
+
+
+def test_links_csv_is_pandas_bytes_and_reads_back_equal(superpod: Any) -> None:
+    lt = superpod.links
+    data = tables.csv_bytes(lt)
+    assert tables._csv_texts(lt) is not None  # the columnar path, not the fallback
+    assert data == pandas_csv(lt)
+    back = pd.read_csv(io.BytesIO(data), keep_default_na=False, dtype={"pod": "int64"})
+    assert back.columns.tolist() == lt.columns.tolist()
+    for c in lt.columns:
+        if lt[c].dtype == np.float64:
+            assert np.array_equal(back[c].to_numpy(float), lt[c].to_numpy(float)), c
+        else:
+            assert back[c].astype(type(lt[c].iloc[0])).tolist() == lt[c].tolist(), c
+
+
+TRICKY_FLOATS = [0.0, -0.0, 1.0, 0.1, 1 / 3, 1e-4, 9.99e-5, 1e-5, 1e15, 1e16, 123456789012345.6, 2.5e-300,
+                 1.7976931348623157e308, 5e-324, float("nan"), float("inf"), -float("inf"), -12.5, 2.0**53]  # fmt: skip
+
+
+def test_float_text_is_repr() -> None:
+    x = np.array(TRICKY_FLOATS)
+    got = tables.float_text(x).to_pylist()
+    assert got == [None if math.isnan(v) else repr(v) for v in TRICKY_FLOATS]
+    assert got[:3] == ["0.0", "-0.0", "1.0"]  # -0.0 keeps its sign although it equals 0.0
+
+
+def test_csv_of_every_column_kind_is_pandas_bytes() -> None:
+    n = len(TRICKY_FLOATS)
+    df = pd.DataFrame({
+        "f": TRICKY_FLOATS,
+        "i": np.arange(n, dtype=np.int64) * -7,
+        "u": np.arange(n, dtype=np.uint8),
+        "ni": pd.array([None if k % 3 == 0 else k for k in range(n)], dtype="Int64"),
+        "b": [k % 2 == 0 for k in range(n)],
+        "s": [f"id-{k}" if k % 4 else "" for k in range(n)],
+        "o": pd.Series([None if k % 5 == 0 else f"x{k}" for k in range(n)], dtype=object),
+        "c": pd.Categorical([["a", "b", None][k % 3] for k in range(n)], categories=["b", "a", "zz"]),
+    })  # fmt: skip
+    assert tables._csv_texts(df) is not None
+    assert tables.csv_bytes(df) == pandas_csv(df)
+
+
+@pytest.mark.parametrize(
+    "df",
+    [
+        pd.DataFrame({"a": ["x,y", "z"], "b": [1, 2]}),  # a comma: pandas quotes it
+        pd.DataFrame({"a": ['say "hi"', "z"], "b": [1, 2]}),
+        pd.DataFrame({"a": ["two\nlines", "z"], "b": [1, 2]}),
+        pd.DataFrame({"a": ["", "z"]}),  # one column: pandas writes "" for the empty value
+        pd.DataFrame({"a,b": [1], "c": [2]}),  # a header that needs quotes
+        pd.DataFrame({"t": pd.to_datetime(["2026-01-01"]), "b": [1]}),  # a kind of column not covered
+        pd.DataFrame({"o": [1, "x"], "b": [1, 2]}),  # a mixed object column
+        pd.DataFrame({"a": [], "b": []}),
+    ],
+)
+def test_csv_that_needs_pandas_is_written_by_pandas(df: pd.DataFrame) -> None:
+    assert tables.csv_bytes(df) == pandas_csv(df)
+
+
+# ------------------------------------------------------------------------------------------- Parquet
+def test_parquet_reads_back_equal_and_is_byte_stable(tmp_path: Path, superpod: Any) -> None:
+    import pyarrow.parquet as pq
+
+    kw = dict(bom=superpod.bom, racks=superpod.design.placement.racks, links=superpod.links,
+              summary=superpod.summary, date="2026-01-01", csv=False, xlsx=False, parquet=True)  # fmt: skip
+    a = tables.write_design_tables(tmp_path / "a", "s", **kw)
+    b = tables.write_design_tables(tmp_path / "b", "s", **kw)
+    assert [p.name for p in a] == ["s-bom.parquet", "s-links.parquet"]
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["s-bom.parquet", "s-links.parquet"]
+    for pa_, pb_ in zip(a, b, strict=True):
+        assert pa_.read_bytes() == pb_.read_bytes()
+    for path, frame in zip(a, (superpod.bom, superpod.links), strict=True):
+        table = pq.read_table(path)
+        assert table.schema.metadata is None  # no pandas metadata tying the bytes to a pandas version
+        back = table.to_pandas()
+        pd.testing.assert_frame_equal(back, frame.reset_index(drop=True), check_dtype=False)
+        assert [str(t) for t in table.schema.types].count("large_string") == 0
+
+
+# ----------------------------------------------------------------------------------------- links table
+def test_links_table_matches_a_row_by_row_build(superpod: Any) -> None:
+    """Every row against the ids looked up one link at a time (the slow, obvious way)."""
+    d, lt, cab = superpod.design, superpod.links, superpod.cabling.links
+    dev = d.fabric.devices["device_id"].tolist()
+    racks = d.placement.racks["rack_id"].tolist()
+    rows = cab.head(500).itertuples(index=False)
+    for i, r in enumerate(rows):
+        got = lt.iloc[i]
+        assert (got["a_device"], got["b_device"]) == (dev[r.a], dev[r.b])
+        assert got["rack_a"] == (racks[r.rack_a] if r.rack_a >= 0 else "")
+        assert got["rack_b"] == (racks[r.rack_b] if r.rack_b >= 0 else "")
+        assert (got["kind"], got["media"], got["status"]) == (str(r.kind), str(r.media), str(r.status))
+        assert got["length_m"] == np.round(r.length_m, 3)  # numpy rounding, as pandas rounds
+    assert all(str(t) == "str" for t in lt.dtypes[["a_device", "rack_a", "kind", "media"]])
+
+
+def test_links_table_marks_a_link_without_a_rack_with_an_empty_rack_id() -> None:
+    devices = pd.DataFrame({"device_id": ["srv-0", "leaf-0"]})
+    racks = pd.DataFrame({"rack_id": ["B1/H1/R01/K01"]})
+    cat = pd.Categorical
+    links = pd.DataFrame({
+        "a": [0, 1], "b": [1, 0], "kind": cat(["gpu_leaf", "gpu_leaf"]), "network": cat(["backend"] * 2),
+        "speed_gbps": [400, 400], "pod": [0, 0], "rack_a": [0, -1], "rack_b": [-1, 0],
+        "route": cat(["tray", ""]), "tray_m": [1.23456, np.nan], "length_m": [2.0, np.nan],
+        "media": cat(["mmf", ""]), "media_class": cat(["mmf", ""]), "stock_length_m": [3.0, np.nan],
+        "status": cat(["ok", "unplaced"]),
+    })  # fmt: skip
+    lt = tables.links_table(
+        SimpleNamespace(devices=devices), SimpleNamespace(racks=racks), SimpleNamespace(links=links)
+    )  # type: ignore[arg-type]
+    assert lt["rack_a"].tolist() == ["B1/H1/R01/K01", ""]
+    assert lt["rack_b"].tolist() == ["", "B1/H1/R01/K01"]
+    assert lt["a_device"].tolist() == ["srv-0", "leaf-0"]
+    assert lt["tray_m"].iloc[0] == 1.235 and math.isnan(lt["tray_m"].iloc[1])
+    assert (
+        tables.csv_bytes(lt).decode().splitlines()[2]
+        == "leaf-0,srv-0,gpu_leaf,backend,400,0,,B1/H1/R01/K01,,,,,,,unplaced"
+    )
+
+
+# ---------------------------------------------------------------------------- XLSX: openpyxl's bytes
+def test_superpod_workbook_is_openpyxl_s_bytes(superpod: Any) -> None:
+    sheets = {"BOM": superpod.bom, "Racks": superpod.design.placement.racks,
+              "Links summary": tables.links_summary(superpod.links), "Summary": tables.summary_rows(superpod.summary)}  # fmt: skip
+    fast = tables._xlsx_fast(sheets, datetime.datetime(2026, 11, 29), "t")  # the fast path, no fallback
+    assert fast == tables.xlsx_bytes(sheets, "2026-11-29", "t")
+    assert fast == tables.xlsx_bytes_openpyxl(sheets, "2026-11-29", "t")
+    wb = openpyxl.load_workbook(io.BytesIO(fast))
+    for name, df in sheets.items():
+        rows = list(wb[name].values)
+        assert list(rows[0]) == [str(c) for c in df.columns]
+        want = [[tables._cell(v) for v in r] for r in df.itertuples(index=False, name=None)]
+        assert [list(r) for r in rows[1:]] == want, name
+
+
+def test_xlsx_cells_of_every_kind_are_openpyxl_s_bytes() -> None:
+    df = pd.DataFrame({
+        "text": ["x", "", " lead", "trail ", "a&b<c>\"'", None, "   ", "tab\there", "#1", "=", "ünï"],
+        "price_usd": [1.5, np.nan, 3, 0.1, 1e20, -0.0, float("inf"), 2**60, 1 / 3, 7, 0],
+        "empty": [np.nan] * 11,
+        "flag": [True, False] * 5 + [True],
+        "n": [1, 2, 3, 10**17, -5, 0, 6, 7, 8, 9, 10],
+        "mixed": [1, "a", 2.5, None, True, "b", 3, 4, 5, 6, 7],
+    })  # fmt: skip
+    for sheets in ({"S": df, "Only NaN": df[["empty"]]}, {"Empty": df.iloc[:0]}, {"U": df[["price_usd"]]}):
+        fast = tables._xlsx_fast(sheets, datetime.datetime(2026, 1, 1), "")
+        assert fast == tables.xlsx_bytes_openpyxl(sheets, "2026-01-01")
+
+
+@pytest.mark.parametrize("value", ["=1+2", "#N/A", "bell\x07"])
+def test_xlsx_values_openpyxl_treats_specially_go_through_openpyxl(value: str) -> None:
+    df = pd.DataFrame({"a": [value, "plain"], "b": [1, 2]})
+    try:
+        want = tables.xlsx_bytes_openpyxl({"S": df}, "2026-01-01")
+    except Exception as e:  # openpyxl refuses it: so must the fast path, with the same error
+        with pytest.raises(type(e)):
+            tables.xlsx_bytes({"S": df}, "2026-01-01")
+        return
+    assert tables.xlsx_bytes({"S": df}, "2026-01-01") == want
+    cell = openpyxl.load_workbook(io.BytesIO(want))["S"]["A2"]
+    assert cell.data_type in ("f", "e")  # a formula or an error code, as openpyxl wrote it
+
+
+def test_design_command_writes_parquet_next_to_csv(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    from layout.cli import main
+
+    site = Path(__file__).resolve().parents[2] / "sites" / "superpod-4su.toml"
+    assert main(["design", str(site), "--out", str(tmp_path), "--no-svg", "--csv", "--parquet"]) == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["summary.json", "superpod-4su-bom.csv", "superpod-4su-bom.parquet",
+                     "superpod-4su-links.csv", "superpod-4su-links.parquet",
+                     "superpod-4su-ports.csv", "superpod-4su-ports.parquet"]  # fmt: skip
+    for stem in ("bom", "links", "ports"):
+        from_csv = pd.read_csv(tmp_path / f"superpod-4su-{stem}.csv", keep_default_na=False, na_values=[""])
+        from_parquet = pq.read_table(tmp_path / f"superpod-4su-{stem}.parquet").to_pandas()
+        assert from_parquet.columns.tolist() == from_csv.columns.tolist()
+        assert len(from_parquet) == len(from_csv) > 0
+        for c in from_csv.columns:
+            a, b = from_csv[c], from_parquet[c]
+            if b.dtype.kind == "f":
+                assert np.allclose(a.astype(float), b, equal_nan=True), c
+            else:
+                assert a.fillna("").astype(str).tolist() == b.astype(str).tolist(), c

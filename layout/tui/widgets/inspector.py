@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 
 from layout.load import Inputs
 from layout.tui.floor import HallFloor
+from layout.tui.panels import use_colour
 from layout.tui.results import Result
 from layout.tui.widgets.prerendered import Prerendered
 
@@ -26,12 +27,6 @@ def kv_table(rows: list[tuple[str, RenderableType]]) -> Table:
     for k, v in rows:
         t.add_row(k, v)
     return t
-
-
-def use_colour(frac: float) -> str:
-    return (
-        "green" if frac < 0.7 else "yellow" if frac < 0.9 else "dark_orange" if frac <= 1.0 + 1e-9 else "red"
-    )
 
 
 def bar(value: float, limit: float, width: int = 12) -> Text:

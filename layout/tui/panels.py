@@ -1,5 +1,6 @@
 """The tabs beside the map, as Rich renderables built from a design result: the site's budgets as bars,
-the cabling (media mix, transceivers, longest links, fullest trays) and the BOM totals."""
+the cabling (media mix, transceivers, longest links, fullest trays) and the BOM totals. Rich only, no
+Textual: the headless session builds them in its worker thread, the widgets show them."""
 
 from __future__ import annotations
 
@@ -13,10 +14,16 @@ from rich.table import Table
 from rich.text import Text
 
 from layout.tui.results import Result
-from layout.tui.widgets.inspector import use_colour
 
 LONGEST_LINKS = 15
 FULLEST_TRAYS = 8
+
+
+def use_colour(frac: float) -> str:
+    """The colour of a use of a limit: green, yellow, orange, red over the limit."""
+    return (
+        "green" if frac < 0.7 else "yellow" if frac < 0.9 else "dark_orange" if frac <= 1.0 + 1e-9 else "red"
+    )
 
 
 def _budget_table(title: str) -> Table:

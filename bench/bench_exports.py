@@ -1,0 +1,107 @@
+"""Time `design.run` on the 100k campus, then each export of that design on its own, as
+`dclayout design --FLAG` would write it (the links table is built inside the csv, parquet and xlsx rows,
+since each of those flags alone builds it once).
+
+    .venv/bin/python bench/bench_exports.py [--runs N] [--site sites/campus-100k.toml] [--only csv,xlsx]
+
+The issue's bar: every export no more than 1.5x design.run. Prints best and median seconds per export,
+its ratio to design.run and the bytes written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from timing import ROOT, timed
+
+from layout import design, place
+from layout.load import load_site
+
+BAR = 1.5
+
+
+def exporters(d: Any, out: Path) -> dict[str, Callable[[], list[Path]]]:
+    """Export name -> a call that writes it into ``out`` and returns the paths written."""
+    from layout.export import tables
+
+    stem = d.inputs.stem
+    summary = d.summary()
+
+    def table_files(**flags: bool) -> list[Path]:
+        return tables.write_tables_of(d, out, summary=summary, **flags)
+
+    def dxf() -> list[Path]:
+        from layout.export.dxf import write_dxf
+
+        return [write_dxf(d, out / f"{stem}.dxf")]
+
+    def pdf() -> list[Path]:
+        from layout.export.pdf import write_pdf
+
+        return [write_pdf(d, out / f"{stem}.pdf")]
+
+    def svg() -> list[Path]:
+        from layout.export.svg import write_svgs
+
+        return write_svgs(d, out, stem)
+
+    def summary_json() -> list[Path]:
+        return [tables.write_json(d.summary(), out / "summary.json")]
+
+    runs: dict[str, Callable[[], list[Path]]] = {
+        "dxf": dxf,
+        "pdf": pdf,
+        "csv": lambda: table_files(csv=True),
+        "parquet": lambda: table_files(parquet=True),
+        "xlsx": lambda: table_files(xlsx=True),
+        "svg": svg,
+        "summary": summary_json,
+    }
+    return runs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--site", default=str(ROOT / "sites" / "campus-100k.toml"))
+    parser.add_argument("--only", default="", help="comma-separated exports (default: all)")
+    parser.add_argument("--json", default="", help="also write the figures to this JSON file")
+    args = parser.parse_args()
+    inputs = load_site(args.site)
+
+    def cold_run() -> Any:
+        place.forget_kept()  # a cold placement, as the CLI runs
+        return design.run(inputs)
+
+    best_d, med_d, d = timed(cold_run, args.runs)
+    rows: dict[str, dict[str, float]] = {"design.run": {"best_s": best_d, "median_s": med_d, "bytes": 0}}
+    tmp = Path(tempfile.mkdtemp(prefix="bench-exports-"))
+    try:
+        runs = exporters(d, tmp)
+        wanted = [n for n in args.only.split(",") if n] or list(runs)
+        for name in wanted:
+            best, med, paths = timed(runs[name], args.runs)
+            size = sum(p.stat().st_size for p in paths)  # type: ignore[attr-defined]
+            rows[name] = {"best_s": best, "median_s": med, "bytes": size}
+    finally:
+        shutil.rmtree(tmp)
+    print(f"{args.site}: best / median of {args.runs} runs")
+    print(f"  {'':<11} {'best s':>8} {'median s':>9} {'x design':>9} {'MB':>8}")
+    for name, r in rows.items():
+        ratio = r["best_s"] / best_d
+        flag = "" if name == "design.run" or ratio <= BAR else f"  over {BAR}x"
+        print(
+            f"  {name:<11} {r['best_s']:8.3f} {r['median_s']:9.3f} {ratio:9.2f} {r['bytes'] / 1e6:8.2f}{flag}"
+        )
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()

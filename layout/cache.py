@@ -1,0 +1,50 @@
+"""What a front end that designs the same site again and again keeps between runs, passed explicitly.
+
+``design.run(inputs)`` keeps nothing: every call builds every stage from its inputs, so the CLI, the
+report and the engine never see a value from another run. A front end that reruns the design per edit
+(the TUI) passes one :class:`DesignCache` to every run; the stages that can reuse earlier work get their
+part of it:
+
+- the fabric (``design.build_fabric``), by the cluster (with which of its keys were given), the catalog,
+  the servers per rack the halls allow and the site file it is built for;
+- each hall's floor grid, and each fabric's devices grouped for placement (``place.place``): see
+  :class:`layout.place.PlaceCache`.
+
+Each store is a bounded :class:`layout.kept.Kept` keyed by everything its value is made from, so a run
+with a cache gives the same design as one without (tests/unit/test_cache.py checks this on every
+shipped site and on a sequence of edits). Values are immutable or only read; a cache may be shared by
+the runs of one thread after another (the TUI's design worker), not by runs at the same time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from layout.kept import Kept
+from layout.place import PlaceCache
+
+if TYPE_CHECKING:
+    from layout.fabric import Fabric
+    from layout.model import Catalog, Cluster
+
+FABRICS_KEPT = 4  # going back to an earlier cluster (rail, then middle-of-rack, then undo) builds nothing
+
+# cluster, the cluster keys given in the file, catalog, servers per rack (middle-of-rack), site file
+FabricKey = tuple["Cluster", frozenset[str], "Catalog", "int | None", str]
+
+
+@dataclass(eq=False)
+class DesignCache:
+    """The stores one front end keeps for its design runs (see the module docstring)."""
+
+    fabrics: Kept[FabricKey, Fabric] = field(default_factory=lambda: Kept(FABRICS_KEPT))
+    place: PlaceCache = field(default_factory=PlaceCache)
+
+    def sizes(self) -> dict[str, Any]:
+        """How many values each store holds (for tests and the benchmarks' notes)."""
+        return {
+            "fabrics": len(self.fabrics),
+            "grids": len(self.place.grids),
+            "groups": len(self.place.groups),
+        }

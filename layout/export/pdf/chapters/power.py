@@ -1,0 +1,157 @@
+"""The power chapter: site, building and hall budgets against their limits, energy and cost, the
+hottest racks and the floor load per hall.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from reportlab.platypus import (
+    Flowable,
+    Spacer,
+)
+
+from layout.export.pdf.charts import Budget, budget_bars
+from layout.export.pdf.document import h1, h2
+from layout.export.pdf.flowables import Cell, Col, data_table, kv_table
+from layout.export.pdf.formatting import fmt_energy, fmt_int, fmt_num, fmt_pct, fmt_usd, para
+from layout.export.pdf.theme import FRAME_W
+
+
+def _limit(v: Any) -> float | None:
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+def _budget_rows(frame: Any, key: str) -> list[list[Cell]]:
+    rows: list[list[Cell]] = []
+    for r in frame.itertuples():
+        mw = float(r.it_kw) / 1000.0
+        limit = _limit(r.limit_mw)
+        use = fmt_pct(mw / limit, 0) if limit else "no limit"
+        rows.append(
+            [str(getattr(r, key)), fmt_int(r.racks), fmt_num(mw, 2), fmt_num(limit, 2) if limit else "-", use]
+        )
+    return rows
+
+
+def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
+    pw = design.power
+    info = design.inputs.site.site
+    out: list[Flowable] = [*h1("Power")]
+    s = summary["power"]
+    out.append(
+        para(
+            f"The IT load is {s['it_mw']:,.2f} MW; at a PUE of {info.pue:g} the facility draws {s['facility_mw']:,.2f} MW "
+            f"from a utility feed of {info.utility_mw:g} MW. Device power comes from the catalog: servers with their "
+            "NIC option and node-side optics, switches between their all-copper and all-optics figures by the "
+            "share of their ports on optics."
+        )
+    )
+    budgets = [Budget("Site (facility vs utility)", pw.facility_mw, pw.utility_mw)]
+    budgets += [
+        Budget(f"Building {r.building}", r.it_kw / 1000.0, _limit(r.limit_mw))
+        for r in pw.buildings.itertuples()
+    ]
+    budgets += [
+        Budget(f"Hall {r.hall}", r.it_kw / 1000.0, _limit(r.limit_mw))
+        for r in pw.halls.itertuples()
+        if _limit(r.limit_mw) is not None
+    ]
+    unlimited = [str(r.hall) for r in pw.halls.itertuples() if _limit(r.limit_mw) is None]
+    out += [*h2("Budgets: site, buildings, halls"), budget_bars(budgets)]
+    if unlimited:
+        out.append(
+            para(
+                f"Halls without an IT limit of their own ({', '.join(unlimited)}) count against their "
+                "building's; their load is in the table below.",
+                "small",
+            )
+        )
+    out.append(Spacer(1, 4))
+    cols = [
+        Col("Building", 130),
+        Col("Racks", 70, True),
+        Col("IT MW", 90, True),
+        Col("Limit MW", 90, True),
+        Col("Use", 80, True),
+    ]
+    out += [data_table(cols, _budget_rows(pw.buildings, "building")), Spacer(1, 6)]
+    cols = [Col("Hall", 130), *cols[1:]]
+    out += [data_table(cols, _budget_rows(pw.halls, "hall"))]
+    out += [
+        *h2("Energy and cost"),
+        kv_table(
+            [
+                ("IT load", f"{s['it_mw']:,.3f} MW"),
+                (f"Facility load (IT x PUE {info.pue:g})", f"{s['facility_mw']:,.3f} MW"),
+                ("Annual energy (8,760 h)", fmt_energy(s["annual_twh"])),
+                (
+                    f"Annual electricity cost at ${info.electricity_usd_per_kwh:g}/kWh",
+                    fmt_usd(s["annual_cost_usd"]),
+                ),
+                ("Hottest rack", f"{s['max_rack_kw']:,.1f} kW"),
+            ],
+            width=FRAME_W * 0.75,
+        ),
+    ]
+
+    racks = design.placement.racks
+    kw = np.asarray(pw.rack_kw, float)
+    limit = np.asarray(pw.rack_limit_kw, float)
+    floor = np.asarray(pw.rack_floor_kg_m2, float)
+    order = np.lexsort((racks["rack_id"].to_numpy(str), -kw))[:20]
+    rows: list[list[Cell]] = []
+    for i in order:
+        rows.append(
+            [
+                str(racks["rack_id"].iat[i]),
+                str(racks["template"].iat[i]),
+                fmt_num(kw[i], 1),
+                f"{limit[i]:g}",
+                fmt_pct(kw[i] / limit[i], 0) if limit[i] else "-",
+                fmt_int(floor[i]),
+            ]
+        )
+    cols = [
+        Col("Rack", 110),
+        Col("Template", 110),
+        Col("kW", 60, True),
+        Col("Hall limit kW", 75, True),
+        Col("Of limit", 60, True),
+        Col("Floor kg/m2", 70, True),
+    ]
+    out += [*h2(f"The {len(order)} hottest racks"), data_table(cols, rows)]
+
+    halls = {f"{b.id}/{h.id}": h for b, h in design.inputs.site.halls()}
+    hall_col = racks["hall"].to_numpy(str)
+    rows = []
+    for key, h in halls.items():
+        m = hall_col == key
+        if not m.any():
+            continue
+        worst = int(np.flatnonzero(m)[np.argmax(floor[m])])
+        over = int((floor[m] > h.floor_load_kg_m2 + 1e-9).sum())
+        rows.append(
+            [
+                key,
+                f"{h.floor_load_kg_m2:,.0f}",
+                fmt_int(floor[m].max()),
+                str(racks["rack_id"].iat[worst]),
+                fmt_int(over),
+            ]
+        )
+    cols = [
+        Col("Hall", 90),
+        Col("Rating kg/m2", 90, True),
+        Col("Heaviest kg/m2", 90, True),
+        Col("Heaviest rack", 120, True),
+        Col("Racks over rating", 95, True),
+    ]
+    out += [
+        *h2("Floor load"),
+        para("Rack weight (servers, switches and the empty cabinet) over its footprint."),
+        data_table(cols, rows),
+    ]
+    return out

@@ -1,0 +1,174 @@
+"""Table flowables (data tables that split across pages and repeat their header, label/value tables) and
+the cover page's title block with its grid of headline figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.lib.units import mm
+from reportlab.platypus import (
+    Flowable,
+    LongTable,
+    Paragraph,
+    Spacer,
+    Table,
+    TableStyle,
+)
+
+from layout.export.pdf.document import ReportMeta
+from layout.export.pdf.formatting import safe
+from layout.export.pdf.theme import (
+    ACCENT,
+    BAD_RED,
+    FONT_BOLD,
+    FRAME_W,
+    INK,
+    MUTED,
+    RULE,
+    STYLES,
+    SUBTOTAL,
+    ZEBRA,
+    _style,
+)
+
+# ---------------------------------------------------------------------------------------------- tables
+Cell: TypeAlias = str | float | int | Paragraph
+
+
+@dataclass(frozen=True)
+class Col:
+    """A table column: heading, width in points, and whether it holds numbers (right-aligned)."""
+
+    head: str
+    width: float
+    numeric: bool = False
+
+
+def data_table(
+    cols: Sequence[Col],
+    rows: Sequence[Sequence[Cell]],
+    *,
+    emphasis: Iterable[int] = (),
+    total_last: bool = False,
+) -> LongTable:
+    """A table that splits across pages and repeats its header. ``emphasis``: row numbers (0-based, in
+    ``rows``) drawn as subtotal rows; ``total_last``: the last row is a grand total."""
+    head = [Paragraph(safe(c.head), STYLES["cell_head_r" if c.numeric else "cell_head"]) for c in cols]
+    body: list[list[Cell]] = []
+    for r in rows:
+        out: list[Cell] = []
+        for c, v in zip(cols, r, strict=True):
+            if isinstance(v, Paragraph):
+                out.append(v)
+            elif c.numeric:
+                out.append(Paragraph(safe(v), STYLES["cell_r"]))
+            else:
+                out.append(Paragraph(safe(v), STYLES["cell"]))
+        body.append(out)
+    t = LongTable([head, *body], colWidths=[c.width for c in cols], repeatRows=1, splitByRow=1)
+    cmds: list[tuple[Any, ...]] = [
+        ("BACKGROUND", (0, 0), (-1, 0), ACCENT),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("LINEBELOW", (0, 0), (-1, -1), 0.25, RULE),
+        ("TOPPADDING", (0, 0), (-1, -1), 2),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
+        ("LEFTPADDING", (0, 0), (-1, -1), 3),
+        ("RIGHTPADDING", (0, 0), (-1, -1), 3),
+    ]
+    strong = set(emphasis)
+    for i in range(len(body)):
+        if i in strong:
+            cmds.append(("BACKGROUND", (0, i + 1), (-1, i + 1), SUBTOTAL))
+        elif i % 2:
+            cmds.append(("BACKGROUND", (0, i + 1), (-1, i + 1), ZEBRA))
+    if total_last and body:
+        cmds += [
+            ("BACKGROUND", (0, len(body)), (-1, len(body)), SUBTOTAL),
+            ("LINEABOVE", (0, len(body)), (-1, len(body)), 1.0, INK),
+        ]
+    t.setStyle(TableStyle(cmds))
+    return t
+
+
+def bold(text: object, style: str = "cell") -> Paragraph:
+    st = STYLES[style]
+    return Paragraph(f"<b>{safe(text)}</b>", st)
+
+
+def kv_table(pairs: Sequence[tuple[str, str]], width: float = FRAME_W, numeric: bool = True) -> Table:
+    """Two-column label/value table for small fact lists: figures right-aligned, text left-aligned."""
+    value = STYLES["cell_r" if numeric else "cell"]
+    rows = [[Paragraph(safe(k), STYLES["cell"]), Paragraph(safe(v), value)] for k, v in pairs]
+    split = 0.62 if numeric else 0.32
+    t = Table(rows, colWidths=[width * split, width * (1 - split)], hAlign="LEFT")
+    t.setStyle(
+        TableStyle(
+            [
+                ("LINEBELOW", (0, 0), (-1, -1), 0.25, RULE),
+                ("TOPPADDING", (0, 0), (-1, -1), 2),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
+                ("LEFTPADDING", (0, 0), (-1, -1), 3),
+                ("RIGHTPADDING", (0, 0), (-1, -1), 3),
+            ]
+        )
+    )
+    return t
+
+
+# ----------------------------------------------------------------------------------------------- cover
+@dataclass(frozen=True)
+class Kpi:
+    label: str
+    value: str
+    alarm: bool = False  # drawn in red (e.g. violations > 0)
+
+
+def cover(meta: ReportMeta, lines: Sequence[str], kpis: Sequence[Kpi], note: str) -> list[Flowable]:
+    """The cover page: title block, what was designed, a grid of headline figures, a note."""
+    out: list[Flowable] = [
+        Spacer(1, 18 * mm),
+        Paragraph(
+            safe(meta.title.upper()), _style("kicker", fontName=FONT_BOLD, fontSize=9, textColor=MUTED)
+        ),
+        Spacer(1, 3 * mm),
+        Paragraph(safe(meta.site_name), STYLES["title"]),
+        Spacer(1, 2 * mm),
+        Paragraph(safe(f"Revision {meta.revision} - {meta.date}"), STYLES["subtitle"]),
+        Spacer(1, 6 * mm),
+    ]
+    out += [Paragraph(safe(t), STYLES["body"]) for t in lines]
+    out.append(Spacer(1, 8 * mm))
+    ncol = 3
+    cells: list[list[Any]] = []
+    row: list[Any] = []
+    for k in kpis:
+        value_style = (
+            ParagraphStyle("kpi_alarm", parent=STYLES["kpi_value"], textColor=BAD_RED)
+            if k.alarm
+            else STYLES["kpi_value"]
+        )
+        row.append([Paragraph(safe(k.value), value_style), Paragraph(safe(k.label), STYLES["kpi_label"])])
+        if len(row) == ncol:
+            cells.append(row)
+            row = []
+    if row:
+        cells.append(row + [""] * (ncol - len(row)))
+    grid = Table(cells, colWidths=[FRAME_W / ncol] * ncol, hAlign="LEFT")
+    grid.setStyle(
+        TableStyle(
+            [
+                ("BOX", (0, 0), (-1, -1), 0.5, RULE),
+                ("INNERGRID", (0, 0), (-1, -1), 0.5, RULE),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("TOPPADDING", (0, 0), (-1, -1), 7),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 7),
+                ("LEFTPADDING", (0, 0), (-1, -1), 8),
+            ]
+        )
+    )
+    out += [grid, Spacer(1, 8 * mm), Paragraph(safe(note), STYLES["small"])]
+    return out

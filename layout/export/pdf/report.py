@@ -1,0 +1,56 @@
+"""The report assembly: the chapters of a finished Design, in order, laid out into PDF bytes.
+
+Every chapter reads the Design; the headline figures come from Design.summary(), so the PDF states the
+same numbers as summary.json.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reportlab.platypus import Flowable
+
+from layout.export.atomic import write_bytes
+from layout.export.pdf.chapters import (
+    assumptions,
+    bom,
+    cabling,
+    cover,
+    network,
+    plans,
+    power,
+    reliability,
+    violations,
+)
+from layout.export.pdf.document import contents_page, render
+
+if TYPE_CHECKING:
+    from layout.design import Design
+
+
+def build_story(design: Design) -> list[Flowable]:
+    summary = design.summary()
+    story: list[Flowable] = cover.story(design, summary)
+    story += contents_page()
+    story += plans.story(design)
+    story += power.story(design, summary)
+    story += network.story(design, summary)
+    story += cabling.story(design, summary)  # the network chapter's media, lengths and trays sections
+    story += bom.story(design)
+    story += reliability.story(design, summary)
+    story += violations.story(design)
+    story += assumptions.story(design)
+    return story
+
+
+def render_pdf(design: Design) -> bytes:
+    """The report of ``design`` as PDF bytes (deterministic)."""
+    return render(build_story(design), cover.meta_of(design))
+
+
+def write_pdf(design: Design, path: str | os.PathLike[str]) -> Path:
+    """Write the report of ``design`` to ``path`` atomically: it is built in memory and moved into place,
+    so a failure leaves no file (and an older report untouched)."""
+    return write_bytes(path, render_pdf(design))

@@ -1,0 +1,90 @@
+"""Place the racks on the halls' floors and every fabric device in a rack (pure: shapely 2 + numpy).
+
+:func:`place` takes validated inputs and a fabric and returns a :class:`Placement`: the racks and rows
+tables (docs/tables.md), each device's rack and RU, the GPU rack of every hall and the violations
+(``capacity`` when the floor is too small, ``user_row`` when a user row stands on an obstacle). The
+package, by what each part does (each module's docstring gives its rules in full):
+
+- :mod:`~layout.place.templates`: the GPU rack each hall gets: ``cluster.rack`` unless its estimated kW
+  exceeds the hall's ``max_rack_kw``, then ``cluster.rack_low_density``; and the network rack templates;
+- :mod:`~layout.place.floor_grid`: each hall's floor grid: the usable area, row lines in facing pairs
+  with cold and hot aisles, cross-aisle segments and their free intervals, and the cursor that lays racks
+  into them;
+- :mod:`~layout.place.groups`: the fabric's devices grouped into racks: an SU's block of GPU racks with
+  its network racks in the middle (middle-of-rack: the leaves in the GPU racks), spine and MDF racks;
+- :mod:`~layout.place.assign`: pods to buildings, SUs to halls (within the halls' and buildings' MW),
+  and each hall laid out: SU rows, spine rows in the middle, the MDF nearest the building's entry, user
+  rows kept as drawn;
+- :mod:`~layout.place.tables`: the racks and rows tables, each device's rack and RU, user-row checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from layout.kept import Kept
+from layout.place.assign import Placer
+from layout.place.floor_grid import GridKey, KeptGrid, floor_positions, hall_floor
+from layout.place.groups import SU_ROLES, Derived, DerivedKey
+from layout.place.tables import (
+    RACK_COLUMNS,
+    ROW_COLUMNS,
+    Placement,
+    placement_tables,
+    rack_polygons,
+    user_row_checks,
+)
+from layout.place.templates import (
+    GpuRack,
+    fabric_servers_per_rack,
+    gpu_rack_for_hall,
+    gpu_racks,
+    network_templates,
+)
+
+if TYPE_CHECKING:
+    from layout.fabric import Fabric
+    from layout.load import Inputs
+
+__all__ = [
+    "RACK_COLUMNS",
+    "ROW_COLUMNS",
+    "SU_ROLES",
+    "GpuRack",
+    "PlaceCache",
+    "Placement",
+    "fabric_servers_per_rack",
+    "floor_positions",
+    "gpu_rack_for_hall",
+    "gpu_racks",
+    "hall_floor",
+    "network_templates",
+    "place",
+    "rack_polygons",
+]
+
+HALL_GRIDS_KEPT = 64  # hall floor grids a cache keeps (the 100k campus has 8 halls)
+FABRIC_GROUPS_KEPT = 4  # fabrics whose grouped devices and SU blocks a cache keeps
+
+
+@dataclass(eq=False)
+class PlaceCache:
+    """What placement keeps from one run for the next when it is given a cache (the TUI's
+    :class:`layout.cache.DesignCache`): each hall's floor grid by everything it is made from, and each
+    fabric's devices grouped for placement (SU blocks, packed racks) by the fabric, catalog and templates.
+    Without one, a placement keeps nothing."""
+
+    grids: Kept[GridKey, KeptGrid] = field(default_factory=lambda: Kept(HALL_GRIDS_KEPT))
+    groups: Kept[DerivedKey, Derived] = field(default_factory=lambda: Kept(FABRIC_GROUPS_KEPT))
+
+
+def place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None = None) -> Placement:
+    """Racks on the floor and every device of ``fabric`` in a rack at an RU (docs/tables.md). ``cache``:
+    hall grids and grouped devices kept from earlier runs (and for later ones); the placement is the same
+    with or without it."""
+    p = Placer(inputs, fabric, cache.grids, cache.groups) if cache is not None else Placer(inputs, fabric)
+    spots, violations, missing = p.run()
+    racks, rows, device_rack, device_ru = placement_tables(p, spots)
+    violations += user_row_checks(inputs, racks)
+    return Placement(racks, rows, device_rack, device_ru, tuple(violations), p.gpu, missing)

@@ -1,0 +1,424 @@
+"""Pods to buildings, SUs to halls, and each hall laid out.
+
+- a pod stays in one building unless ``cluster.pod_spans_buildings``; pods go to the next building when
+  this one has no room or no power (``it_mw``) left; halls with an ``it_mw`` take SUs up to it (a trial
+  layout in plain row order says which SU lands in which hall);
+- SUs are laid in order, row after row (serpentine, so a block that spans two lines stays side by side),
+  a block moves to the next row when it fits a fresh row but not the rest of this one;
+- the spine racks of a pod stand in spine rows in the middle of the pod's SU rows of each hall (spines go
+  to the hall of their leaves; spines wired to leaves in several halls are shared out in proportion to the
+  pod's SUs per hall); the occupied lines are centred in the hall;
+- the MDF racks of a building stand in the rows nearest the building's entry (SU racks fill the rest of
+  those rows); the campus top tier (4th tier, cross-pod devices) is in the MDF of the building nearest the
+  others (smallest sum of distances between entries);
+- user rows (``[[row]]``) are kept exactly; a rack that the placer would build with the same template
+  goes into a free user-row position of its hall first.
+
+When the floor is too small, what fits is placed (whole SUs first, then what fits of the rest) and a
+``capacity`` violation says how many racks are missing and where.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from shapely.geometry import Polygon
+
+from layout.kept import Kept
+from layout.place.floor_grid import FloorCursor, GridKey, KeptGrid, Spot, build_halls, cell_order
+from layout.place.groups import Derived, DerivedKey, RackGroups, RackItem
+from layout.place.templates import gpu_racks
+from layout.violations import Violation
+
+if TYPE_CHECKING:
+    from layout.fabric import Fabric
+    from layout.load import Inputs
+
+
+@dataclass
+class Trial:
+    su_hall: np.ndarray
+    lines: dict[int, int]
+    missing: int
+
+
+class Placer:
+    def __init__(
+        self,
+        inputs: Inputs,
+        fabric: Fabric,
+        grids: Kept[GridKey, KeptGrid] | None = None,
+        groups: Kept[DerivedKey, Derived] | None = None,
+    ):
+        self.inputs = inputs
+        self.site = inputs.site
+        self.cl = inputs.site.cluster
+        self.gpu = gpu_racks(inputs)
+        self.fabric = fabric
+        self.groups = RackGroups(inputs, fabric, groups)
+        self.t_spine, self.t_core = self.groups.t_spine, self.groups.t_core
+        self.d = self.groups.devices
+        self.n_su = len(self.d.su_servers)
+        typical = {
+            k: [it.width_m for it in self.groups.block(0, g).items] if self.n_su else []
+            for k, g in self.gpu.items()
+        }
+        self.halls, self.cells = build_halls(
+            inputs, self.gpu, [self.groups.t_net, self.t_spine, self.t_core], typical, grids
+        )
+        self.campus = self._campus_building()
+        first_gpu = next(iter(self.gpu.values()), None)
+        # each SU carries its share of the spines in the power budgets of halls and buildings (spines
+        # stand in the halls of their leaves); the MDF is charged to the hall it stands in (see trial);
+        # a pod's share of both decides which building can take it
+        su_kw = sum(self.groups.block(su, first_gpu).kw for su in range(self.n_su))
+        spine_kw = float(self.d.est_kw[self.d.spine].sum())
+        mdf_kw = float(self.d.est_kw[self.d.mdf].sum())
+        self.overhead = 1.0 + spine_kw / su_kw if su_kw > 0 else 1.0
+        self.pod_overhead = 1.0 + (spine_kw + mdf_kw) / su_kw if su_kw > 0 else 1.0
+
+    def _campus_building(self) -> int:
+        pts = []
+        for b in self.site.building:
+            if b.entry is not None:
+                pts.append(b.entry)
+            else:
+                c = Polygon(b.footprint).centroid
+                pts.append((c.x, c.y))
+        p = np.asarray(pts, float)
+        total = np.sqrt(((p[:, None, :] - p[None, :, :]) ** 2).sum(-1)).sum(1)
+        return int(np.argmin(np.round(total, 6)))
+
+    def _mdf_devices(self, buildings: list[int], pod_building: dict[int, int]) -> dict[int, np.ndarray]:
+        """MDF devices per building: a pod's core-level devices in its building, the rest on campus."""
+        d = self.d
+        idx = np.flatnonzero(d.mdf)
+        if not len(idx):
+            return {}
+        known = set(d.pods)
+        # a pod's own devices go with the pod; devices above the pods (pod -1) to the campus MDF
+        pb = np.array(
+            [pod_building.get(int(p), -1 if int(p) in known else self.campus) for p in d.pod[idx]], np.int64
+        )
+        out = {}
+        for b in buildings:
+            m = pb == b
+            if m.any():
+                out[b] = idx[m]
+        return out
+
+    def _spine_devices_of_pod(self, pod: int) -> np.ndarray:
+        return np.flatnonzero(self.d.spine & (self.d.pod == pod))
+
+    # ------------------------------------------------------------------------------------- trial
+    def trial(self, zone: list[int], pods: list[int], respect_power: bool) -> Trial:
+        """Lay a zone's pods hall after hall in plain row order to learn which SU lands in which hall."""
+        su_hall = np.full(self.n_su, -1, np.int64)
+        floors = {h: FloorCursor(self.halls[h], self.cells, cell_order(self.halls[h], 0)) for h in zone}
+        used_kw = dict.fromkeys(zone, 0.0)
+        used_b = dict.fromkeys({self.halls[h].bno for h in zone}, 0.0)
+        if respect_power:  # the MDF's power in the hall nearest each building's entry, where it will stand
+            pod_b0 = {p: self.halls[zone[0]].bno for p in pods}
+            for b, devs in self._mdf_devices(sorted(used_b), pod_b0).items():
+                near = self._cells_near_entry([h for h in zone if self.halls[h].bno == b], b)
+                if near:
+                    kw = float(self.d.est_kw[devs].sum())
+                    used_kw[self.cells[near[0]].hall] += kw
+                    used_b[b] += kw
+        missing = 0
+        hi = 0
+        late: list[int] = []
+        for pod in pods:
+            sus = self.d.pod_sus[pod]
+            group_kw = self._group_kw(sus)
+            for k, su in enumerate(sus):
+                first_of_group = k == 0 or self.d.su_group[su] != self.d.su_group[sus[k - 1]]
+                while hi < len(zone):
+                    h = zone[hi]
+                    b = self.halls[h].bno
+                    blk = self.groups.block(su, self.halls[h].gpu)
+                    kw = blk.kw * self.overhead
+                    # a new spine group starts in the next hall when the whole group would not fit this
+                    # hall's power (its leaf-spine links then stay inside one hall)
+                    need = group_kw[self.d.su_group[su]] if first_of_group else kw
+                    if respect_power and (
+                        (used_kw[h] > 0 and used_kw[h] + need > self._budget_kw(self.halls[h].model.it_mw))
+                        or (used_b[b] > 0 and used_b[b] + kw > self._budget_kw(self.site.building[b].it_mw))
+                    ):
+                        hi += 1
+                        continue
+                    if floors[h].put_block(blk.items) is not None:
+                        su_hall[su] = h
+                        used_kw[h] += kw
+                        used_b[b] += kw
+                        break
+                    hi += 1
+                else:
+                    late.append(su)
+            spines = self.groups.pack_items(self.t_spine, self._spine_devices_of_pod(pod))
+            missing += self._put_any(floors, zone, hi, spines)
+        for su in late:  # no hall had room (or power) left: any room in the zone will do
+            for h in zone:
+                if floors[h].put_block(self.groups.block(su, self.halls[h].gpu).items) is not None:
+                    su_hall[su] = h
+                    break
+            else:
+                missing += len(self.groups.block(su, self.halls[zone[0]].gpu).items)
+        buildings = sorted({self.halls[h].bno for h in zone})
+        pod_b = {p: self.halls[zone[0]].bno for p in pods}
+        for devs in self._mdf_devices(buildings, pod_b).values():
+            missing += self._put_any(floors, zone, 0, self.groups.pack_items(self.t_core, devs))
+        return Trial(su_hall, {h: len(f.lines_used) for h, f in floors.items()}, missing)
+
+    def _group_kw(self, sus: list[int]) -> dict[int, float]:
+        """Estimated kW of each spine group of these SUs (with the spines' share)."""
+        out: dict[int, float] = {}
+        gpu = self.halls[0].gpu
+        for su in sus:
+            g = self.d.su_group[su]
+            out[g] = out.get(g, 0.0) + self.groups.block(su, gpu).kw * self.overhead
+        return out
+
+    def _put_any(
+        self, floors: dict[int, FloorCursor], zone: list[int], hi: int, items: list[RackItem]
+    ) -> int:
+        """Items one after the other from hall ``zone[hi]`` on (then the halls before it); returns how
+        many found no room."""
+        left = list(items)
+        for h in zone[hi:] + zone[:hi]:
+            left = [it for it in left if floors[h].put(it) is None]
+            if not left:
+                break
+        return len(left)
+
+    @staticmethod
+    def _budget_kw(mw: float | None) -> float:
+        return math.inf if mw is None else mw * 1000.0 + 1e-6
+
+    def pod_kw(self, pod: int) -> float:
+        return self.pod_overhead * sum(
+            self.groups.block(su, self.halls[0].gpu).kw for su in self.d.pod_sus[pod]
+        )
+
+    # ------------------------------------------------------------------------------------- final
+    def final(self, zone: list[int], pods: list[int], trial: Trial) -> tuple[list[Spot], int]:
+        halls = self.halls
+        su_hall = trial.su_hall
+        spots: list[Spot] = []
+        missing = 0
+        # the building of each pod: where most of its SUs landed
+        pod_b: dict[int, int] = {}
+        for p in pods:
+            hs = su_hall[self.d.pod_sus[p]]
+            hs = hs[hs >= 0]
+            pod_b[p] = (
+                int(np.bincount([halls[h].bno for h in hs]).argmax()) if len(hs) else halls[zone[0]].bno
+            )
+        buildings = sorted({halls[h].bno for h in zone})
+        floors: dict[int, FloorCursor] = {}
+        for h in zone:
+            start = max(0, (len(halls[h].line_cells) - trial.lines.get(h, 0)) // 2)
+            floors[h] = FloorCursor(halls[h], self.cells, cell_order(halls[h], start))
+        # MDF racks first, in the rows nearest the building's entry; the SUs fill around them
+        for b, devs in sorted(self._mdf_devices(buildings, pod_b).items()):
+            left = self.groups.pack_items(self.t_core, devs)
+            near = self._cells_near_entry([h for h in zone if halls[h].bno == b], b)
+            for h in dict.fromkeys(self.cells[c].hall for c in near):  # halls, nearest first
+                if left:
+                    left = self._beside(floors[h], [c for c in near if self.cells[c].hall == h], left, spots)
+            missing += len(left)
+        spines: dict[int, list[np.ndarray]] = {}
+        for p in pods:
+            for h, devs in self.d.spine_halls(su_hall, p).items():
+                spines.setdefault(h if h >= 0 else zone[0], []).append(devs)
+        spill: list[int] = []
+        for h in zone:
+            f = floors[h]
+            sus = spill + [int(s) for s in np.flatnonzero(su_hall == h)]
+            half = (len(sus) + 1) // 2
+            spill = self._lay_sus(f, sus[:half], spots)
+            sp_items = [it for devs in spines.get(h, []) for it in self.groups.pack_items(self.t_spine, devs)]
+            if sp_items:
+                left = self._spine_row(f, sp_items, spots)
+                missing += self._elsewhere(left, floors, zone, spots)
+            spill += self._lay_sus(f, sus[half:], spots) if not spill else sus[half:]
+        unplaced_su = [int(s) for s in np.flatnonzero(su_hall < 0) if self.d.su_pod[s] in pods]
+        for su in spill + unplaced_su:  # whole SUs found no room: place what fits of them
+            items = self.groups.block(su, halls[zone[0]].gpu).items
+            for h in zone:
+                got = floors[h].put_block(items, whole=False) or []
+                spots += got
+                placed = {id(s.item) for s in got}
+                items = [it for it in items if id(it) not in placed]
+                if not items:
+                    break
+            missing += len(items)
+        return spots, missing
+
+    def _lay_sus(self, f: FloorCursor, sus: list[int], spots: list[Spot]) -> list[int]:
+        """SU blocks in order until one does not fit; returns that one and the rest (they spill)."""
+        for i, su in enumerate(sus):
+            got = f.put_block(self.groups.block(su, f.hall.gpu).items)
+            if got is None:
+                return sus[i:]
+            spots += got
+        return []
+
+    def _spine_row(self, f: FloorCursor, items: list[RackItem], spots: list[Spot]) -> list[RackItem]:
+        """Spine racks in the next row line, in the cells nearest the middle of the hall; the SUs that
+        follow fill around them. Returns the items that found no room."""
+        u_mid = (f.hall.usable.bounds[0] + f.hall.usable.bounds[2]) / 2
+        later = f.later_cells()
+        cells = self.cells
+        rank = {li: i for i, li in enumerate(dict.fromkeys(cells[c].line for c in later))}
+        order = sorted(
+            later, key=lambda c: (rank[cells[c].line], abs((cells[c].u0 + cells[c].u1) / 2 - u_mid), c)
+        )
+        return self._beside(f, order, items, spots)
+
+    def _beside(
+        self, f: FloorCursor, order: list[int], items: list[RackItem], spots: list[Spot]
+    ) -> list[RackItem]:
+        """Lay ``items`` into ``f``'s hall in their own cell ``order``; the cursor of ``f`` stays where it
+        is and ``f`` then skips the spans they took. Returns the items that found no room."""
+        tmp = FloorCursor(f.hall, self.cells, order)
+        tmp.user_free, tmp.count, tmp.free = f.user_free, f.count, f.free
+        left = []
+        taken = []
+        for it in items:
+            sp = tmp.put(it)
+            if sp is None:
+                left.append(it)
+            else:
+                spots.append(sp)
+                if sp.cell >= 0:
+                    taken.append((sp.cell, sp.u, sp.u + it.width_m))
+        for c, a, b in taken:
+            f.take_span(c, a, b)
+        return left
+
+    def _elsewhere(
+        self, items: list[RackItem], floors: dict[int, FloorCursor], zone: list[int], spots: list[Spot]
+    ) -> int:
+        left = items
+        for h in zone:
+            if not left or h not in floors:
+                continue
+            rest = []
+            for it in left:
+                sp = floors[h].put(it)
+                if sp is None:
+                    rest.append(it)
+                else:
+                    spots.append(sp)
+            left = rest
+        return len(left)
+
+    def _cells_near_entry(self, zone_halls: list[int], bno: int) -> list[int]:
+        b = self.site.building[bno]
+        if b.entry is not None:
+            ex, ey = b.entry
+        else:
+            c = Polygon(b.footprint).centroid
+            ex, ey = c.x, c.y
+        ids = [c for h in zone_halls for line in self.halls[h].line_cells for c in line]
+        if not ids:
+            return []
+        dist = []
+        for c in ids:
+            cell = self.cells[c]
+            hall = self.halls[cell.hall]
+            pu, pv = (ey, ex) if hall.swap else (ex, ey)
+            du = max(cell.u0 - pu, 0.0, pu - cell.u1)
+            dv = max(cell.v0 - pv, 0.0, pv - (cell.v0 + hall.band_m))
+            dist.append(round(math.hypot(du, dv), 6))
+        return [ids[i] for i in np.lexsort((np.asarray(ids), np.asarray(dist)))]
+
+    # ----------------------------------------------------------------------------------- assign
+    def run(self) -> tuple[list[Spot], list[Violation], int]:
+        """Pods to buildings (zones), then each zone laid out; returns spots, violations, racks missing."""
+        halls_of_b: list[list[int]] = [[] for _ in self.site.building]
+        for h in self.halls:
+            halls_of_b[h.bno].append(h.no)
+        zones = [[h.no for h in self.halls]] if self.cl.pod_spans_buildings else halls_of_b
+        zone_pods: list[list[int]] = [[] for _ in zones]
+        zone_kw = [0.0 for _ in zones]
+        trials: list[Trial | None] = [None for _ in zones]
+
+        def budget(zi: int) -> float:
+            if self.cl.pod_spans_buildings:
+                return math.inf
+            return self._budget_kw(self.site.building[self.halls[zones[zi][0]].bno].it_mw)
+
+        # a pod goes to the first zone from the current one that holds it whole (and has the power
+        # left); else to the first empty zone, whatever fits of it; a second round ignores power
+        lost = list(self.d.pods)
+        for respect_power in (True, False):
+            pending, lost, cur = lost, [], 0
+            for pod in pending:
+                kw = self.pod_kw(pod)
+                fallback: tuple[int, Trial] | None = None
+                chosen: tuple[int, Trial] | None = None
+                for zi in range(cur, len(zones)):
+                    if not zones[zi] or (respect_power and zone_pods[zi] and zone_kw[zi] + kw > budget(zi)):
+                        continue
+                    t = self.trial(zones[zi], zone_pods[zi] + [pod], respect_power)
+                    if t.missing == 0:
+                        chosen = (zi, t)
+                        break
+                    if fallback is None and not zone_pods[zi]:
+                        fallback = (zi, t)
+                chosen = chosen or fallback
+                if chosen is None:
+                    lost.append(pod)
+                    continue
+                cur, trials[chosen[0]] = chosen
+                zone_pods[cur].append(pod)
+                zone_kw[cur] += kw
+        spots: list[Spot] = []
+        violations: list[Violation] = []
+        missing_total = 0
+        for zi, zone in enumerate(zones):
+            if not zone_pods[zi] and self.campus not in {self.halls[h].bno for h in zone}:
+                continue
+            t = trials[zi] or self.trial(zone, zone_pods[zi], True)
+            got, missing = self.final(zone, zone_pods[zi], t)
+            spots += got
+            if missing:
+                missing_total += missing
+                violations.append(self._capacity(zone, missing, len(got)))
+        for pod in lost:
+            n = self.pod_racks(pod)
+            missing_total += n
+            violations.append(
+                Violation(
+                    "capacity",
+                    "site",
+                    f"pod {pod} ({n} racks) found no building with room for it; every building is taken",
+                    "add a building or hall, use denser racks, or set cluster.pod_spans_buildings = true",
+                    {"racks_missing": n, "pod": pod},
+                )
+            )
+        return spots, violations, missing_total
+
+    def pod_racks(self, pod: int) -> int:
+        """Racks a pod needs: its SU blocks, spine racks and the MDF racks of its own core devices."""
+        d = self.d
+        n = sum(len(self.groups.block(su, self.halls[0].gpu).items) for su in d.pod_sus[pod])
+        n += len(self.groups.pack_items(self.t_spine, self._spine_devices_of_pod(pod)))
+        return n + len(self.groups.pack_items(self.t_core, np.flatnonzero(d.mdf & (d.pod == pod))))
+
+    def _capacity(self, zone: list[int], missing: int, placed: int) -> Violation:
+        keys = [self.halls[h].key for h in zone]
+        where = self.halls[zone[0]].building if not self.cl.pod_spans_buildings else "site"
+        return Violation(
+            "capacity",
+            where,
+            f"{missing} of {missing + placed} racks do not fit: {', '.join(keys)} "
+            f"{'is' if len(keys) == 1 else 'are'} full",
+            "enlarge the hall(s), narrow the aisles, use denser racks, or add a hall or building",
+            {"racks_missing": missing, "racks_placed": placed, "halls": keys},
+        )

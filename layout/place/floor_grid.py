@@ -1,0 +1,474 @@
+"""Each hall's floor grid, and a cursor that lays racks into it.
+
+Per hall, in a local frame where ``u`` runs along the rows and ``v`` across them:
+
+- usable area = hall polygon buffered inward by ``wall_clearance_m``, minus columns, keep-outs and the
+  user rows (their footprint plus the aisles around them);
+- row lines come in facing pairs: a row whose fronts face +v, the cold aisle (``cold_aisle_m``), a row
+  whose fronts face -v, then the hot aisle (``hot_aisle_m``) before the next pair; every band is as deep
+  as the deepest rack template in play and racks align their fronts on the cold aisle;
+- along a line, cross aisles (``cross_aisle_m``) cut it into segments at the same ``u`` on every line, so
+  the cross aisles line up: ``max_row_racks`` of the narrowest racks long, or as many whole SU blocks as
+  fit ``max_row_racks`` racks when that is longer; a segment holds at most ``max_row_racks`` racks and a
+  segment with racks is one row;
+- one vectorised shapely difference of every (line, segment) box with the usable area gives what is
+  blocked; the free intervals along ``u`` are the box minus the ``u``-extent of each blocked part, so a row
+  broken by a column continues past it. Racks are laid into the intervals arithmetically, mixed widths
+  (600 mm GPU, 800 mm network racks) one after the other (:class:`FloorCursor`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import shapely
+from shapely.geometry import Polygon, box
+
+from layout.kept import Kept
+from layout.place.templates import GpuRack, gpu_racks, hall_items, network_templates
+
+if TYPE_CHECKING:
+    from layout.load import Inputs
+    from layout.model import Hall, RackTemplate
+    from layout.place.groups import RackItem
+
+EPS = 1e-6
+
+
+@dataclass
+class Cell:
+    """One (row line, cross-aisle segment) of a hall, in the hall's local frame: its ``u`` extent, the
+    ``v`` its band starts at, and the intervals along ``u`` free of columns, keep-outs and walls."""
+
+    hall: int
+    line: int
+    seg: int
+    u0: float
+    u1: float
+    v0: float
+    free: list[tuple[float, float]]
+
+
+@dataclass
+class UserSlot:
+    """One rack position of a user row (``[[row]]``), where the site file put it (site coordinates)."""
+
+    template: str
+    x_m: float
+    y_m: float
+    width_m: float
+    depth_m: float
+    rotation_deg: float
+    user_row: int
+    pos: int
+
+
+@dataclass
+class HallPlan:
+    """A hall as the placer lays it out: its usable area in the local frame (``swap``: rows run along
+    ``y``, so ``u`` is ``y``), the depth of a row band, the row lines with the direction their fronts face
+    and their cells, the user-row slots, and the GPU rack it gets."""
+
+    no: int
+    key: str
+    building: str
+    bno: int
+    model: Hall
+    swap: bool
+    band_m: float
+    min_width_m: float
+    usable: Polygon  # local frame
+    line_v: list[float] = field(default_factory=list)
+    line_front: list[int] = field(default_factory=list)
+    line_cells: list[list[int]] = field(default_factory=list)  # global cell ids per line, by segment
+    user_slots: list[UserSlot] = field(default_factory=list)
+    gpu: GpuRack | None = None
+
+
+def local_frame(geom: shapely.Geometry, swap: bool) -> shapely.Geometry:
+    return shapely.transform(geom, lambda c: c[:, ::-1]) if swap else geom
+
+
+def rect(x0: float, y0: float, x1: float, y1: float) -> Polygon:
+    return box(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+
+
+def hall_floor(h: Hall) -> tuple[Polygon, list[Polygon]]:
+    """The hall inside its wall clearance, and the obstacles on it (columns, keep-outs)."""
+    poly = Polygon(h.polygon)
+    inner = poly.buffer(-h.wall_clearance_m, join_style="mitre") if h.wall_clearance_m > 0 else poly
+    obstacles = [
+        rect(
+            c.at[0] - c.size_m[0] / 2,
+            c.at[1] - c.size_m[1] / 2,
+            c.at[0] + c.size_m[0] / 2,
+            c.at[1] + c.size_m[1] / 2,
+        )
+        for c in h.columns
+    ]
+    return inner, obstacles + [Polygon(k.polygon) for k in h.keepouts]
+
+
+def user_rows(inputs: Inputs) -> tuple[dict[str, list[UserSlot]], dict[str, list[Polygon]]]:
+    """Racks of the site's [[row]] entries per hall, and the area each keeps free (footprint + aisles)."""
+    halls = {k: h for k, h in hall_items(inputs)}
+    slots: dict[str, list[UserSlot]] = {}
+    reserve: dict[str, list[Polygon]] = {}
+    for ri, r in enumerate(inputs.site.row):
+        tpl = inputs.templates[r.template]
+        hall = halls[r.hall]
+        w, d = tpl.width_m, tpl.depth_m
+        ox, oy = r.origin
+        for k in range(r.racks):
+            if r.axis == "x":  # fronts face +y
+                x, y, rot = ox + (k + 0.5) * w, oy + d / 2, 0.0
+            else:  # fronts face +x
+                x, y, rot = ox + d / 2, oy + (k + 0.5) * w, 270.0
+            slots.setdefault(r.hall, []).append(UserSlot(r.template, x, y, w, d, rot, ri, k + 1))
+        length = r.racks * w
+        if r.axis == "x":
+            area = rect(
+                ox - hall.cross_aisle_m,
+                oy - hall.hot_aisle_m,
+                ox + length + hall.cross_aisle_m,
+                oy + d + hall.cold_aisle_m,
+            )
+        else:
+            area = rect(
+                ox - hall.hot_aisle_m,
+                oy - hall.cross_aisle_m,
+                ox + d + hall.cold_aisle_m,
+                oy + length + hall.cross_aisle_m,
+            )
+        reserve.setdefault(r.hall, []).append(area)
+    return slots, reserve
+
+
+def build_halls(
+    inputs: Inputs,
+    gpu: dict[str, GpuRack],
+    net_templates: Sequence[RackTemplate],
+    typical: dict[str, list[float]],
+    grids: Kept[GridKey, KeptGrid] | None = None,
+) -> tuple[list[HallPlan], list[Cell]]:
+    """Every hall's plan and floor grid, cells numbered across the site in hall order. ``grids``: hall
+    grids kept from earlier runs, by everything a grid is made from (see :class:`KeptGrid`); the grids
+    worked out here are put there too. None: every grid is worked out (nothing is kept)."""
+    slots, reserve = user_rows(inputs)
+    halls: list[HallPlan] = []
+    cells: list[Cell] = []
+    for bno, b in enumerate(inputs.site.building):
+        for h in b.hall:
+            key = f"{b.id}/{h.id}"
+            used = [inputs.templates[gpu[key].template], *net_templates]
+            band = max(t.depth_m for t in used)
+            min_w = min(t.width_m for t in used)
+            swap = h.row_axis == "y"
+            block = typical.get(key, [])
+            held = tuple(tuple(p.bounds) for p in reserve.get(key, []))
+            grid_key: GridKey = (h.model_dump_json(), held, band, min_w, tuple(block))
+            hall = HallPlan(len(halls), key, b.id, bno, h, swap, band, min_w, Polygon(), gpu=gpu[key])
+            hall.user_slots = slots.get(key, [])
+            known = grids.get(grid_key) if grids is not None else None
+            if known is None:
+                usable, holes = hall_floor(h)
+                holes += reserve.get(key, [])
+                if holes:
+                    usable = usable.difference(shapely.union_all(holes))
+                hall.usable = local_frame(usable, swap)
+                first = len(cells)
+                lay_grid(hall, cells, block)
+                known = KeptGrid(
+                    hall.usable,
+                    list(hall.line_v),
+                    list(hall.line_front),
+                    [(c.line, c.seg, c.u0, c.u1, c.v0, c.free) for c in cells[first:]],
+                    [[i - first for i in ids] for ids in hall.line_cells],
+                )
+                if grids is not None:
+                    grids.put(grid_key, known)
+            else:
+                hall.usable, hall.line_v, hall.line_front = (
+                    known.usable,
+                    list(known.line_v),
+                    list(known.line_front),
+                )
+                first = len(cells)
+                cells += [Cell(hall.no, *c) for c in known.cells]
+                hall.line_cells = [[first + i for i in ids] for ids in known.line_cells]
+            halls.append(hall)
+    return halls, cells
+
+
+@dataclass(frozen=True, eq=False)
+class KeptGrid:
+    """A hall's floor grid (see lay_grid), in the hall's own cell numbering. It is made from the hall
+    alone (its polygon, columns, keep-outs, clearances, aisles, ``max_row_racks`` and row axis: the whole
+    hall model, as JSON), the areas its user rows hold, the rack band's depth, the narrowest rack and the
+    widths of a typical SU block (:data:`GridKey`); a cache keeps it by exactly these, so an edit elsewhere
+    (another hall's max kW or cooling, the cluster) does not work it out again (shapely differences and
+    interval arithmetic: ~5 ms a hall)."""
+
+    usable: Polygon
+    line_v: list[float]
+    line_front: list[int]
+    cells: list[tuple[int, int, float, float, float, list[tuple[float, float]]]]  # Cell without hall
+    line_cells: list[list[int]]
+
+
+# hall model JSON, user-row areas (bounds), band depth, narrowest rack width, typical block widths
+GridKey = tuple[str, tuple[tuple[float, ...], ...], float, float, tuple[float, ...]]
+
+
+def segment_m(hall: HallPlan, block: list[float]) -> float:
+    """Row length between cross aisles: ``max_row_racks`` of the narrowest racks, or as many whole SU
+    blocks (GPU and network racks) as the rack count allows when that is longer."""
+    n = hall.model.max_row_racks
+    length = n * hall.min_width_m
+    if block and len(block) <= n:
+        length = max(length, (n // len(block)) * sum(block))
+    return length
+
+
+def lay_grid(hall: HallPlan, cells: list[Cell], block: list[float]) -> None:
+    """Row lines, cross-aisle segments and the free intervals of each (line, segment) of one hall."""
+    h = hall.model
+    if hall.usable.is_empty:
+        return
+    u_lo, v_lo, u_hi, v_hi = hall.usable.bounds
+    d = hall.band_m
+    pair = 2 * d + h.cold_aisle_m + h.hot_aisle_m
+    while True:
+        i = len(hall.line_v)
+        v = v_lo + (i // 2) * pair + (i % 2) * (d + h.cold_aisle_m)
+        if v + d > v_hi + EPS:
+            break
+        hall.line_v.append(v)
+        hall.line_front.append(1 if i % 2 == 0 else -1)
+    seg_len = segment_m(hall, block)
+    seg_u = []
+    u = u_lo
+    while u + hall.min_width_m <= u_hi + EPS:
+        seg_u.append((u, min(u + seg_len, u_hi)))
+        u += seg_len + h.cross_aisle_m
+    if not hall.line_v or not seg_u:
+        return
+    lv = np.repeat(np.asarray(hall.line_v), len(seg_u))
+    su = np.tile(np.asarray(seg_u), (len(hall.line_v), 1))
+    boxes = shapely.box(su[:, 0], lv, su[:, 1], lv + d)
+    blocked = shapely.difference(boxes, hall.usable)
+    parts, idx = shapely.get_parts(blocked, return_index=True)
+    bounds = shapely.bounds(parts)
+    real = (
+        (shapely.area(parts) > 1e-9)
+        & (bounds[:, 3] - bounds[:, 1] > EPS)
+        & (bounds[:, 2] - bounds[:, 0] > EPS)
+    )
+    per_box: dict[int, list[tuple[float, float]]] = {}
+    for j, lo, hi in zip(idx[real].tolist(), bounds[real, 0].tolist(), bounds[real, 2].tolist(), strict=True):
+        per_box.setdefault(j, []).append((lo, hi))
+    n_seg = len(seg_u)
+    for li in range(len(hall.line_v)):
+        ids = []
+        for si, (a, b) in enumerate(seg_u):
+            free = subtract((a, b), per_box.get(li * n_seg + si, []), hall.min_width_m)
+            if free:
+                ids.append(len(cells))
+                cells.append(Cell(hall.no, li, si, a, b, hall.line_v[li], free))
+        hall.line_cells.append(ids)
+
+
+def subtract(
+    span: tuple[float, float], blocked: list[tuple[float, float]], min_len: float
+) -> list[tuple[float, float]]:
+    out = []
+    cur = span[0]
+    for lo, hi in sorted(blocked):
+        if lo > cur + EPS:
+            out.append((cur, min(lo, span[1])))
+        cur = max(cur, hi)
+    if span[1] > cur + EPS:
+        out.append((cur, span[1]))
+    return [(a, b) for a, b in out if b - a >= min_len - EPS]
+
+
+@dataclass
+class Spot:
+    """Where an item went: a cell and its u, or a user-row slot."""
+
+    item: RackItem
+    hall: int
+    cell: int = -1
+    u: float = 0.0
+    user: UserSlot | None = None
+
+
+class FloorCursor:
+    """A cursor over a hall's free intervals in a given cell order; racks are laid one after the other."""
+
+    def __init__(self, hall: HallPlan, cells: list[Cell], order: list[int]):
+        self.hall = hall
+        self.cells = cells
+        self.order = order
+        self.k = 0
+        self.iv = 0
+        self.u = -math.inf
+        self.last_line = -1
+        self.user_free = list(hall.user_slots)
+        self.lines_used: set[int] = set()
+        self.count: dict[int, int] = {}  # racks per cell, at most max_row_racks
+        self.free: dict[int, list[tuple[float, float]]] = {}  # cells with spans taken by a spine row
+
+    def free_of(self, c: int) -> list[tuple[float, float]]:
+        return self.free.get(c, self.cells[c].free)
+
+    def take_span(self, c: int, a: float, b: float) -> None:
+        """Another floor (a spine row) put a rack at [a, b] of cell ``c``."""
+        self.free[c] = [
+            iv for lo, hi in self.free_of(c) for iv in subtract((lo, hi), [(a, b)], self.hall.min_width_m)
+        ]
+
+    def state(self) -> tuple[int, int, float, int]:
+        """The cursor (restore it with what was placed since)."""
+        return self.k, self.iv, self.u, self.last_line
+
+    def restore(self, s: tuple[int, int, float, int], undo: list[Spot]) -> None:
+        """Back to cursor ``s``, giving back the places ``undo`` took."""
+        self.k, self.iv, self.u, self.last_line = s
+        for sp in undo:
+            if sp.user is not None:
+                self.user_free.append(sp.user)
+            else:
+                self.count[sp.cell] -= 1
+        self.user_free.sort(key=lambda x: (x.user_row, x.pos))
+
+    def _take(self, w: float) -> tuple[int, float] | None:
+        while self.k < len(self.order):
+            c = self.order[self.k]
+            free = self.free_of(c)
+            if self.count.get(c, 0) >= self.hall.model.max_row_racks:
+                free = []
+            while self.iv < len(free):
+                a, b = free[self.iv]
+                u = max(self.u, a)
+                if u + w <= b + EPS:
+                    self.u = u + w
+                    self.last_line = self.cells[c].line
+                    self.count[c] = self.count.get(c, 0) + 1
+                    return c, u
+                self.iv += 1
+                self.u = -math.inf
+            self.k += 1
+            self.iv = 0
+            self.u = -math.inf
+        return None
+
+    def put(self, item: RackItem) -> Spot | None:
+        for i, slot in enumerate(self.user_free):
+            if slot.template == item.template:
+                del self.user_free[i]
+                return Spot(item, self.hall.no, user=slot)
+        got = self._take(item.width_m)
+        if got is None:
+            return None
+        self.lines_used.add(self.cells[got[0]].line)
+        return Spot(item, self.hall.no, cell=got[0], u=got[1])
+
+    def started(self) -> bool:
+        return self.u > -math.inf
+
+    def next_cell(self) -> None:
+        if self.started():
+            self.k += 1
+            self.iv = 0
+            self.u = -math.inf
+
+    def next_line(self) -> None:
+        while self.k < len(self.order) and self.cells[self.order[self.k]].line == self.last_line:
+            self.k += 1
+            self.iv = 0
+            self.u = -math.inf
+
+    def later_cells(self) -> list[int]:
+        """Cells of the lines after the current one (from the current line if it is still empty)."""
+        k = self.k
+        if k >= len(self.order):
+            return []
+        line = self.cells[self.order[k]].line
+        if self.last_line == line or self.started():
+            while k < len(self.order) and self.cells[self.order[k]].line == line:
+                k += 1
+        return self.order[k:]
+
+    def fits_in_cell(self, widths: list[float]) -> bool:
+        """Would these widths fit from the cursor without leaving the current cell?"""
+        if self.k >= len(self.order):
+            return False
+        c = self.order[self.k]
+        if self.count.get(c, 0) + len(widths) > self.hall.model.max_row_racks:
+            return False
+        free = self.free_of(c)
+        iv, u = self.iv, self.u
+        for w in widths:
+            while iv < len(free):
+                a, b = free[iv]
+                uu = max(u, a)
+                if uu + w <= b + EPS:
+                    u = uu + w
+                    break
+                iv += 1
+                u = -math.inf
+            else:
+                return False
+        return True
+
+    def put_block(self, items: list[RackItem], whole: bool = True) -> list[Spot] | None:
+        """Place a block's racks in order, keeping it in one row when it fits a fresh row.
+
+        ``whole``: all or nothing (None and the cursor unchanged if it does not fit); otherwise place
+        what fits and return those spots.
+        """
+        before = self.state()
+        widths = [it.width_m for it in items]
+        if self.started() and not self.fits_in_cell(widths):
+            s = self.state()
+            self.next_cell()
+            if not self.fits_in_cell(widths):
+                self.restore(s, [])
+        spots: list[Spot] = []
+        for it in items:
+            sp = self.put(it)
+            if sp is None:
+                if whole:
+                    self.restore(before, spots)
+                    return None
+                continue
+            spots.append(sp)
+        return spots
+
+
+def cell_order(hall: HallPlan, start: int) -> list[int]:
+    """Cells line by line from ``start`` up, then from ``start - 1`` down; serpentine along the lines."""
+    n = len(hall.line_cells)
+    lines = list(range(start, n)) + list(range(start - 1, -1, -1))
+    out: list[int] = []
+    for j, li in enumerate(lines):
+        ids = hall.line_cells[li] if j % 2 == 0 else hall.line_cells[li][::-1]
+        out += ids
+    return out
+
+
+def floor_positions(inputs: Inputs, width_m: float) -> dict[str, int]:
+    """How many racks ``width_m`` wide the placer's rows hold in each hall (``B1/H1``): the same wall
+    clearance, aisles, columns, keep-outs, user rows and ``max_row_racks`` as :func:`place`, with
+    cross aisles every ``max_row_racks`` narrowest racks."""
+    halls, cells = build_halls(inputs, gpu_racks(inputs), network_templates(inputs), {})
+    out = {h.key: 0 for h in halls}
+    for c in cells:
+        n = sum(int((b - a + EPS) // width_m) for a, b in c.free)
+        out[halls[c.hall].key] += min(n, halls[c.hall].model.max_row_racks)
+    return out

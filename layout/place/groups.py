@@ -1,0 +1,336 @@
+"""The fabric's devices grouped for placement, and the racks they make.
+
+- a scalable unit (SU: the servers of one fabric ``(pod, su)``; middle-of-rack: of one ``(pod, group)``,
+  as its SUs are single racks or rack pairs) is a block of GPU racks with its network racks (template kind
+  ``network``: the rail leaves, and the SU's frontend/storage leaves and out-of-band switches, found
+  through their links to the SU's servers) in the middle of the block; middle-of-rack: each leaf sits in
+  the GPU rack's ``leaf`` slot of the first rack of its servers;
+- the spine switches of a pod (kind ``spine``) are packed into spine racks, core switches, frontend and
+  storage spines and anything above the pods (kind ``core``) into MDF racks;
+- out-of-band switches that manage no server stand with what they manage: in an SU's network rack when
+  all of it is in that SU, in the MDF when it is all MDF gear, else beside the pod's spines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from layout.errors import InputError, Problem
+from layout.estimates import estimate_switch_kw
+from layout.kept import Kept
+from layout.place.templates import GpuRack, network_templates
+
+if TYPE_CHECKING:
+    from layout.fabric import Fabric
+    from layout.load import Inputs
+    from layout.model import Catalog, RackTemplate
+
+SU_ROLES = {
+    "leaf": 0,
+    "fe_leaf": 1,
+    "st_leaf": 2,
+    "oob": 3,
+}  # switches that live with their SU, in this order
+
+
+@dataclass(slots=True, eq=False)
+class RackItem:
+    """One rack to build: template, the devices in it (device numbers) and their RU (shared by the
+    placements of one fabric: see Derived)."""
+
+    template: str
+    kind: str
+    width_m: float
+    depth_m: float
+    dev: np.ndarray
+    ru: np.ndarray
+    servers: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class Block:
+    su: int
+    items: list[RackItem]
+    kw: float
+
+
+class Devices:
+    """The fabric's devices grouped for placement: SUs, their switches, spines per pod, MDF devices."""
+
+    def __init__(self, inputs: Inputs, fabric: Fabric):
+        dev = fabric.devices
+        self.n = len(dev)
+        self.role = dev["role"].to_numpy().astype(str)
+        self.pod = dev["pod"].to_numpy().astype(np.int64)
+        # placement block: a rail scalable unit, or (middle-of-rack) the 2-tier group of rack leaves
+        col = "su" if fabric.design == "rail" and "su" in dev.columns else "group"
+        group = dev[col].to_numpy().astype(np.int64)
+        index = dev["index"].to_numpy().astype(np.int64)
+        models = dev["model"].to_numpy().astype(str)
+        self.height = np.ones(self.n, np.int64)
+        self.est_kw = np.zeros(self.n)
+        for m in pd.unique(models):
+            sw = inputs.catalog.switch.get(str(m))
+            if sw is not None:
+                self.height[models == m] = sw.height_ru
+                self.est_kw[models == m] = estimate_switch_kw(inputs.catalog, str(m))
+        is_server = self.role == "server"
+        srv = np.flatnonzero(is_server)
+        order = np.lexsort((srv, index[srv], group[srv], self.pod[srv]))
+        srv = srv[order]
+        keys = np.stack([self.pod[srv], group[srv]], axis=1) if len(srv) else np.zeros((0, 2), np.int64)
+        new = np.ones(len(srv), bool)
+        new[1:] = np.any(keys[1:] != keys[:-1], axis=1)
+        su_of_sorted = np.cumsum(new) - 1
+        self.su_of = np.full(self.n, -1, np.int64)
+        self.su_of[srv] = su_of_sorted
+        starts = np.flatnonzero(new)
+        self.su_servers = np.split(srv, starts[1:]) if len(srv) else []
+        self.su_pod = [int(self.pod[s[0]]) for s in self.su_servers]
+        # the 2-tier group (leaves that share their spines) of each SU: kept in one hall when power allows
+        spine_group = dev["group"].to_numpy().astype(np.int64)
+        self.su_group = [int(spine_group[s[0]]) for s in self.su_servers]
+        self.pos_in_su = np.full(self.n, -1, np.int64)
+        for s in self.su_servers:
+            self.pos_in_su[s] = np.arange(len(s))
+        self.pods = sorted(set(self.su_pod))
+        self.pod_sus = {p: [i for i, q in enumerate(self.su_pod) if q == p] for p in self.pods}
+
+        # switches wired to servers belong to the SU of the lowest-numbered such server
+        a = fabric.links["a"].to_numpy().astype(np.int64)
+        b = fabric.links["b"].to_numpy().astype(np.int64)
+        self.links_a, self.links_b = a, b
+        to_srv = is_server[a] & ~is_server[b]
+        from_srv = is_server[b] & ~is_server[a]
+        sw_end = np.concatenate([b[to_srv], a[from_srv]])
+        srv_end = np.concatenate([a[to_srv], b[from_srv]])
+        self.first_server = np.full(self.n, -1, np.int64)
+        if len(sw_end):
+            first = pd.Series(srv_end).groupby(sw_end).min()
+            self.first_server[first.index.to_numpy()] = first.to_numpy()
+        has = self.first_server >= 0
+        sw_su = np.full(self.n, -1, np.int64)
+        sw_su[has] = self.su_of[self.first_server[has]]
+        self.sw_su = sw_su
+
+        # an out-of-band switch that manages no server: in the SU block of the switches it manages when
+        # they are all of one SU, in the MDF when they are all MDF devices, else beside the spines of
+        # its pod (the middle of the hall, in reach of both)
+        self.leader = np.full(self.n, -1, np.int64)
+        oob = (fabric.links["network"] == "oob").to_numpy() & (self.first_server[b] < 0)
+        if oob.any():
+            core_role = ~np.isin(self.role, ["server", "spine", *SU_ROLES])
+            managed = pd.DataFrame({"sw": b[oob], "su": sw_su[a[oob]], "core": core_role[a[oob]]})
+            g = managed.groupby("sw").agg(lo=("su", "min"), hi=("su", "max"), core=("core", "all"))
+            first_spine = {int(p): int(np.flatnonzero((self.role == "spine") & (self.pod == p))[0])
+                           for p in np.unique(self.pod[self.role == "spine"]) if p >= 0}  # fmt: skip
+            for sw_id, lo, hi, core in zip(
+                g.index.tolist(), g["lo"].tolist(), g["hi"].tolist(), g["core"].tolist(), strict=True
+            ):
+                if lo == hi and lo >= 0:
+                    sw_su[sw_id] = lo
+                elif not core and int(self.pod[sw_id]) in first_spine:
+                    self.leader[sw_id] = first_spine[int(self.pod[sw_id])]
+        su_role = np.isin(self.role, list(SU_ROLES))
+        self.in_su = su_role & (sw_su >= 0)
+        self.spine = ((self.role == "spine") & (self.pod >= 0)) | (self.leader >= 0)
+        self.mdf = ~is_server & ~self.in_su & ~self.spine
+        self.is_server = is_server
+        self.prio = np.full(self.n, 9, np.int64)
+        for role, prio in SU_ROLES.items():
+            self.prio[self.role == role] = prio
+        su_dev = np.flatnonzero(self.in_su)
+        su_dev = su_dev[np.lexsort((su_dev, self.prio[su_dev], sw_su[su_dev]))]
+        self.su_switches: dict[int, np.ndarray] = {}
+        if len(su_dev):
+            cuts = np.flatnonzero(np.diff(sw_su[su_dev])) + 1
+            for chunk in np.split(su_dev, cuts):
+                self.su_switches[int(sw_su[chunk[0]])] = chunk
+
+    def spine_halls(self, su_hall: np.ndarray, pod: int) -> dict[int, np.ndarray]:
+        """Spines of a pod per hall: the hall of their leaves; spines wired into several halls are shared
+        out in proportion to the pod's SUs per hall, in device order."""
+        spines = np.flatnonzero(self.spine & (self.pod == pod))
+        if not len(spines):
+            return {}
+        a, b = self.links_a, self.links_b
+        is_sp = np.zeros(self.n, bool)
+        is_sp[spines] = True
+        m = is_sp[b] & self.in_su[a]
+        lo = pd.Series(su_hall[self.sw_su[a[m]]]).groupby(b[m])
+        lo_min, lo_max = lo.min(), lo.max()
+        sus = self.pod_sus.get(pod, [])
+        pod_halls = su_hall[sus] if sus else np.zeros(0, np.int64)
+        pod_halls = pod_halls[pod_halls >= 0]
+        default = int(np.bincount(pod_halls).argmax()) if len(pod_halls) else -1
+        hall_of: dict[int, int] = {}
+        shared = []
+        lo_min_of = dict(zip(lo_min.index.tolist(), lo_min.tolist(), strict=True))
+        lo_max_of = dict(zip(lo_max.index.tolist(), lo_max.tolist(), strict=True))
+        for s in spines[self.leader[spines] < 0].tolist():
+            h = lo_min_of.get(s, -1)
+            if h >= 0 and h == lo_max_of[s]:
+                hall_of[s] = int(h)
+            else:
+                shared.append(s)
+        if shared and len(pod_halls):
+            halls, counts = np.unique(pod_halls, return_counts=True)
+            share = largest_remainder(counts, len(shared))
+            i = 0
+            for h, k in zip(halls.tolist(), share, strict=True):
+                hall_of.update(dict.fromkeys(shared[i : i + k], h))
+                i += k
+        else:
+            hall_of.update(dict.fromkeys(shared, default))
+        for s in spines[self.leader[spines] >= 0].tolist():  # management switches go with their spines
+            hall_of[s] = hall_of.get(int(self.leader[s]), default)
+        out: dict[int, list[int]] = {}
+        for s, h in sorted(hall_of.items()):
+            out.setdefault(h, []).append(s)
+        return {h: np.asarray(v, np.int64) for h, v in out.items()}
+
+
+def largest_remainder(weights: np.ndarray, total: int) -> list[int]:
+    q = weights / weights.sum() * total
+    base = np.floor(q).astype(int)
+    rest = total - int(base.sum())
+    order = np.argsort(-(q - base), kind="stable")
+    base[order[:rest]] += 1
+    return [int(x) for x in base]
+
+
+def pack(
+    template: RackTemplate, devices: np.ndarray, heights: np.ndarray, file: str
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Switches into racks of a network template, in order: each at a free ``switch`` slot that clears
+    the previous one's height and fits under the top of the rack."""
+    slots = sorted(template.switch_slots())
+    racks: list[tuple[np.ndarray, np.ndarray]] = []
+    cur_d: list[int] = []
+    cur_r: list[int] = []
+    si, top = 0, 0
+    for d, h in zip(devices.tolist(), heights.tolist(), strict=True):
+        while True:
+            while si < len(slots) and (slots[si] <= top or slots[si] + h - 1 > template.height_ru):
+                si += 1
+            if si < len(slots):
+                break
+            if not cur_d:
+                raise InputError(
+                    [
+                        Problem(
+                            file,
+                            "slot",
+                            f"template {template.id!r} has no switch slot for a {h}U switch",
+                            "switch slots with room for the switch height",
+                        )
+                    ]
+                )
+            racks.append((np.asarray(cur_d, np.int64), np.asarray(cur_r, np.int64)))
+            cur_d, cur_r, si, top = [], [], 0, 0
+        cur_d.append(d)
+        cur_r.append(slots[si])
+        top = slots[si] + h - 1
+    if cur_d:
+        racks.append((np.asarray(cur_d, np.int64), np.asarray(cur_r, np.int64)))
+    return racks
+
+
+@dataclass(eq=False)
+class Derived:
+    """What placement takes from a fabric, the catalog and the rack templates alone: the devices grouped
+    for placement, and the SU blocks and packed racks built so far. A Fabric is immutable, so a cache
+    keeps this by the fabric (held here, so its id stays its own), the catalog and the templates
+    (:data:`DerivedKey`), and a later placement of the same fabric skips rebuilding it (the TUI reuses the
+    fabric across edits that leave the cluster alone: max kW, cooling, rows)."""
+
+    fabric: Fabric
+    devices: Devices
+    blocks: dict[tuple[int, str, int, float], Block]  # (SU, GPU rack template, servers, est. kW) -> block
+    packs: dict[tuple[str, bytes], list[RackItem]]  # (network template, devices) -> racks (pack)
+
+
+DerivedKey = tuple[int, "Catalog", dict[str, "RackTemplate"]]  # id of the fabric, catalog, templates
+
+
+def derived_of(inputs: Inputs, fabric: Fabric, store: Kept[DerivedKey, Derived] | None = None) -> Derived:
+    """The fabric's devices grouped for placement, from ``store`` when it holds them for this very fabric,
+    catalog and templates (else built, and put there). None: built for this placement alone."""
+    key: DerivedKey = (id(fabric), inputs.catalog, dict(inputs.templates))
+    got = store.get(key) if store is not None else None
+    if got is None or got.fabric is not fabric:
+        got = Derived(fabric, Devices(inputs, fabric), {}, {})
+    if store is not None:
+        store.put(key, got)
+    return got
+
+
+class RackGroups:
+    """The racks one fabric's devices make: an SU's block for the GPU rack of its hall (its GPU racks with
+    its network racks in the middle; middle-of-rack: each leaf in the GPU rack of its first servers), and
+    switches packed into network templates (spine racks, MDF racks). Each is built once per fabric and
+    kept with it (see :class:`Derived`): trial and final layouts ask for the same blocks again."""
+
+    def __init__(self, inputs: Inputs, fabric: Fabric, store: Kept[DerivedKey, Derived] | None = None):
+        self.inputs = inputs
+        self.fabric = fabric
+        self.t_net, self.t_spine, self.t_core = network_templates(inputs)
+        derived = derived_of(inputs, fabric, store)
+        self.devices = derived.devices
+        self._blocks = derived.blocks
+        self._packs = derived.packs
+
+    def pack_items(self, tpl: RackTemplate, devices: np.ndarray) -> list[RackItem]:
+        if not len(devices):
+            return []
+        key = (tpl.id, devices.tobytes())  # trial and final runs pack the same spines and MDFs again
+        if key not in self._packs:
+            self._packs[key] = [
+                RackItem(tpl.id, tpl.kind, tpl.width_m, tpl.depth_m, d, r)
+                for d, r in pack(tpl, devices, self.devices.height[devices], str(self.inputs.templates_dir))
+            ]
+        return list(self._packs[key])
+
+    def block(self, su: int, gpu: GpuRack | None) -> Block:
+        assert gpu is not None
+        key = (su, gpu.template, gpu.servers, gpu.est_kw)  # all a block takes from the GPU rack
+        if key in self._blocks:
+            return self._blocks[key]
+        d = self.devices
+        tpl = self.inputs.templates[gpu.template]
+        spr = max(gpu.servers, 1)
+        slots = np.asarray(sorted(tpl.server_slots({self.fabric.server})), np.int64)
+        servers = d.su_servers[su]
+        n_racks = -(-len(servers) // spr)
+        gpu_dev = [servers[k * spr : (k + 1) * spr] for k in range(n_racks)]  # views: never written
+        gpu_ru = [slots[: len(g)] for g in gpu_dev]
+        net = d.su_switches.get(su, np.zeros(0, np.int64))
+        leaf_ru = tpl.leaf_slot()
+        if self.fabric.design == "mor" and len(net):
+            is_leaf = d.role[net] == "leaf"
+            taken: set[int] = set()
+            stay = []
+            for s in net[is_leaf].tolist():
+                k = int(d.pos_in_su[d.first_server[s]]) // spr
+                if leaf_ru is not None and k not in taken:
+                    taken.add(k)
+                    gpu_dev[k] = np.append(gpu_dev[k], s)
+                    gpu_ru[k] = np.append(gpu_ru[k], leaf_ru)
+                else:
+                    stay.append(s)
+            net = np.asarray(sorted(stay + net[~is_leaf].tolist(), key=lambda x: (d.prio[x], x)), np.int64)
+        gpu_items = [
+            RackItem(tpl.id, tpl.kind, tpl.width_m, tpl.depth_m, g, r, min(spr, len(servers) - k * spr))
+            for k, (g, r) in enumerate(zip(gpu_dev, gpu_ru, strict=True))
+        ]
+        net_items = self.pack_items(self.t_net, net)
+        half = n_racks // 2
+        items = gpu_items[:half] + net_items + gpu_items[half:]
+        kw = len(servers) * gpu.est_kw / spr + float(d.est_kw[net].sum())
+        blk = Block(su, items, kw)
+        self._blocks[key] = blk
+        return blk

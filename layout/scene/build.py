@@ -1,0 +1,448 @@
+"""What every drawing shows, worked out once from a finished design (pure: numpy, pandas, no drawing
+library). The DXF, the SVG plans, the PDF plans and the TUI map draw a :class:`Scene`; none of them
+decides a colour, a label or where a violation is on its own.
+
+Lengths are in site metres (x east, y north). Tables are pandas frames of arrays, one row per rack, row,
+aisle, tray edge or violation marker, never one Python object per rack.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from layout.model import RackTemplate, SiteFile
+from layout.scene import palette
+from layout.violations import Violation, hall_key, where_prefixes
+
+if TYPE_CHECKING:
+    from layout.design import Design
+    from layout.load import Inputs
+
+# media classes the tray table counts and draws as bundles, in drawing order
+MEDIA_CLASSES: tuple[str, ...] = ("dac", "aec", "mmf", "smf", "coherent", "utp")
+MARKER_POINT_M = 1.0  # half the side of the box marked around a violation given as a point (x_m, y_m)
+
+
+Ring = list[tuple[float, float]]
+
+
+@dataclass(frozen=True)
+class HallGeometry:
+    """One hall's walls, columns (centre x, y and size x, y per row), keep-outs and aisle widths."""
+
+    key: str  # B1/H1
+    building: str
+    polygon: Ring
+    columns: np.ndarray  # (n, 4): cx, cy, sx, sy in metres
+    keepouts: tuple[tuple[Ring, str], ...]
+    max_rack_kw: float
+    cold_aisle_m: float
+    hot_aisle_m: float
+    cross_aisle_m: float
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        xs = [p[0] for p in self.polygon]
+        ys = [p[1] for p in self.polygon]
+        return (min(xs), min(ys), max(xs), max(ys))
+
+    @property
+    def column_boxes(self) -> np.ndarray:
+        """(n, 4): x0, y0, x1, y1 of each column."""
+        c = self.columns
+        return np.column_stack([c[:, 0] - c[:, 2] / 2, c[:, 1] - c[:, 3] / 2, c[:, 0] + c[:, 2] / 2,
+                                c[:, 1] + c[:, 3] / 2])  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Campus:
+    """The site plan: buildings (id, footprint, entry), halls, ducts (name, path) and the pods per hall."""
+
+    buildings: tuple[tuple[str, Ring, tuple[float, float] | None], ...]
+    halls: tuple[HallGeometry, ...]
+    ducts: tuple[tuple[str, Ring], ...]
+    pods: Mapping[str, tuple[int, ...]] = field(default_factory=dict)  # hall -> pods with servers there
+
+    def hall(self, key: str) -> HallGeometry:
+        return next(h for h in self.halls if h.key == key)
+
+
+@dataclass(frozen=True)
+class Scene:
+    """What a drawing needs from a design.
+
+    ``racks``: the placement's columns (docs/tables.md) plus ``rack_no`` (row of placement.racks),
+    ``gpus``, ``power_kw``, ``limit_kw``, ``use`` (kW / limit), ``band`` (index into palette.BANDS),
+    ``fill`` (#rrggbb by the palette's rule), ``over`` (beyond its limit), ``label`` (position tag, K07)
+    and the footprint box ``x0_m, y0_m, x1_m, y1_m``.
+    ``rows``: the placement's rows plus ``label`` (R03).
+    ``aisles``: ``hall, row, kind`` (cold, hot, cross), ``x0_m, y0_m, x1_m, y1_m``, ``width_m``.
+    ``tray_edges``: see :func:`tray_edge_table`.
+    ``markers``: one per violation, numbered as the drawings tag them (V1..): ``number, kind, where,
+    message, hall`` and the marked box ``x0_m, y0_m, x1_m, y1_m`` (NaN where it names no place).
+    """
+
+    site: SiteFile
+    stem: str
+    templates: Mapping[str, RackTemplate]
+    racks: pd.DataFrame
+    rows: pd.DataFrame
+    tray_edges: pd.DataFrame | None = None
+    violations: Sequence[Violation] = ()
+    summary: Mapping[str, Any] = field(default_factory=dict)
+    campus: Campus | None = None
+
+    @cached_property
+    def hall_racks(self) -> dict[str, np.ndarray]:
+        """Positions (into ``racks``) of each hall's racks."""
+        if self.racks.empty:
+            return {}
+        return {str(k): np.asarray(v) for k, v in self.racks.groupby("hall", sort=False).indices.items()}
+
+    def racks_of(self, hall: str) -> pd.DataFrame:
+        idx = self.hall_racks.get(hall)
+        return self.racks.iloc[idx] if idx is not None else self.racks.iloc[:0]
+
+    @cached_property
+    def aisles(self) -> pd.DataFrame:
+        return aisle_table(self)
+
+    @cached_property
+    def markers(self) -> pd.DataFrame:
+        return marker_table(self)
+
+
+# ------------------------------------------------------------------------------------------ racks
+def rack_table(
+    racks: pd.DataFrame,
+    gpus_per_server: int,
+    rack_kw: npt.ArrayLike | None,
+    limit_kw: npt.ArrayLike | None,
+) -> pd.DataFrame:
+    """The placement's racks with what the drawings show of each (see :class:`Scene`)."""
+    out = racks.copy()
+    n = len(out)
+    servers = out["servers"].to_numpy(np.int64) if "servers" in out else np.zeros(n, np.int64)
+    out["rack_no"] = np.arange(n)
+    out["gpus"] = servers * gpus_per_server
+    kw = np.asarray(rack_kw, float) if rack_kw is not None else np.zeros(n)
+    lim = np.asarray(limit_kw, float) if limit_kw is not None else np.zeros(n)
+    out["power_kw"] = kw
+    out["limit_kw"] = lim
+    use = palette.use(kw, lim)
+    band = palette.kw_band(use)
+    out["use"] = use
+    out["band"] = band
+    kinds = out["kind"].to_numpy() if n else np.zeros(0, dtype=str)
+    out["fill"] = palette.rack_fill(kinds, band, kw)
+    out["over"] = band == palette.OVER
+    ids = out["rack_id"].astype(str) if n else pd.Series([], dtype=str)
+    out["label"] = ids.str.rsplit("/", n=1).str[-1].to_numpy() if n else np.zeros(0, dtype=str)
+    if n:
+        # footprint box: width along the row, depth across it; turned a quarter, they swap
+        rot = np.round(out["rotation_deg"].to_numpy(float)) % 180 == 90
+        w, d = out["width_m"].to_numpy(float), out["depth_m"].to_numpy(float)
+        hx, hy = np.where(rot, d, w) / 2, np.where(rot, w, d) / 2
+        x, y = out["x_m"].to_numpy(float), out["y_m"].to_numpy(float)
+        out["x0_m"], out["y0_m"], out["x1_m"], out["y1_m"] = x - hx, y - hy, x + hx, y + hy
+    else:
+        for c in ("x0_m", "y0_m", "x1_m", "y1_m"):
+            out[c] = np.zeros(0)
+    return out
+
+
+def row_table(rows: pd.DataFrame) -> pd.DataFrame:
+    out = rows.copy()
+    out["label"] = out["row"].astype(str).str.rsplit("/", n=1).str[-1] if len(out) else []
+    return out
+
+
+# ------------------------------------------------------------------------------------------ aisles
+def aisle_table(scene: Scene) -> pd.DataFrame:
+    """Half a cold aisle in front of every row and half a hot aisle behind it (so two rows facing each
+    other make one cold aisle), as deep as the hall's deepest rack sets the row's faces; cross aisles
+    along the cross trays, as wide as the hall's ``cross_aisle_m``."""
+    cols: dict[str, list[Any]] = {k: [] for k in ("hall", "row", "kind", "x0_m", "y0_m", "x1_m", "y1_m",
+                                                   "width_m")}  # fmt: skip
+    halls = {h.key: h for h in scene.campus.halls} if scene.campus else {}
+    depth = scene.racks.groupby("hall")["depth_m"].max().to_dict() if not scene.racks.empty else {}
+
+    def add(hall: str, row: str, kind: str, box: tuple[float, float, float, float], width: float) -> None:
+        for k, v in zip(("hall", "row", "kind", "x0_m", "y0_m", "x1_m", "y1_m", "width_m"),
+                        (hall, row, kind, *box, width), strict=True):  # fmt: skip
+            cols[k].append(v)
+
+    for r in scene.rows.to_dict("records"):
+        h = halls.get(str(r["hall"]))
+        if h is None:
+            continue
+        half = float(depth.get(str(r["hall"]), 1.2)) / 2
+        s = int(r["front_sign"])
+        x0, y0, x1, y1 = (float(r[k]) for k in ("x0_m", "y0_m", "x1_m", "y1_m"))
+        cold, hot = h.cold_aisle_m / 2, h.hot_aisle_m / 2
+        if r["axis"] == "x":
+            add(h.key, str(r["row"]), "cold", (x0, y0 + s * half, x1, y0 + s * (half + cold)), h.cold_aisle_m)
+            add(h.key, str(r["row"]), "hot", (x0, y0 - s * half, x1, y0 - s * (half + hot)), h.hot_aisle_m)
+        else:
+            add(h.key, str(r["row"]), "cold", (x0 + s * half, y0, x0 + s * (half + cold), y1), h.cold_aisle_m)
+            add(h.key, str(r["row"]), "hot", (x0 - s * half, y0, x0 - s * (half + hot), y1), h.hot_aisle_m)
+    e = scene.tray_edges
+    if e is not None and len(e):
+        cross = e[e["kind"] == "cross"]
+        for hall, x0, y0, x1, y1 in zip(
+            cross["hall"].tolist(), *(cross[c].to_numpy(float).tolist() for c in ("x0_m", "y0_m", "x1_m", "y1_m")),
+            strict=True,
+        ):  # fmt: skip
+            h = halls.get(str(hall))
+            if h is not None:
+                add(h.key, "", "cross", (x0, y0, x1, y1), h.cross_aisle_m)
+    return pd.DataFrame(cols)
+
+
+# ----------------------------------------------------------------------------------------- markers
+def _place_boxes(scene: Scene) -> dict[str, tuple[float, float, float, float]]:
+    """Bounding boxes of what a ``where`` can name: racks (a square as wide as the rack's longer side, so
+    the mark is the same whichever way it faces), rows (their racks'), halls and buildings."""
+    boxes: dict[str, tuple[float, float, float, float]] = {}
+    racks = scene.racks
+    if not racks.empty:
+        half = np.maximum(racks["width_m"].to_numpy(float), racks["depth_m"].to_numpy(float)) / 2.0
+        x, y = racks["x_m"].to_numpy(float), racks["y_m"].to_numpy(float)
+        frame = pd.DataFrame({"id": racks["rack_id"].astype(str), "row": racks["row"].astype(str),
+                              "x0": x - half, "y0": y - half, "x1": x + half, "y1": y + half})  # fmt: skip
+        for key in ("row", "id"):
+            g = frame.groupby(key, sort=True).agg(x0=("x0", "min"), y0=("y0", "min"), x1=("x1", "max"),
+                                                  y1=("y1", "max"))  # fmt: skip
+            for name, b in zip(
+                g.index.tolist(), g[["x0", "y0", "x1", "y1"]].to_numpy(float).tolist(), strict=True
+            ):
+                boxes[str(name)] = (b[0], b[1], b[2], b[3])
+    for bld in scene.site.building:
+        boxes[bld.id] = _bbox(bld.footprint)
+        for h in bld.hall:
+            boxes[f"{bld.id}/{h.id}"] = _bbox(h.polygon)
+    return boxes
+
+
+def marker_table(scene: Scene) -> pd.DataFrame:
+    """One marker per violation, ordered by (where, kind, message) and numbered from 1. Its box: the point
+    in its figures (``x_m``, ``y_m``, e.g. a tray's fullest spot) if it has one, else the most specific
+    place its ``where`` names (violations.where_prefixes); "site" names none (NaN box)."""
+    boxes = _place_boxes(scene)
+    ordered = sorted(scene.violations, key=lambda v: (v.where, v.kind, v.message))
+    rows = []
+    for n, v in enumerate(ordered, start=1):
+        box: tuple[float, float, float, float] | None = None
+        fx, fy = v.figures.get("x_m"), v.figures.get("y_m")
+        if isinstance(fx, int | float) and isinstance(fy, int | float):
+            r = MARKER_POINT_M
+            box = (float(fx) - r, float(fy) - r, float(fx) + r, float(fy) + r)
+        else:
+            box = next((boxes[p] for p in where_prefixes(v.where) if p in boxes), None)
+        b = box if box is not None else (math.nan,) * 4
+        rows.append((n, v.kind, v.where, v.message, hall_key(v.where), *b))
+    cols = ["number", "kind", "where", "message", "hall", "x0_m", "y0_m", "x1_m", "y1_m"]
+    out = pd.DataFrame(rows, columns=cols)
+    if out.empty:
+        out = out.astype({"number": np.int64, **{c: float for c in cols[5:]}})
+    return out
+
+
+def marker_hall(scene: Scene, where: str) -> str | None:
+    """The hall whose map shows ``where``: its own hall, else the first hall of the building it names."""
+    key = hall_key(where)
+    if key and scene.campus and any(h.key == key for h in scene.campus.halls):
+        return key
+    if scene.campus:
+        return next((h.key for h in scene.campus.halls if h.building == where.split("/")[0]), None)
+    return None
+
+
+# ------------------------------------------------------------------------------------------- trays
+def tray_edge_table(inputs: Inputs, trays: Any, edge_fill: pd.DataFrame, racks: pd.DataFrame) -> pd.DataFrame:
+    """Tray edges with end points, where their label goes, cable counts and bundle lanes per class.
+
+    One row per tray edge: ``x0_m, y0_m, x1_m, y1_m, kind, hall, width_mm, cables, fill``, the label's side
+    (``side_x, side_y, clear_mm``) and, per media class, ``cables_<class>`` and ``lane_mm_<class>`` (the
+    width the bundle takes across the tray when stacked to the tray's depth, so the lanes together show
+    the fill). A row tray runs over its racks' middle: its label goes into the aisle behind the row
+    (``side_x, side_y`` point to the rear, ``clear_mm`` is half the rack depth), so the rack tags at the
+    fronts, the row labels in the front aisle and the aisle dimension (mid-aisle) stay clear. Other trays
+    run over aisles and carry their label on themselves (side 0, 0).
+    """
+    e = trays.edges
+    nodes = trays.nodes
+    u = e["u"].to_numpy(np.int64)
+    v = e["v"].to_numpy(np.int64)
+    nx, ny = nodes["x_m"].to_numpy(float), nodes["y_m"].to_numpy(float)
+    out = pd.DataFrame(
+        {
+            "x0_m": nx[u],
+            "y0_m": ny[u],
+            "x1_m": nx[v],
+            "y1_m": ny[v],
+            "kind": e["kind"].astype(str).to_numpy(),
+            "hall": e["hall"].astype(str).to_numpy(),
+            "width_mm": e["width_mm"].to_numpy(float),
+            "cables": edge_fill["cables"].to_numpy(np.int64),
+            "fill": edge_fill["fill"].to_numpy(float),
+        }
+    )
+    out["over"] = edge_fill["over"].to_numpy(bool) if "over" in edge_fill else np.zeros(len(e), bool)
+    side_x, side_y, clear = np.zeros(len(e)), np.zeros(len(e)), np.zeros(len(e))
+    if not racks.empty and "where" in e:
+        first = racks.sort_values("rack_id", kind="stable").drop_duplicates("row")
+        rot = dict(zip(first["row"].astype(str), first["rotation_deg"].astype(float), strict=True))
+        deep = racks.groupby("row")["depth_m"].max().to_dict()
+        kind = out["kind"].tolist()
+        for i, joined in enumerate(e["where"].astype(str).tolist()):
+            w = joined.split("+")[0]  # colinear rows share a tray line: "B1/H1/R01+B1/H1/R02"
+            if kind[i] == "row" and w in rot:
+                a = math.radians(rot[w])  # the front is (0, 1) turned by the rotation: the rear opposite
+                side_x[i], side_y[i] = round(math.sin(a), 9), round(-math.cos(a), 9)
+                clear[i] = float(deep[w]) * 1000.0 / 2.0
+    out["side_x"] = side_x
+    out["side_y"] = side_y
+    out["clear_mm"] = clear
+    depth = e["depth_mm"].to_numpy(float)
+    lanes = np.zeros((len(e), len(MEDIA_CLASSES)))
+    for k, cls in enumerate(MEDIA_CLASSES):
+        ids = [
+            mid
+            for mid, m in inputs.catalog.media.items()
+            if m.media_class == cls and f"cables_{mid}" in edge_fill
+        ]
+        if not ids:
+            continue
+        count = sum(
+            (edge_fill[f"cables_{mid}"].to_numpy(np.int64) for mid in ids), np.zeros(len(e), np.int64)
+        )
+        area = sum(
+            (
+                edge_fill[f"cables_{mid}"].to_numpy(float)
+                * math.pi
+                * (inputs.catalog.media[mid].diameter_mm / 2) ** 2
+                for mid in ids
+            ),
+            np.zeros(len(e)),
+        )
+        out[f"cables_{cls}"] = count
+        lanes[:, k] = area / np.maximum(depth, 1.0)
+    # an over-full tray still draws its bundles inside the tray: squeeze the lanes to its width
+    total = lanes.sum(axis=1)
+    width = out["width_mm"].to_numpy(float)
+    squeeze = np.where(total > width, width / np.maximum(total, 1e-9), 1.0)
+    for k, cls in enumerate(MEDIA_CLASSES):
+        if f"cables_{cls}" in out:
+            out[f"lane_mm_{cls}"] = np.round(lanes[:, k] * squeeze, 1)
+    return out
+
+
+# ------------------------------------------------------------------------------------------ campus
+def _bbox(points: Sequence[tuple[float, float]]) -> tuple[float, float, float, float]:
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points]
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def campus_of(site: SiteFile, pods: Mapping[str, tuple[int, ...]] | None = None) -> Campus:
+    halls = []
+    for b in site.building:
+        for h in b.hall:
+            cols = np.array([(c.at[0], c.at[1], c.size_m[0], c.size_m[1]) for c in h.columns], float)
+            halls.append(
+                HallGeometry(
+                    key=f"{b.id}/{h.id}",
+                    building=b.id,
+                    polygon=[(float(x), float(y)) for x, y in h.polygon],
+                    columns=cols.reshape(-1, 4),
+                    keepouts=tuple(
+                        ([(float(x), float(y)) for x, y in k.polygon], k.reason) for k in h.keepouts
+                    ),
+                    max_rack_kw=h.max_rack_kw,
+                    cold_aisle_m=h.cold_aisle_m,
+                    hot_aisle_m=h.hot_aisle_m,
+                    cross_aisle_m=h.cross_aisle_m,
+                )
+            )
+    return Campus(
+        buildings=tuple((b.id, list(b.footprint), b.entry) for b in site.building),
+        halls=tuple(halls),
+        ducts=tuple((f"{d.from_}-{d.to}", list(d.path)) for d in site.duct if d.path),
+        pods=dict(pods or {}),
+    )
+
+
+def pods_by_hall(fabric: Any, placement: Any) -> dict[str, tuple[int, ...]]:
+    """Which pods have servers in each hall (a pod normally stays inside one building)."""
+    try:
+        dev = fabric.devices
+        rack = np.asarray(placement.device_rack, np.int64)
+    except AttributeError:
+        return {}
+    racks = placement.racks
+    ok = (dev["tier"].to_numpy() == 0) & (rack >= 0)
+    if not ok.any() or racks.empty:
+        return {}
+    frame = pd.DataFrame(
+        {"hall": racks["hall"].to_numpy()[rack[ok]], "pod": dev["pod"].to_numpy(np.int64)[ok]}
+    )
+    frame = frame.drop_duplicates().sort_values(["hall", "pod"])
+    return {str(h): tuple(int(p) for p in g["pod"]) for h, g in frame.groupby("hall", sort=True)}
+
+
+# ------------------------------------------------------------------------------------------ build
+def scene_from_parts(
+    inputs: Inputs,
+    placement: Any,
+    rack_kw: npt.ArrayLike | None = None,
+    cabling: Any = None,
+    violations: Sequence[Violation] = (),
+    summary: Mapping[str, Any] | None = None,
+    rack_limit_kw: npt.ArrayLike | None = None,
+    pods: Mapping[str, tuple[int, ...]] | None = None,
+) -> Scene:
+    """A scene from the pipeline's stages: placement (racks, rows), per-rack kW and limits, cabling (trays,
+    fill). Without limits, each rack's limit is its hall's ``max_rack_kw``."""
+    cluster = inputs.site.cluster
+    per_server = inputs.catalog.server[cluster.server].gpus if cluster.server in inputs.catalog.server else 0
+    racks = placement.racks
+    if rack_limit_kw is None and len(racks):
+        hall_max = {f"{b.id}/{h.id}": h.max_rack_kw for b, h in inputs.site.halls()}
+        rack_limit_kw = racks["hall"].map(hall_max).fillna(0.0).to_numpy(float)
+    edges = None
+    if cabling is not None:
+        edges = tray_edge_table(inputs, cabling.trays, cabling.edge_fill, racks)
+    return Scene(
+        site=inputs.site,
+        stem=inputs.stem,
+        templates=inputs.templates,
+        racks=rack_table(racks, per_server, rack_kw, rack_limit_kw),
+        rows=row_table(placement.rows),
+        tray_edges=edges,
+        violations=tuple(violations),
+        summary=dict(summary or {}),
+        campus=campus_of(inputs.site, pods),
+    )
+
+
+def scene_of(design: Design, summary: Mapping[str, Any] | None = None) -> Scene:
+    """The scene of a finished design (``summary``: the design's, if the caller has it already)."""
+    return scene_from_parts(
+        design.inputs,
+        design.placement,
+        rack_kw=design.power.rack_kw,
+        cabling=design.cabling,
+        violations=design.violations,
+        summary=design.summary() if summary is None else summary,
+        rack_limit_kw=design.power.rack_limit_kw,
+        pods=pods_by_hall(design.fabric, design.placement),
+    )

@@ -1,0 +1,245 @@
+"""The TUI without a screen: the site being edited (with undo and redo), the design cache, the recent
+designs, and what the screen shows of a design, all driven by plain method calls.
+
+:class:`Session` owns one :class:`layout.cache.DesignCache` for all its design runs, so an edit that leaves
+the cluster (or a hall) alone reuses the fabric (or the hall's floor grid); and the designs of the last
+few site texts, so undo and redo show a design they have seen without running it again. The Textual app
+(layout/tui/app.py) is a driver of a session: it turns keys into edits and shows results. Imports no
+Textual: tests drive a session directly (open a site, apply an edit, undo, redo, design, save). The
+pipeline modules are imported inside :meth:`Session.compute`, so the first screen does not wait for them.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from layout.cache import DesignCache
+from layout.load import Inputs
+from layout.model import Catalog
+from layout.model.site import Hall
+from layout.siteedit import Edit, SiteEditor
+from layout.tui.floor import HallFloor
+from layout.tui.results import Result, tree_rows
+
+RECENT_DESIGNS = 4  # designs kept for undo and redo (about 50 MB each on the 100k campus)
+
+EXPORTS = (
+    ("dxf", "DXF drawing (facilities, millimetres)"),
+    ("pdf", "PDF design report with the BOM"),
+    ("csv", "CSV tables: BOM, links and ports"),
+    ("xlsx", "XLSX workbook: BOM, racks, links, summary"),
+)
+
+
+def compute(
+    inputs: Inputs,
+    text: str,
+    progress: Callable[[str], None] | None = None,
+    cache: DesignCache | None = None,
+) -> Result:
+    """Run the whole pipeline (layout.design.run, BOM included) on ``inputs``, and build the views.
+    ``cache``: what earlier runs kept (the session's); None: a run that keeps nothing."""
+    from layout import bom as bom_mod
+    from layout import design as design_mod
+    from layout.tui.floor import hall_floors
+    from layout.tui.panels import budgets
+
+    started = time.perf_counter()
+    design = design_mod.run(inputs, progress, cache)
+    bom = design.bom
+    links = design.cabling.links
+    result = Result(
+        text=text,
+        design=design,
+        bom=bom,
+        cost=bom_mod.totals(bom),
+        seconds=time.perf_counter() - started,
+        link_rack_a=links["rack_a"].to_numpy(),
+        link_rack_b=links["rack_b"].to_numpy(),
+        link_length_m=links["length_m"].to_numpy(float),
+    )
+    if progress is not None:
+        progress("views")
+    result.floors = hall_floors(inputs, result)
+    result.tree_rows = tree_rows(result)
+    result.budgets = budgets(result)
+    if len(result.racks):
+        result.rack_links(0)  # builds the per-rack link index here, not in the UI thread
+    return result
+
+
+class Session:
+    """One site being designed interactively (see the module docstring).
+
+    Edits, undo, redo and save go to the :class:`~layout.siteedit.SiteEditor` (which refuses invalid
+    sites with an InputError and changes nothing). :meth:`compute` is safe to call from a worker thread
+    with a snapshot of the inputs and text while the caller goes on editing; one run at a time, as the
+    cache is shared by the runs. Everything else is for the thread that edits.
+    """
+
+    def __init__(self, templates_dir: Path | None = None, cache: DesignCache | None = None) -> None:
+        self.templates_dir = templates_dir
+        self.cache = cache if cache is not None else DesignCache()
+        self.editor: SiteEditor | None = None
+        # the latest designs by (site file, site text): the design is a pure function of them
+        self.recent: OrderedDict[tuple[Path, str], Result] = OrderedDict()
+
+    # ------------------------------------------------------------------------------------- site
+    def open(self, path: str | Path) -> SiteEditor:
+        """Open a site file (InputError if it does not validate: the session is then unchanged)."""
+        editor = SiteEditor(path, self.templates_dir)
+        self.editor = editor
+        self.recent.clear()
+        return editor
+
+    def _editor(self) -> SiteEditor:
+        if self.editor is None:
+            raise RuntimeError("no site is open")
+        return self.editor
+
+    @property
+    def inputs(self) -> Inputs:
+        return self._editor().inputs
+
+    @property
+    def text(self) -> str:
+        return self._editor().text
+
+    @property
+    def catalog(self) -> Catalog:
+        return self._editor().catalog
+
+    def halls(self) -> list[str]:
+        """Hall keys ``B1/H1`` in site order."""
+        return [f"{b.id}/{h.id}" for b, h in self.inputs.site.halls()]
+
+    def hall(self, key: str) -> Hall:
+        return next(h for b, h in self.inputs.site.halls() if f"{b.id}/{h.id}" == key)
+
+    def templates(self, kind: str | None = None) -> list[tuple[str, str]]:
+        """(label, id) of the rack templates (of one kind), sorted by id, for a choice."""
+        t = self.inputs.templates
+        return [(f"{k} — {t[k].name}", k) for k in sorted(t) if kind is None or t[k].kind == kind]
+
+    # ------------------------------------------------------------------------------------ edits
+    def apply(self, edit: Edit) -> bool:
+        """Apply an edit; False if it changed nothing. InputError (and nothing changed) if refused."""
+        return self._editor().apply(edit)
+
+    def undo(self) -> str | None:
+        """Undo the last edit; what was undone, or None if there was nothing to undo."""
+        return self._editor().undo()
+
+    def redo(self) -> str | None:
+        return self._editor().redo()
+
+    def save(self) -> Path:
+        """Write the site file (the previous version kept as .bak); InputError if it does not validate."""
+        return self._editor().save()
+
+    # ----------------------------------------------------------------------------------- design
+    def compute(self, inputs: Inputs, text: str, progress: Callable[[str], None] | None = None) -> Result:
+        """The design of ``inputs`` (whose site text is ``text``) with the session's cache, and the next
+        edit's document parsed (both off the editing thread when called from a worker)."""
+        result = compute(inputs, text, progress, self.cache)
+        if self.editor is not None and self.editor.inputs.path == inputs.path:
+            self.editor.prepare(text)
+        return result
+
+    def remember(self, result: Result) -> None:
+        """Keep a finished design among the recent ones (when it is of the open site)."""
+        if self.editor is None or result.design.inputs.path != self.editor.path:
+            return
+        self.recent[(result.design.inputs.path, result.text)] = result
+        while len(self.recent) > RECENT_DESIGNS:
+            self.recent.popitem(last=False)
+
+    def known(self) -> Result | None:
+        """The recent design of the site as it is now, if there is one (undo, redo: no run needed)."""
+        if self.editor is None:
+            return None
+        key = (self.editor.path, self.editor.text)
+        got = self.recent.get(key)
+        if got is not None:
+            self.recent.move_to_end(key)
+        return got
+
+    def design(self, progress: Callable[[str], None] | None = None) -> Result:
+        """The design of the site as it is now: a recent one, else computed (and kept among the recent)."""
+        got = self.known()
+        if got is None:
+            got = self.compute(self.inputs, self.text, progress)
+            self.remember(got)
+        return got
+
+
+def snap(v_m: float) -> float:
+    """A new row's corner: the cursor position rounded down to 10 cm (so the cursor is on the row)."""
+    return math.floor(v_m * 10 + 1e-9) / 10
+
+
+def locate(
+    result: Result | None, floors: dict[str, HallFloor], where: str
+) -> tuple[str, float, float] | None:
+    """The hall and point of a violation's ``where``: a rack, a row, a hall or a building (the longest
+    prefix of its path that names one)."""
+    if result is None:
+        return None
+    d = result.design
+    racks, rows = d.placement.racks, d.placement.rows
+    parts = where.split("/")
+    for n in range(len(parts), 0, -1):
+        key = "/".join(parts[:n])
+        hit = np.flatnonzero(racks["rack_id"].to_numpy() == key)
+        if len(hit):
+            i = int(hit[0])
+            return (
+                str(racks["hall"].to_numpy()[i]),
+                float(racks["x_m"].to_numpy()[i]),
+                float(racks["y_m"].to_numpy()[i]),
+            )
+        hit = np.flatnonzero(rows["row"].to_numpy() == key)
+        if len(hit):
+            r = rows.iloc[int(hit[0])].to_dict()
+            return str(r["hall"]), (r["x0_m"] + r["x1_m"]) / 2, (r["y0_m"] + r["y1_m"]) / 2
+        halls = [h for h in floors if h == key or h.startswith(f"{key}/")]
+        if halls:
+            c = floors[halls[0]].polygon.centroid
+            return halls[0], float(c.x), float(c.y)
+    return None
+
+
+def export(result: Result, kind: str, out_dir: Path) -> list[Path]:
+    """Write one export of a finished design (runs in a worker thread; each writer is atomic)."""
+    d = result.design
+    stem = d.inputs.stem
+    if kind == "dxf":
+        from layout.export.dxf import write_dxf
+
+        return [write_dxf(d, out_dir / f"{stem}.dxf")]
+    if kind == "pdf":
+        from layout.export.pdf import write_pdf
+
+        return [write_pdf(d, out_dir / f"{stem}.pdf")]
+    from layout.export.tables import links_table, port_tables, write_design_tables
+
+    pt = port_tables(d, ports=kind == "csv")
+    return write_design_tables(
+        out_dir,
+        stem,
+        bom=result.bom,
+        racks=d.placement.racks,
+        links=links_table(d.fabric, d.placement, d.cabling),
+        summary=result.summary,
+        date=d.inputs.site.site.date,
+        csv=kind == "csv",
+        xlsx=kind == "xlsx",
+        ports=pt.get("ports"),
+        cages=pt.get("cages"),
+    )

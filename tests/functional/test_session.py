@@ -1,0 +1,111 @@
+"""The TUI's headless session (layout/tui/session.py), driven without Textual: open a site, apply an edit,
+undo, redo, design, save; and the session module loads no Textual."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from layout import design
+from layout.errors import InputError
+from layout.load import load_site
+from layout.siteedit import AddRow, SetCluster, SetHall
+from layout.tui.session import RECENT_DESIGNS, Session, locate
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def superpod(tmp_path: Path) -> Path:
+    shutil.copy(ROOT / "sites" / "superpod-4su.toml", tmp_path / "superpod-4su.toml")
+    return tmp_path / "superpod-4su.toml"
+
+
+def test_open_edit_undo_redo_design_save(superpod: Path, same_design: Callable[[Any, Any], None]) -> None:
+    s = Session()
+    s.open(superpod)
+    assert s.halls() == ["B1/H1"] and s.hall("B1/H1").max_rack_kw == 45.0
+    first = s.design()
+    assert first.text == superpod.read_text() and s.design() is first  # the same text: no run
+    assert first.design.summary() == design.run(load_site(superpod)).summary()
+
+    assert s.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
+    assert s.known() is None  # this text was not designed yet
+    kw30 = s.design()
+    assert kw30 is not first and kw30.design.fabric is first.design.fabric  # the cache kept the fabric
+    assert {r.template for r in kw30.design.placement.gpu_rack.values()} == {"dgx-h100-x2"}
+    same_design(kw30.design, design.run(s.inputs))
+
+    assert s.undo() == "B1/H1: max_rack_kw = 30.0"
+    assert s.known() is first and s.design() is first  # undo: the recent design, no run
+    assert s.redo() and s.design() is kw30
+
+    path = s.save()
+    assert path == superpod and "max_rack_kw = 30.0" in superpod.read_text()
+    assert superpod.with_name("superpod-4su.toml.bak").read_text() == first.text
+    assert load_site(superpod).site.building[0].hall[0].max_rack_kw == 30.0
+
+
+def test_a_refused_edit_changes_nothing_and_says_why(superpod: Path) -> None:
+    s = Session()
+    s.open(superpod)
+    before = s.text
+    with pytest.raises(InputError) as e:
+        s.apply(SetCluster("switch", "no-such-switch"))
+    assert "no-such-switch" in str(e.value) and s.text == before and s.undo() is None
+
+
+def test_recent_designs_are_bounded_and_a_new_site_forgets_them(superpod: Path) -> None:
+    s = Session()
+    s.open(superpod)
+    s.design()
+    for kw in (30.0, 35.0, 40.0, 42.0):
+        s.apply(SetHall("B1/H1", "max_rack_kw", kw))
+        s.design()
+    assert len(s.recent) == RECENT_DESIGNS == 4
+    for _ in range(4):
+        s.undo()
+    assert s.known() is None  # the first design was the oldest: it went
+    s.open(superpod)
+    assert not s.recent
+
+
+def test_locate_finds_a_rack_a_row_and_a_hall(superpod: Path) -> None:
+    s = Session()
+    s.open(superpod)
+    r = s.design()
+    racks = r.design.placement.racks
+    rack = racks.iloc[5]
+    assert locate(r, r.floors, str(rack["rack_id"])) == ("B1/H1", rack["x_m"], rack["y_m"])
+    row = r.design.placement.rows.iloc[0]
+    hall, x, y = locate(r, r.floors, f"{row['row']}/no-such-rack") or ("", 0.0, 0.0)
+    assert (hall, x, y) == ("B1/H1", (row["x0_m"] + row["x1_m"]) / 2, (row["y0_m"] + row["y1_m"]) / 2)
+    c = r.floors["B1/H1"].polygon.centroid
+    assert locate(r, r.floors, "B1") == ("B1/H1", c.x, c.y)
+    assert locate(r, r.floors, "elsewhere") is None and locate(None, r.floors, "B1") is None
+
+
+def test_an_added_row_is_designed_where_it_was_put(superpod: Path) -> None:
+    s = Session()
+    s.open(superpod)
+    s.design()
+    assert s.apply(AddRow("B1/H1", (2.0, 2.0), 3, "net-leaf", "x"))
+    racks = s.design().design.placement.racks
+    user = racks[racks["user_row"]]
+    assert len(user) == 3 and set(user["template"]) == {"net-leaf"}
+    assert user["y_m"].min() > 2.0 and abs(user["x_m"].min() - 2.0 - user["width_m"].iloc[0] / 2) < 1e-9
+
+
+def test_the_session_loads_no_textual() -> None:
+    code = (
+        "import sys, layout.tui.session, layout.tui.panels, layout.tui.results\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'ezdxf', 'reportlab')]\n"
+        "assert not bad, bad[:5]\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=120)
