@@ -371,17 +371,13 @@ def module_power_w(
     n = len(devices)
     out = np.zeros(n)
     if len(modules):
-        pairs = modules[["media", "links_per_module"]].drop_duplicates()
-        watts = {
-            (str(m), int(w)): catalog.module_power_w(str(m), int(w))
-            for m, w in zip(pairs["media"], pairs["links_per_module"], strict=True)
-        }
-        per = np.array(
-            [
-                watts[(str(m), int(w))]
-                for m, w in zip(modules["media"], modules["links_per_module"], strict=True)
-            ]
+        mcode, mnames = pd.factorize(modules["media"].to_numpy())
+        width = modules["links_per_module"].to_numpy(np.int64)
+        keys, inv = np.unique(mcode * 1024 + width, return_inverse=True)  # one catalog look-up per pair
+        watts = np.array(
+            [catalog.module_power_w(str(mnames[k // 1024]), int(k % 1024)) for k in keys.tolist()]
         )
+        per = watts[inv]
         out += np.bincount(
             modules["device"].to_numpy(np.int64), weights=modules["modules"] * per, minlength=n
         )

@@ -287,8 +287,14 @@ def assign(
         np.maximum.at(longest, comp[ok], length[ok])
         size = np.bincount(comp)
         shared = (size[comp] > 1) & ok
-        picked = mt.pick(longest[comp[shared]], speed[shared])
-        new_code[shared] = np.where(picked >= 0, picked, code[shared])
+        # a medium is picked by length (and speed): only groups whose links got different media change
+        lo_code = np.full(len(size), np.iinfo(np.int64).max)
+        hi_code = np.full(len(size), -1)
+        np.minimum.at(lo_code, comp[ok], code[ok])
+        np.maximum.at(hi_code, comp[ok], code[ok])
+        mixed = shared & (lo_code[comp] != hi_code[comp])
+        picked = mt.pick(longest[comp[mixed]], speed[mixed])
+        new_code[mixed] = np.where(picked >= 0, picked, code[mixed])
         basis[shared] = longest[comp[shared]]
         medium_for[shared] = longest[comp[shared]]
     changed = int(np.count_nonzero(new_code != code))
