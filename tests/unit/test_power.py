@@ -150,3 +150,22 @@ def test_floor_load_by_hand(make_inputs: Make) -> None:
     assert r.rack_floor_kg_m2[4] == pytest.approx((180 + 8 * 14.5) / 0.96)
     (v,) = r.violations
     assert v.kind == "floor_load" and v.figures["racks"] == 8
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem", ["campus-100k", "seed002-32k", "superpod-4su", "gb200-hall"])
+def test_no_shipped_switch_draws_more_than_its_catalog_maximum(
+    design_of: Callable[[str], Any], stem: str
+) -> None:
+    d = design_of(stem)
+    cat = d.inputs.catalog
+    dev = d.fabric.devices
+    models = dev["model"].to_numpy().astype(str)
+    switch = (dev["role"] != "server").to_numpy()
+    top = np.array([cat.switch[m].power_w_optics if m in cat.switch else np.nan for m in models]) / 1000
+    base = np.array([cat.switch[m].power_w_copper if m in cat.switch else np.nan for m in models]) / 1000
+    kw = d.power.device_kw
+    assert (kw[switch] <= top[switch] + 1e-12).all()
+    assert (kw[switch] >= base[switch] - 1e-12).all()
+    # the design's power is the cabling's: copper base + its modules (capped), servers + their modules
+    assert np.allclose(kw[switch], np.minimum(base + d.cabling.module_w / 1000, top)[switch])
