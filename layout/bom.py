@@ -320,20 +320,24 @@ def _all_links(
     medium's ``mtbf_years``; and what the failures cost per day, worst case and expected."""
     cat = inputs.catalog
     links = cabling.links
-    be = links[(links["network"] == "backend") & (links["media"] != "")]
-    media = be["media"].astype(str)
-    optical = media.map({k: m.optical for k, m in cat.media.items()}).to_numpy(bool)
-    node_link = optical & (be["kind"] == "gpu_leaf").to_numpy()
-    rest = media[~node_link].value_counts()
-    order = sorted(rest.index.astype(str), key=list(cat.media).index)
+    code, uniq = pd.factorize(links["media"])  # category codes for the cabling's table: no string copy
+    ids = [str(u) for u in uniq]
+    known = np.array([u in cat.media for u in ids] + [False])
+    optical = np.array([u in cat.media and cat.media[u].optical for u in ids] + [False])
+    code = np.where(code >= 0, code, len(ids))
+    be = (links["network"] == "backend").to_numpy() & known[code]
+    node_link = optical[code] & (links["kind"] == "gpu_leaf").to_numpy()
+    per = np.bincount(code[be & ~node_link], minlength=len(ids) + 1)
+    rest = {ids[i]: int(per[i]) for i in np.flatnonzero(per[: len(ids)])}
+    order = sorted(rest, key=list(cat.media).index)
     mtbf = np.r_[node_mtbf, [cat.media[k].mtbf_years for k in order]].astype(float)
-    units = np.r_[node["modules"].to_numpy(np.int64), [int(rest[k]) for k in order]].astype(np.int64)
+    units = np.r_[node["modules"].to_numpy(np.int64), [rest[k] for k in order]].astype(np.int64)
     ttff = time_to_first_failure_min(mtbf, units) if units.sum() else math.inf
     per_day = 0.0 if math.isinf(ttff) else 24 * 60 / ttff
     node_rate = float(np.sum(node["modules"].to_numpy(float) / node_mtbf)) if len(node) else 0.0
     return {
         "network": "backend",
-        "links": int(len(be)),
+        "links": int(be.sum()),
         "time_to_first_failure_min": None if math.isinf(ttff) else round(ttff, 2),
         "failures_per_day": round(per_day, 3),
         "node_side": {

@@ -20,7 +20,7 @@ Figures per variant (the ``COLUMNS`` of the table): backend switches per tier; t
 (both ends, every network) and the node-side ones; the copper share of the GPU (backend) fabric's
 links; cable bought (stock lengths, km); network power (every switch, with its optics, plus the
 server-end modules, MW); cost (BOM total and its network part); time to the first job failure
-(node-side optics); design-rule violations.
+(node-side optics, and every backend link with its medium's MTBF); design-rule violations.
 """
 
 from __future__ import annotations
@@ -164,6 +164,7 @@ def run_variant(inputs: Inputs, variant: Variant) -> dict[str, Any]:
     row["cost_total_usd"] = cost["total"]
     row["cost_network_usd"] = cost["network"]
     row["ttff_min"] = rel["time_to_first_failure_min"]
+    row["ttff_all_links_min"] = rel["all_links"]["time_to_first_failure_min"]
     row["violations"] = len(design.violations)
     return row
 
@@ -174,7 +175,7 @@ def columns(catalog_media: list[str]) -> list[str]:
         "variant", "fabric", "design", "nic", "switch", "gpus", "tiers", "pods", "pod_gpus", "oversubscription",
         *(f"switches_{r}" for r in TIER_ROLES), "switches_backend", "switches_all",
         *(f"optics_{m}" for m in catalog_media), "optics_total", "node_optics", "copper_share_pct", "cable_km",
-        "network_power_mw", "cost_total_usd", "cost_network_usd", "ttff_min", "violations", "error",
+        "network_power_mw", "cost_total_usd", "cost_network_usd", "ttff_min", "ttff_all_links_min", "violations", "error",
     ]  # fmt: skip
 
 

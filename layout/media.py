@@ -86,8 +86,13 @@ class MediaTable:
         speed = np.broadcast_to(np.asarray(speed_gbps), length.shape)
         out = np.full(len(length), -1, dtype=np.int64)
         best = np.full(len(length), np.inf)
+        by_speed = {int(sp): speed == sp for sp in pd.unique(speed.ravel())}
         for k in range(len(self.ids)):
-            ok = np.flatnonzero((length <= self.reach_m[k]) & np.isin(speed, list(self.speeds[k])))
+            carries = [m for sp, m in by_speed.items() if sp in self.speeds[k]]
+            if not carries:
+                continue
+            can = carries[0] if len(carries) == 1 else np.logical_or.reduce(carries)
+            ok = np.flatnonzero((length <= self.reach_m[k]) & can)
             if not len(ok):
                 continue
             price = self.link_price_usd(length[ok], k)
@@ -371,16 +376,12 @@ def module_power_w(
     n = len(devices)
     out = np.zeros(n)
     if len(modules):
-        mcode, mnames = pd.factorize(modules["media"].to_numpy())
+        mcode, mids = pd.factorize(modules["media"])
         width = modules["links_per_module"].to_numpy(np.int64)
-        keys, inv = np.unique(mcode * 1024 + width, return_inverse=True)  # one catalog look-up per pair
-        watts = np.array(
-            [catalog.module_power_w(str(mnames[k // 1024]), int(k % 1024)) for k in keys.tolist()]
-        )
-        per = watts[inv]
-        out += np.bincount(
-            modules["device"].to_numpy(np.int64), weights=modules["modules"] * per, minlength=n
-        )
+        key, inv = np.unique(mcode * 1024 + width, return_inverse=True)  # links per module <= 8 x 64
+        watts = np.array([catalog.module_power_w(str(mids[k // 1024]), int(k % 1024)) for k in key.tolist()])
+        per = watts[inv.ravel()] * modules["modules"].to_numpy(float)
+        out += np.bincount(modules["device"].to_numpy(np.int64), weights=per, minlength=n)
     end_w = np.array([catalog.media[m].module_power_w for m in mt.ids] + [0.0])[
         np.where(code >= 0, code, len(mt.ids))
     ]

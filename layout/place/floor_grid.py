@@ -347,25 +347,44 @@ class FloorCursor:
         self.user_free.sort(key=lambda x: (x.user_row, x.pos))
 
     def _take(self, w: float) -> tuple[int, float] | None:
+        got = self._take_run([w])
+        return None if got is None else got[0]
+
+    def _take_run(self, widths: list[float]) -> list[tuple[int, float]] | None:
+        """Places for racks of ``widths`` side by side in one free interval of one cell: the first from
+        the cursor that holds them all (cell, start) each; None when no later interval does."""
+        total = sum(widths)
         while self.k < len(self.order):
             c = self.order[self.k]
             free = self.free_of(c)
-            if self.count.get(c, 0) >= self.hall.model.max_row_racks:
+            if self.count.get(c, 0) + len(widths) > self.hall.model.max_row_racks:
                 free = []
             while self.iv < len(free):
                 a, b = free[self.iv]
                 u = max(self.u, a)
-                if u + w <= b + EPS:
-                    self.u = u + w
+                if u + total <= b + EPS:
+                    out = []
+                    for w in widths:
+                        out.append((c, u))
+                        u += w
+                    self.u = u
                     self.last_line = self.cells[c].line
-                    self.count[c] = self.count.get(c, 0) + 1
-                    return c, u
+                    self.count[c] = self.count.get(c, 0) + len(widths)
+                    return out
                 self.iv += 1
                 self.u = -math.inf
             self.k += 1
             self.iv = 0
             self.u = -math.inf
         return None
+
+    def put_run(self, items: list[RackItem]) -> list[Spot] | None:
+        """Racks that must stand side by side in one row (a middle-of-rack leaf's rack pair)."""
+        got = self._take_run([it.width_m for it in items])
+        if got is None:
+            return None
+        self.lines_used.add(self.cells[got[0][0]].line)
+        return [Spot(it, self.hall.no, cell=c, u=u) for it, (c, u) in zip(items, got, strict=True)]
 
     def put(self, item: RackItem) -> Spot | None:
         for i, slot in enumerate(self.user_free):
@@ -440,15 +459,26 @@ class FloorCursor:
             if not self.fits_in_cell(widths):
                 self.restore(s, [])
         spots: list[Spot] = []
-        for it in items:
-            sp = self.put(it)
-            if sp is None:
+        for unit in _runs(items):
+            got = [self.put(unit[0])] if len(unit) == 1 else self.put_run(unit)
+            if got is None or got[0] is None:
                 if whole:
                     self.restore(before, spots)
                     return None
                 continue
-            spots.append(sp)
+            spots += [sp for sp in got if sp is not None]
         return spots
+
+
+def _runs(items: list[RackItem]) -> list[list[RackItem]]:
+    """The items in runs: each starts a new run unless it is ``joined`` to the one before."""
+    runs: list[list[RackItem]] = []
+    for it in items:
+        if it.joined and runs:
+            runs[-1].append(it)
+        else:
+            runs.append([it])
+    return runs
 
 
 def cell_order(hall: HallPlan, start: int) -> list[int]:

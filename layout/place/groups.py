@@ -49,6 +49,7 @@ class RackItem:
     dev: np.ndarray
     ru: np.ndarray
     servers: int = 0
+    joined: bool = False  # must stand right after the block's previous rack, in one row (a leaf's rack pair)
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,8 +111,12 @@ class Devices:
         srv_end = np.concatenate([a[to_srv], b[from_srv]])
         self.first_server = np.full(self.n, -1, np.int64)
         if len(sw_end):
-            first = pd.Series(srv_end).groupby(sw_end).min()
+            by_switch = pd.Series(srv_end).groupby(sw_end)
+            first, last = by_switch.min(), by_switch.max()
             self.first_server[first.index.to_numpy()] = first.to_numpy()
+        self.last_server = np.full(self.n, -1, np.int64)
+        if len(sw_end):
+            self.last_server[last.index.to_numpy()] = last.to_numpy()
         has = self.first_server >= 0
         sw_su = np.full(self.n, -1, np.int64)
         sw_su[has] = self.su_of[self.first_server[has]]
@@ -257,6 +262,12 @@ class Derived:
 DerivedKey = tuple[int, "Catalog", dict[str, "RackTemplate"]]  # id of the fabric, catalog, templates
 
 
+def net_leaves(d: Devices, su: int) -> np.ndarray:
+    """The backend leaves of an SU's switches (middle-of-rack: one per rack or rack pair)."""
+    net = d.su_switches.get(su, np.zeros(0, np.int64))
+    return net[d.role[net] == "leaf"]
+
+
 def derived_of(inputs: Inputs, fabric: Fabric, store: Kept[DerivedKey, Derived] | None = None) -> Derived:
     """The fabric's devices grouped for placement, from ``store`` when it holds them for this very fabric,
     catalog and templates (else built, and put there). None: built for this placement alone."""
@@ -323,14 +334,38 @@ class RackGroups:
                 else:
                     stay.append(s)
             net = np.asarray(sorted(stay + net[~is_leaf].tolist(), key=lambda x: (d.prio[x], x)), np.int64)
+        joined = self._leaf_spans(net_leaves(d, su), spr, n_racks) if self.fabric.design == "mor" else None
         gpu_items = [
-            RackItem(tpl.id, tpl.kind, tpl.width_m, tpl.depth_m, g, r, min(spr, len(servers) - k * spr))
+            RackItem(
+                tpl.id,
+                tpl.kind,
+                tpl.width_m,
+                tpl.depth_m,
+                g,
+                r,
+                min(spr, len(servers) - k * spr),
+                bool(joined is not None and joined[k]),
+            )  # fmt: skip
             for k, (g, r) in enumerate(zip(gpu_dev, gpu_ru, strict=True))
         ]
         net_items = self.pack_items(self.t_net, net)
         half = n_racks // 2
+        if joined is not None:  # the network racks go between two rack pairs, never inside one
+            cuts = [k for k in range(n_racks + 1) if k == n_racks or not joined[k]]
+            half = min(cuts, key=lambda k: (abs(k - n_racks // 2), k))
         items = gpu_items[:half] + net_items + gpu_items[half:]
         kw = len(servers) * gpu.est_kw / spr + float(d.est_kw[net].sum())
         blk = Block(su, items, kw)
         self._blocks[key] = blk
         return blk
+
+    def _leaf_spans(self, leaves: np.ndarray, spr: int, n_racks: int) -> np.ndarray:
+        """Middle-of-rack: per GPU rack of an SU, True when it must stand right after the rack before it
+        because one leaf serves servers in both (each leaf's racks, first to last, side by side)."""
+        d = self.devices
+        joined = np.zeros(n_racks, bool)
+        for s in leaves.tolist():
+            k0 = int(d.pos_in_su[d.first_server[s]]) // spr
+            k1 = int(d.pos_in_su[d.last_server[s]]) // spr
+            joined[k0 + 1 : k1 + 1] = True
+        return joined

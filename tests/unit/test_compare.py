@@ -97,6 +97,11 @@ def test_superpod_comparison(table: pd.DataFrame) -> None:
     # QM9700 middle-of-rack: every GPU link is copper in the rack, so no node optics and no TTFF
     assert row(table, "ib-nb/mor/cx7")["node_optics"] == 0
     assert pd.isna(row(table, "ib-nb/mor/cx7")["ttff_min"])
+    # ... yet its copper and its uplinks still fail: every backend link counts, and never less often
+    # than the node-side optics alone
+    assert row(table, "ib-nb/mor/cx7")["ttff_all_links_min"] > 0
+    both = table.dropna(subset=["ttff_min"])
+    assert len(both) and (both["ttff_all_links_min"] < both["ttff_min"]).all()
     # 2 tiers: GPU links are half the backend links, all copper middle-of-rack
     assert row(table, "ib-nb/mor/cx7")["copper_share_pct"] == 50.0
 

@@ -1,5 +1,6 @@
-"""The reliability chapter: how often a node-side optical link fails, and what a failure costs in
-GPU-days with checkpoint restart and with in-memory recovery.
+"""The reliability chapter: how often a node-side optical link fails, how often any link of the backend
+fabric does (copper too), and what a failure costs in GPU-days with checkpoint restart and with
+in-memory recovery, worst case and expected.
 """
 
 from __future__ import annotations
@@ -35,23 +36,17 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
             f"average every {fmt_minutes(ttff)}, {rel['failures_per_day']:,.2f} times a day."
         )
     )
-    rows: list[list[Cell]] = [
-        [
-            cat.media[k].name if k in cat.media else k,
-            fmt_int(v["links"]),
-            fmt_int(v["modules"]),
-            f"{v['mtbf_years']:g}",
-        ]
-        for k, v in rel["by_media"].items()
-    ]
-    if rows:
-        cols = [
-            Col("Node-side medium", 220),
-            Col("Links", 80, True),
-            Col("Modules", 80, True),
-            Col("MTBF years", 80, True),
-        ]
-        out += [data_table(cols, rows), Spacer(1, 6)]
+    out += _media_table(cat, "Node-side medium", rel["by_media"], with_modules=True)
+    every = rel.get("all_links")
+    if every:
+        out.append(
+            para(
+                f"Counting every link of the backend fabric with its medium's MTBF, copper jumpers and "
+                f"switch-to-switch optics too ({every['links']:,} links), one fails on average every "
+                f"{fmt_minutes(every['time_to_first_failure_min'])}, {every['failures_per_day']:,.2f} times a day."
+            )
+        )
+        out += _media_table(cat, "Other backend links, medium", every["by_media"], with_modules=False)
     ck = rel["checkpoint"]
     out += [
         *h2("What a failure costs"),
@@ -70,8 +65,49 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
                 ("Saved per failure, GPU-days", fmt_num(ck["saved_gpu_days"], 2)),
                 ("Checkpoint restart, GPU-days lost per day", fmt_num(ck["restart_gpu_days_per_day"], 2)),
                 ("In-memory recovery, GPU-days lost per day", fmt_num(ck["in_memory_gpu_days_per_day"], 2)),
+                (
+                    "Checkpoint restart, expected GPU-days lost per failure",
+                    fmt_num(ck["restart_expected_gpu_days"], 2),
+                ),
+                *(
+                    [
+                        (
+                            "Every backend link: restart, GPU-days lost per day, worst / expected",
+                            f"{fmt_num(every['restart_gpu_days_per_day']['worst'], 2)} / "
+                            f"{fmt_num(every['restart_gpu_days_per_day']['expected'], 2)}",
+                        ),
+                        (
+                            "Every backend link: in-memory, GPU-days lost per day",
+                            fmt_num(every["in_memory_gpu_days_per_day"]["worst"], 2),
+                        ),
+                    ]
+                    if every
+                    else []
+                ),
             ],
             width=FRAME_W * 0.8,
         ),
     ]
     return out
+
+
+def _media_table(cat: Any, title: str, by_media: dict[str, Any], with_modules: bool) -> list[Flowable]:
+    """Links (and modules) and MTBF per medium; nothing when there are none."""
+    rows: list[list[Cell]] = [
+        [
+            cat.media[k].name if k in cat.media else k,
+            fmt_int(v["links"]),
+            *([fmt_int(v["modules"])] if with_modules else []),
+            f"{v['mtbf_years']:g}",
+        ]
+        for k, v in by_media.items()
+    ]
+    if not rows:
+        return []
+    cols = [
+        Col(title, 220 if with_modules else 300),
+        Col("Links", 80, True),
+        *([Col("Modules", 80, True)] if with_modules else []),
+        Col("MTBF years", 80, True),
+    ]
+    return [data_table(cols, rows), Spacer(1, 6)]
