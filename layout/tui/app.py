@@ -316,6 +316,14 @@ class DCLayoutApp(App[None]):
                 )
             )
             return
+        except Exception as e:  # noqa: BLE001 - never lose the app (and the edits) to a save
+            self.push_screen(
+                MessageScreen(
+                    f"Not saved: {editor.path.name}",
+                    [f"{type(e).__name__}: {e}", "", "Nothing was written; your edits are kept."],
+                )
+            )
+            return
         if path is None:
             self.notify("no edits to save: nothing written")
         else:

@@ -163,12 +163,18 @@ class Session:
 
     def check(self) -> None:
         """Raise the InputError ``dclayout design`` would give the site as it is now (None if it designs).
-        A design of this text seen before answers at once; else it is designed here."""
+        A design of this text seen before answers at once; else it is designed here. A run that fails
+        for another reason (a fault of the tool, not of the site) does not keep the edits from being saved."""
         failed = self.failure()
         if failed is not None:
             raise failed
         if self.known() is None:
-            self.design()
+            try:
+                self.design()
+            except InputError:
+                raise
+            except Exception:  # noqa: BLE001 - a fault of the tool, not of the site: the edits are saved
+                pass
 
     def failure(self) -> InputError | None:
         """Why the design of the site as it is now was refused, if it was tried and refused."""

@@ -3,6 +3,7 @@ undo, redo, design, save; and the session module loads no Textual."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from layout import design
 from layout.errors import InputError
 from layout.load import load_site
 from layout.siteedit import AddRow, ChangedOnDisk, SetCluster, SetHall
+from layout.tui import session as session_mod
 from layout.tui.session import RECENT_DESIGNS, Session, locate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -243,3 +245,31 @@ def test_crlf_and_symlinked_site_files_stay_as_they_were(superpod: Path, tmp_pat
     s.apply(SetHall("B1/H1", "max_rack_kw", 35.0))
     s.save()
     assert b"\r" not in lf.read_bytes()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write a read-only file")
+def test_a_read_only_site_file_is_not_replaced(superpod: Path) -> None:
+    s = Session()
+    s.open(superpod)
+    s.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
+    s.design()
+    superpod.chmod(0o444)
+    with pytest.raises(PermissionError, match="read-only"):
+        s.save()
+    assert "max_rack_kw = 45.0" in superpod.read_text() and listing(superpod.parent) == ["superpod-4su.toml"]
+
+
+def test_a_fault_of_the_tool_does_not_keep_the_edits_from_being_saved(
+    superpod: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug in the pipeline")
+
+    monkeypatch.setattr(session_mod, "compute", broken)
+    s = Session()
+    s.open(superpod)
+    s.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
+    with pytest.raises(RuntimeError):
+        s.design()
+    assert s.failure() is None  # not a refusal of the site
+    assert s.save() == superpod and "max_rack_kw = 30.0" in superpod.read_text()

@@ -800,3 +800,27 @@ async def test_crlf_symlinked_site_file_is_saved_through_the_link_as_crlf(
     assert superpod.is_symlink() and superpod.resolve() == real.resolve()
     data = real.read_bytes()
     assert b"max_rack_kw = 60.0\r\n" in data and data.count(b"\n") == data.count(b"\r\n")
+
+
+@sync
+async def test_a_fault_of_the_pipeline_is_shown_in_full_and_the_edit_can_still_be_saved(
+    superpod: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from layout.tui import session as session_mod
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug in the pipeline, with a long explanation that must not be cut")
+
+    monkeypatch.setattr(session_mod, "compute", broken)
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("k", *"60", "enter")
+        await settled(pilot)
+        panel = " ".join(shown(app, "#design-error", width=400).split())
+        assert "the design pipeline failed: RuntimeError: a bug in the pipeline" in panel
+        assert panel.endswith("that must not be cut") and app.map.has_class("-stale")
+        await pilot.press("ctrl+s")
+        await settled(pilot)
+        assert app.is_running and app.editor is not None and not app.editor.dirty
+    assert "max_rack_kw = 60.0" in superpod.read_text()
