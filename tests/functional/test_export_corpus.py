@@ -157,7 +157,7 @@ def read_back(inputs: Inputs, paths: list[Path], out: Path) -> dict[str, int]:
     halls = [f"{b.id}/{h.id}" for b, h in inputs.site.halls()]
     names = sorted(p.name for p in paths)
     expected = ["summary.json", f"{stem}.dxf", f"{stem}.pdf", f"{stem}.xlsx"]
-    expected += [f"{stem}-{t}.{ext}" for t in ("bom", "links") for ext in ("csv", "parquet")]
+    expected += [f"{stem}-{t}.{ext}" for t in ("bom", "links", "ports") for ext in ("csv", "parquet")]
     expected += [f"{stem}-{h.replace('/', '-')}.svg" for h in halls]
     assert names == sorted(expected)
     assert sorted(p.name for p in out.iterdir()) == names  # nothing else: no staging, no temporary file
@@ -178,7 +178,7 @@ def read_back(inputs: Inputs, paths: list[Path], out: Path) -> dict[str, int]:
     assert "Summary" in wb.sheetnames
     cells = {str(c.value) for row in wb["Summary"].iter_rows() for c in row if c.value is not None}
     assert site.name in cells or any(site.name in v for v in cells)
-    for t in ("bom", "links"):
+    for t in ("bom", "links", "ports"):
         csv = pd.read_csv(out / f"{stem}-{t}.csv")
         assert len(csv) == len(pd.read_parquet(out / f"{stem}-{t}.parquet"))
     return drawn

@@ -50,7 +50,7 @@ def test_an_exporter_failing_part_way_leaves_the_previous_set_whole(
     new = design_mod.run(load_site(_site_copy(tmp_path / "new", "new design")))
     export.write(old, ALL, out)
     before = _listing(out)
-    assert len(before) == 7 and b"old design" in before["summary.json"]
+    assert len(before) == 8 and b"old design" in before["summary.json"]
 
     import layout.export.pdf as pdf
 
@@ -67,7 +67,7 @@ def test_an_exporter_failing_part_way_leaves_the_previous_set_whole(
     clean = tmp_path / "clean"
     export.write(new, ALL, clean)
     assert _listing(out) == _listing(clean) and b"new design" in _listing(out)["summary.json"]
-    assert [p.parent for p in paths] == [out] * 7
+    assert [p.parent for p in paths] == [out] * 8
 
 
 def _kill_while_exporting(command: list[str], out: Path) -> None:
@@ -99,7 +99,7 @@ def test_a_design_killed_mid_export_then_rerun_leaves_one_complete_set(
         r = dclayout("design", str(site), "--out", str(folder), *FLAGS)
         assert r.returncode == 0, r.stderr
     old_set, clean_set = _listing(out), _listing(clean)
-    assert len(old_set) == 7 and old_set.keys() == clean_set.keys() and old_set != clean_set
+    assert len(old_set) == 8 and old_set.keys() == clean_set.keys() and old_set != clean_set
 
     command = [sys.executable, "-m", "layout", "design", str(new_site), "--out", str(out), *FLAGS]
     _kill_while_exporting(command, out)
