@@ -330,3 +330,28 @@ def test_one_line_cells_are_strings_drawn_where_the_paragraph_would_be() -> None
     assert len({y for _, y, _, t in fast if "wraps" in t or "too long" in t}) == 2, "the long note wraps"
     numbers = {t: x for _, _, x, t in fast if t in ("1,000", "22")}
     assert numbers["1,000"] < numbers["22"], "numbers are right-aligned"
+
+
+def test_the_first_layout_pass_only_sketches_and_the_bytes_stay_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from reportlab.platypus import Flowable
+
+    drawn: list[int] = []
+
+    class Counted(Flowable):
+        def wrap(self, aw: float, ah: float) -> tuple[float, float]:
+            return 10.0, 10.0
+
+        def draw(self) -> None:
+            drawn.append(1)
+
+    story = [*long_table_story(120), Counted()]
+    sketched = P.render(story, META)
+    assert len(drawn) == 1, "laid out twice (the page count), drawn once: the first pass only sketches"
+    from layout.export.pdf import document
+
+    monkeypatch.setattr(document.SketchFrame, "add", document.Frame._add)
+    drawn.clear()
+    assert P.render(story, META) == sketched, "skipping the thrown-away drawing changes no byte"
+    assert len(drawn) == 2
