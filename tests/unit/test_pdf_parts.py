@@ -234,6 +234,8 @@ def test_catalog_figures_from_a_small_file(tmp_path: Path) -> None:
         ("switch", "x", "price_usd", "10.5", ""),
         ("rack_part", "", "rack_usd", "1", "quote 42"),
     ]
+    f.write_text("[rack_part]\nrack_usd = 2 # quote 43\n")  # an edited file is read afresh, not recalled
+    assert [(x.key, x.value, x.source) for x in P.catalog_figures(f)] == [("rack_usd", "2", "quote 43")]
 
 
 def test_row_names_never_cover_racks() -> None:
