@@ -817,8 +817,9 @@ def rack_entities_text(order: pd.DataFrame, h: float, first_handle: int, owner: 
     return "".join(out)
 
 
-# Entities written as text (the racks): per document, (position in the model space, DXF text) to write
-# before the entity at that position. Weak: a document nobody holds any more takes its text with it.
+# Entities written as text (the trays, the racks): per document, (position in the model space, DXF text)
+# to write before the entity at that position, in drawing order. Weak: a document nobody holds any more
+# takes its text with it.
 _SPLICES: weakref.WeakKeyDictionary[Drawing, list[tuple[int, str]]] = weakref.WeakKeyDictionary()
 
 
