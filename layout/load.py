@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import stat
 import tomllib
 import types
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -38,7 +39,10 @@ DEFAULT_TEMPLATES_DIR = PACKAGE_ROOT / "rack_templates"
 
 ENTRY_TOLERANCE_M = 1.0  # a building entry must lie within this distance of the footprint outline
 DUCT_END_TOLERANCE_M = 5.0  # a duct path must start/end within this distance of the buildings' entries
-FABRIC_SLOT_DEVICES = ("leaf", "switch")  # template slot devices that stand for the cluster's switch
+FABRIC_SLOT_DEVICES = ("leaf", "switch")
+MAX_INPUT_BYTES = (
+    16 * 2**20
+)  # a site, template or catalog file larger than this is refused unread  # template slot devices that stand for the cluster's switch
 
 
 @dataclass(frozen=True)
@@ -58,20 +62,38 @@ class Inputs:
 
 # ------------------------------------------------------------------------------------------- TOML
 def _read_text(path: Path) -> str:
+    """The text of an input file: a regular file (not a folder, FIFO or device such as /dev/zero) of at
+    most MAX_INPUT_BYTES, read as UTF-8; anything else is one clean problem, never a hang."""
+
+    def bad(problem: str, allowed: str = "a path to a .toml file") -> InputError:
+        return InputError([Problem(str(path), "(file)", problem, allowed)])
+
     try:
-        return path.read_text(encoding="utf-8")
+        st = path.stat()
+        if stat.S_ISDIR(st.st_mode):
+            raise bad("is a folder, not a file")
+        if not stat.S_ISREG(st.st_mode):
+            raise bad("is not a regular file (a device, FIFO or socket)", "a path to a .toml text file")
+        with path.open("rb") as f:
+            raw = f.read(MAX_INPUT_BYTES + 1)
     except FileNotFoundError:
-        raise InputError(
-            [Problem(str(path), "(file)", "file not found", "a path to an existing .toml file")]
-        ) from None
-    except IsADirectoryError:
-        raise InputError(
-            [Problem(str(path), "(file)", "is a folder, not a file", "a path to a .toml file")]
-        ) from None
+        raise bad("file not found", "a path to an existing .toml file") from None
+    except NotADirectoryError:
+        raise bad("a folder on the path is a file", "a path to an existing .toml file") from None
+    except PermissionError:
+        raise bad("permission denied", "a file you can read") from None
+    except OSError as e:
+        raise bad(f"cannot be read ({e.strerror or type(e).__name__})") from None
+    if len(raw) > MAX_INPUT_BYTES:
+        raise bad(
+            f"is larger than {MAX_INPUT_BYTES // 2**20} MiB",
+            f"an input file of at most {MAX_INPUT_BYTES // 2**20} MiB",
+        )
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise InputError(
-            [Problem(str(path), "(file)", f"not UTF-8 text ({e.reason})", "a UTF-8 text file")]
-        ) from None
+        raise bad(f"not UTF-8 text ({e.reason})", "a UTF-8 text file") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as read_text() had
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -81,6 +103,14 @@ def read_toml(path: Path) -> dict[str, Any]:
 def parse_toml(text: str, name: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
+    except RecursionError:
+        raise InputError(
+            [
+                Problem(
+                    name, "(syntax)", "TOML nested too deeply to read", "tables and lists nested a few levels"
+                )
+            ]
+        ) from None
     except tomllib.TOMLDecodeError as e:
         msg, _, pos = str(e).partition(" (at ")
         pos = pos.rstrip(")")
@@ -734,6 +764,13 @@ def load_library(templates_dir: Path = DEFAULT_TEMPLATES_DIR) -> tuple[Catalog, 
 
 
 def _load_library(tdir: Path) -> tuple[Catalog | None, dict[str, RackTemplate] | None, list[Problem]]:
+    if not tdir.is_dir():
+        what = "is a file, not a folder" if tdir.exists() else "folder not found"
+        return (
+            None,
+            None,
+            [Problem(str(tdir), "(folder)", what, "a folder with catalog.toml and rack templates")],
+        )
     catalog, partial, problems = _catalog_problems(tdir)
     templates: dict[str, RackTemplate] | None = None
     try:
