@@ -253,3 +253,22 @@ def test_an_int_is_a_number_but_no_other_type_converts(
     assert (
         capsys.readouterr().err == f'{site}: site.revision: must be text in quotes, got 1 (allowed: "...")\n'
     )
+
+
+def test_max_row_racks_1_still_places_every_rack(tmp_path: Path) -> None:
+    """One rack per row segment: the segment must still take the 800 mm network racks (it was 600 mm,
+    the narrowest rack, and the network racks never fit)."""
+    from layout import design
+    from layout.load import load_site
+
+    text = SMALL.read_text(encoding="utf-8")
+    row = text[text.index("[[row]]") : text.index("[[tray_block]]")]
+    text = text.replace(row, "").replace("  id = ", "  max_row_racks = 1\n  id = ")
+    assert text.count("max_row_racks = 1") == 3  # every hall
+    site = tmp_path / "one-per-row.toml"
+    site.write_text(text, encoding="utf-8")
+    d = design.run(load_site(site))
+    by = d.placement.racks_by_template()
+    assert d.placement.racks_missing == 0
+    assert by == {"dgx-h100-x4": 8, "net-leaf": 1, "net-spine": 1}
+    assert not [v for v in d.violations if v.kind in ("capacity", "no_path")]
