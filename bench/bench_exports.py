@@ -42,43 +42,15 @@ def timed(fn: Callable[[], Any], runs: int) -> tuple[float, float, float, Any]:
 
 
 def exporters(d: Any, out: Path) -> dict[str, Callable[[], list[Path]]]:
-    """Export name -> a call that writes it into ``out`` and returns the paths written."""
-    from layout.export import tables
+    """Export name -> a call that writes it into ``out`` through layout.export.write (as dclayout design
+    and the TUI write it: the scene is worked out inside each drawing's call) and returns the paths."""
+    from layout import export
 
-    stem = d.inputs.stem
     summary = d.summary()
-
-    def table_files(**flags: bool) -> list[Path]:
-        return tables.write_tables_of(d, out, summary=summary, **flags)
-
-    def dxf() -> list[Path]:
-        from layout.export.dxf import write_dxf
-
-        return [write_dxf(d, out / f"{stem}.dxf")]
-
-    def pdf() -> list[Path]:
-        from layout.export.pdf import write_pdf
-
-        return [write_pdf(d, out / f"{stem}.pdf")]
-
-    def svg() -> list[Path]:
-        from layout.export.svg import write_svgs
-
-        return write_svgs(d, out, stem)
-
-    def summary_json() -> list[Path]:
-        return [tables.write_json(d.summary(), out / "summary.json")]
-
-    runs: dict[str, Callable[[], list[Path]]] = {
-        "dxf": dxf,
-        "pdf": pdf,
-        "csv": lambda: table_files(csv=True),
-        "parquet": lambda: table_files(parquet=True),
-        "xlsx": lambda: table_files(xlsx=True),
-        "svg": svg,
-        "summary": summary_json,
+    return {
+        name: (lambda name=name: export.write(d, [name], out, summary=summary))
+        for name in ("dxf", "pdf", "csv", "parquet", "xlsx", "svg", "summary")
     }
-    return runs
 
 
 def main() -> None:

@@ -3,16 +3,26 @@
 Sizing, by the switch radix ``k`` counted at the server's NIC speed (an 800G port that breaks out into
 two 400G links counts twice):
 
-- Non-blocking inside a pod: every switch below the pod's top tier has as many links up as down, at
-  most ``k/2`` of each. Two tiers hold ``k**2/2`` ports, three ``k**3/4``, four ``k**4/8``.
+- Non-blocking inside a pod: every switch below the pod's top tier takes at most ``k/2`` links down and
+  at least as many up (more only in a partial block, where rounding to whole links adds a few). Two tiers hold ``k**2/2`` ports, three ``k**3/4``, four ``k**4/8``.
 - Above the pods, the requested oversubscription ``R``: the pod's top tier takes at most
   ``floor(k*R/(R+1))`` links down and ``ceil(down/R)`` up; one more tier joins the pods.
-- Buildable wiring: the switches of a tier are made of *groups*. At tier 2 a group is a block of
-  consecutive leaves (whole scalable units when they fit); above, a group is a *plane*: the switches at
-  the same position in the blocks below. Every lower switch connects to every upper switch of its group
-  with the same whole number of links, and the group has the fewest upper switches ``C`` for which that
-  holds: the smallest divisor ``C`` of the lower switches' uplink count with ``sum(ceil(up/C))`` no more
-  than the upper switch's down ports. Planes that need a single switch share it while it has ports.
+- Buildable wiring: the switches of a tier are made of *blocks* (at tier 2 consecutive leaves, whole
+  scalable units when they fit; above, ``k/2`` blocks of the tier below; the pod top takes the pod).
+  A block has *planes*: a full 2-tier block has one spine per plane (``k/2``), a full 3-tier block one
+  core per (spine plane, core) ... A group is one plane of one block: the switches of that plane in
+  each block below. Each lower switch sends ``ceil(share/C)`` links to each of the group's ``C`` upper
+  switches, ``C`` the fewest whose ports hold that (a divisor of a full group's count when a tier
+  above needs the planes); planes that need one switch share it while it has ports.
+- Partial blocks (the last of a pod, most GPU counts): a switch of a partial block serves a range of
+  the full block's planes (column ``planes``) and spreads its up links evenly over them, at least one
+  into each while it has the ports, so that every leaf reaches every plane above with its bandwidth;
+  a lower switch without the ports for ``ceil(share/C)`` to every upper spreads its share instead
+  (counts differ by at most one). The top of a single pod may instead be wired by *slots*: the ``U``
+  links a full switch takes into plane ``q`` take slots ``q*U..q*U+U-1`` and slot ``i`` goes to top
+  switch ``i mod C``; every full block then reaches the top switches with the same links (what full
+  bisection between two full blocks requires) with ``C`` not bound to divisors; it is used when it
+  takes fewer switches. tests/unit/test_fabric_maxflow.py checks non-blocking by valley-free max-flow.
 - ``rail``: a scalable unit (SU) is ``k/2`` servers and one leaf per rail (= server backend port); rail i
   of every server goes to leaf i of its SU. ``mor``: all backend ports of a rack (or of a rack pair when
   two racks together fill no more than ``k/2`` ports) go to that rack's leaf, over copper.
@@ -62,6 +72,7 @@ DEVICE_COLUMNS = [
     "rail",
     "index",
     "ports_used",
+    "planes",  # planes of its block the switch serves: 1, or more for a switch of a partial block
 ]
 LINK_COLUMNS = ["a", "b", "kind", "network", "speed_gbps", "pod"]
 LINK_KINDS = (*TIER_LINKS, "frontend", "storage", "oob")  # categories of links.kind
@@ -153,7 +164,7 @@ class Fabric:
             "tiers": self.tiers,
             "pods": self.pods,
             "pod_gpus": self.pod_gpus,
-            "oversubscription": float(self.oversubscription),
+            "oversubscription": float(self.oversubscription) if self.pods > 1 else 1.0,  # as applied
             "switches": {
                 "leaf": switches["leaf"],
                 "spine": switches["spine"],
@@ -179,7 +190,34 @@ class Fabric:
             "nic": self.nic,
             "radix": self.radix,
             "networks": nets,
+            "built": self._built(),
         }
+
+    def _built(self) -> list[dict[str, Any]]:
+        """Per backend tier: what was built, to check against the rules (ports within the radix, at
+        least as many links up as down inside a pod, the oversubscription above it)."""
+        d, lk = self.device_arrays, self.link_arrays
+        n = len(d["tier"])
+        be = lk["network"] == NETWORKS.index("backend")
+        down = np.bincount(lk["b"][be], minlength=n)
+        up = np.bincount(lk["a"][be], minlength=n)
+        is_be = d["network"] == "backend"
+        out = []
+        for tier in range(1, self.tiers + 1):
+            ids = np.flatnonzero(is_be & (d["tier"] == tier))
+            dn, u = down[ids], up[ids]
+            out.append(
+                {
+                    "tier": tier,
+                    "role": TIER_ROLES[tier - 1],
+                    "switches": len(ids),
+                    "links_down": int(dn.sum()),
+                    "links_up": int(u.sum()),
+                    "max_ports_used": int((dn + u).max()),
+                    "partial": int((d["planes"][ids] > 1).sum()),  # switches standing in for several
+                }
+            )
+        return out
 
 
 # ----------------------------------------------------------------------------------------------- entry
@@ -376,6 +414,9 @@ class _Layer:
     up: np.ndarray  # links it takes up
     pod: np.ndarray  # pod label, -1 above the pods
     spod: np.ndarray  # structural pod: blocks never mix two of them until the tier that joins them
+    down: np.ndarray  # links it takes down
+    lo: np.ndarray  # planes it serves: [lo, hi) of its tier (a switch of a full block serves one)
+    hi: np.ndarray
 
 
 @dataclass
@@ -397,57 +438,210 @@ class _Net:
         return blocks - first[spods]
 
 
-def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
+def _fewest_uppers(share: np.ndarray, spare: np.ndarray, down_max: int) -> int:
+    """Fewest uppers ``C`` for a group whose lower switches send ``share`` links each: ``ceil(share/C)``
+    to every upper must fit the uppers' ``down_max`` ports and each lower's ``spare`` ports (so a
+    switch with as many links up as down takes a divisor of its share)."""
+    top = int(share.max())
+    for c in range(1, top + 1):
+        each = -(-share // c)
+        if int(each.sum()) <= down_max and bool((each * c <= spare).all()):
+            return c
+    return next(d for d in range(1, top + 1) if top % d == 0 and int((-(-share // d)).sum()) <= down_max)
+
+
+def _plane_shares(lower: _Layer, radix: int, every: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(switch, plane, links) for every plane a switch of ``lower`` serves: its up links spread evenly
+    over its planes (counts differing by at most one); with ``every``, at least one into each while it
+    has the ports (below the top, so that it reaches every plane of every tier above)."""
+    w = lower.hi - lower.lo
+    sw = np.repeat(np.arange(len(w), dtype=np.int64), w)
+    t = _rank_in_runs(sw)
+    up, w_m = lower.up[sw], w[sw]
+    e = (t + 1) * up // w_m - t * up // w_m
+    if every:
+        more = (lower.down + np.maximum(lower.up, w) <= radix) & (lower.up < w)
+        e = np.where(more[sw], np.maximum(e, 1), e)
+    keep = e > 0
+    return sw[keep], (lower.lo[sw] + t)[keep], e[keep]
 
 
 def _tier_up(
-    lower: _Layer, new_block_of_lower: np.ndarray, down_max: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Wire ``lower`` to a new tier. Returns (link lower, link upper, upper block, upper position)."""
+    lower: _Layer,
+    new_block_of_lower: np.ndarray,
+    down_max: int,
+    radix: int,
+    planes_above: bool,
+    count_only: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | int:
+    """Wire ``lower`` to a new tier. Returns (link lower, link upper, upper block, upper position,
+    upper plane range lo, hi), or with ``count_only`` the number of uppers.
+
+    A group is one plane (position ``q``) of one new block: the lower switches of that block whose plane
+    range covers ``q``. A lower switch serving ``w`` planes (a switch of a partial block, standing in for
+    ``w`` switches of a full one) spreads its up links evenly over them, at least one into each while it
+    has the ports. The group gets the fewest uppers ``C`` whose down ports hold ``ceil(share/C)`` from
+    every lower switch (and whose lower switches have the ports for it; a divisor of the full group's
+    count when a tier above needs the planes); a lower switch lacking the ports spreads its share, counts
+    differing by at most one (the extra links to the first uppers). Upper ``j`` of plane ``q`` serves planes
+    ``[q*F + j*F//C, q*F + (j+1)*F//C)`` of the new tier, ``F`` being the most uppers any plane got."""
     n = len(lower.up)
-    order = np.lexsort((lower.block, lower.pos, new_block_of_lower))
-    key_nb, key_pos = new_block_of_lower[order], lower.pos[order]
-    cut = np.flatnonzero((np.diff(key_nb) != 0) | (np.diff(key_pos) != 0)) + 1
-    starts = np.concatenate(([0], cut))
-    ends = np.concatenate((cut, [n]))
-    per_upper = np.empty(n, dtype=np.int64)  # links from this lower switch to each upper of its group
-    n_upper = np.empty(n, dtype=np.int64)  # uppers in its group
-    base = np.empty(n, dtype=np.int64)  # first upper of its group
+    w = lower.hi - lower.lo
+    m_sw, m_q, m_e = _plane_shares(lower, radix, every=True)
+    m_nb = new_block_of_lower[m_sw]
+    order = np.lexsort((lower.block[m_sw], m_q, m_nb))
+    key_nb, key_q = m_nb[order], m_q[order]
+    cut = np.flatnonzero((np.diff(key_nb) != 0) | (np.diff(key_q) != 0)) + 1
+    starts = np.concatenate(([0], cut)).astype(np.int64)
+    ends = np.concatenate((cut, [len(order)])).astype(np.int64)
+    n_grp = len(starts)
+    g_c = np.empty(n_grp, dtype=np.int64)  # uppers of each group
+    g_base = np.empty(n_grp, dtype=np.int64)  # first upper of each group
     up_block: list[int] = []
     up_count: list[int] = []
+    up_first_q: list[int] = []  # plane of the first group an upper serves
+    up_last_q: list[int] = []  # plane of the last (shared single uppers serve several)
     cache: dict[bytes, int] = {}
     next_upper = 0
     shared: tuple[int, int, int] | None = None  # (block, ports used, upper) of a single-switch group
-    for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
-        idx = order[s:e]
-        u = lower.up[idx]
-        nb = int(key_nb[s])
-        sig = u.tobytes()
+    e_sorted = m_e[order]
+    spare_sorted = np.where(w[m_sw] == 1, radix - lower.down[m_sw], radix)[order]  # ports for links up
+    groups = list(zip(starts.tolist(), ends.tolist(), strict=True))
+    for g, (s, e) in enumerate(groups):
+        u = e_sorted[s:e]
+        spare = spare_sorted[s:e]
+        sig = u.tobytes() + spare.tobytes()
         c = cache.get(sig)
         if c is None:
-            c = next(d for d in _divisors(int(u.max())) if int(np.ceil(u / d).sum()) <= down_max)
+            c = _fewest_uppers(u, spare, down_max)
             cache[sig] = c
-        ports = int(u.sum())
+        g_c[g] = c
+    if planes_above and n_grp:
+        # a partial group's uppers split the planes of a full one evenly: a divisor of its count
+        fan = int(g_c.max())
+        divs = np.array([d for d in range(1, fan + 1) if fan % d == 0])
+        g_c = divs[np.searchsorted(divs, g_c)]
+    for g, (s, e) in enumerate(groups):
+        c = int(g_c[g])
+        nb = int(key_nb[s])
+        q = int(key_q[s])
+        ports = int(e_sorted[s:e].sum())
         if c == 1 and shared is not None and shared[0] == nb and shared[1] + ports <= down_max:
             upper = shared[2]
             shared = (nb, shared[1] + ports, upper)
+            up_last_q[-1] = q
         else:
             upper = next_upper
             next_upper += c
             up_block.append(nb)
             up_count.append(c)
+            up_first_q.append(q)
+            up_last_q.append(q)
             shared = (nb, ports, upper) if c == 1 else None
-        per_upper[idx] = -(-u // c)
-        n_upper[idx] = c
-        base[idx] = upper
-    total = n_upper * per_upper
-    a = np.repeat(np.arange(n), total)
-    first = np.repeat(np.cumsum(total) - total, total)
-    b = np.repeat(base, total) + (np.arange(len(a)) - first) // np.repeat(per_upper, total)
+        g_base[g] = upper
+    if count_only:
+        return next_upper
+    grp_of = np.empty(len(order), dtype=np.int64)
+    grp_of[order] = np.repeat(np.arange(n_grp), ends - starts)
+    c_m = g_c[grp_of]
+    # equal links to every upper of the group (ceil), unless the lower switch lacks the ports: then spread
+    equal_need = np.bincount(m_sw, weights=c_m * -(-m_e // c_m), minlength=n).astype(np.int64)
+    down_of = lower.down
+    spread = (down_of + equal_need > radix)[m_sw]
+    # links of each membership to each of its group's uppers
+    r_m = np.repeat(np.arange(len(m_sw)), c_m)
+    j = _rank_in_runs(r_m)
+    e_r = m_e[r_m]
+    c_r = c_m[r_m]
+    cnt = np.where(spread[r_m], e_r // c_r + (j < e_r % c_r), -(-e_r // c_r))
+    upper_r = g_base[grp_of[r_m]] + j
+    lower_r = m_sw[r_m]
+    srt = np.lexsort((upper_r, lower_r))
+    a = np.repeat(lower_r[srt], cnt[srt])
+    b = np.repeat(upper_r[srt], cnt[srt])
     blocks = np.repeat(np.asarray(up_block, dtype=np.int64), up_count)
     pos = np.arange(len(blocks)) - np.repeat(_first_index(blocks), _run_lengths(blocks))
-    return a, b, blocks, pos
+    # plane ranges of the uppers at the new tier
+    fan = max(up_count) if up_count else 1
+    cnt_u = np.repeat(np.asarray(up_count, dtype=np.int64), up_count)
+    jj = _rank_in_runs(np.repeat(np.arange(len(up_count)), up_count))
+    fq = np.repeat(np.asarray(up_first_q, dtype=np.int64), up_count)
+    lq = np.repeat(np.asarray(up_last_q, dtype=np.int64), up_count)
+    lo = fq * fan + jj * fan // cnt_u
+    hi = np.where(lq > fq, (lq + 1) * fan, fq * fan + (jj + 1) * fan // cnt_u)
+    return a, b, blocks, pos, lo, hi
+
+
+def _top_slots(
+    lower: _Layer, down_max: int, radix: int, fewer_than: int
+) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """The top tier as one group: the ``U`` links a full switch takes into plane ``q`` take slots
+    ``q*U .. q*U+U-1`` and slot ``i`` goes to top switch ``i mod C``, so every full switch of plane ``q``
+    in every block reaches the same top switches with the same links. A switch with ``e < U`` links
+    into the plane sends ``ceil(f*e/U)`` where a full one sends ``f`` (so any set of them gets its share
+    of every top switch), or, when it lacks the ports for that, spreads its ``e`` links evenly over the
+    plane's slots. ``C`` is the fewest whose down ports hold what lands on them; None when that is not
+    fewer than ``fewer_than`` (the per-plane wiring then stays)."""
+    n = len(lower.up)
+    sw, q, e = _plane_shares(lower, radix, every=False)
+    if len(e) == 0:
+        return None
+    unit = int(e.max())
+    full = e == unit
+    f_link = np.repeat(np.flatnonzero(full), unit)
+    f_slot = q[f_link] * unit + _rank_in_runs(f_link)
+    f_a = sw[f_link]
+    thin = np.flatnonzero(~full)
+    down = lower.down
+
+    def wire(c: int) -> tuple[np.ndarray, np.ndarray] | None:
+        parts_a, parts_b = [f_a], [f_slot % c]
+        if len(thin):
+            # a full switch of plane q sends f = U//c (+1 for the first U%c) to top switches
+            # (q*U + i) mod c, i < min(U, c); a thin one ceil(f*e/U) to each
+            m = min(unit, c)
+            mem = np.repeat(thin, m)
+            i = np.tile(np.arange(m, dtype=np.int64), len(thin))
+            top = (q[mem] * unit + i) % c
+            cnt = -(-(unit // c + (i < unit % c)) * e[mem] // unit)
+            need = np.bincount(sw[mem], weights=cnt, minlength=n).astype(np.int64)
+            lacks = down + need > radix
+            ok = ~lacks[sw[mem]]
+            parts_a.append(np.repeat(sw[mem[ok]], cnt[ok]))
+            parts_b.append(np.repeat(top[ok], cnt[ok]))
+            # lacking the ports: its e links over the plane's U slots, evenly
+            few = thin[lacks[sw[thin]]]
+            s_link = np.repeat(few, e[few])
+            s_slot = q[s_link] * unit + _rank_in_runs(s_link) * unit // e[s_link]
+            parts_a.append(sw[s_link])
+            parts_b.append(s_slot % c)
+        a, b = np.concatenate(parts_a), np.concatenate(parts_b)
+        if int(np.bincount(b, minlength=c).max()) > down_max:
+            return None
+        return a, b
+
+    # the fewest C that fits: gallop up from the port bound, then halve back (feasibility grows with C)
+    lo = max(1, -(-int(e.sum()) // down_max)) - 1  # known not to fit (or 0)
+    step, hi, best = 1, lo + 1, None
+    while hi < fewer_than:
+        best = wire(hi)
+        if best is not None:
+            break
+        lo, hi, step = hi, hi + step, step * 2
+    if best is None:
+        hi = fewer_than - 1
+        if hi <= lo or (best := wire(hi)) is None:
+            return None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        got = wire(mid)
+        if got is None:
+            lo = mid
+        else:
+            hi, best = mid, got
+    a, b = best
+    srt = np.lexsort((b, a))
+    return a[srt], b[srt], hi
 
 
 def _first_index(sorted_keys: np.ndarray) -> np.ndarray:
@@ -520,8 +714,16 @@ def _clos(
         up = top_up(leaf_down) if join_tier else np.zeros(n_leaf, dtype=np.int64)
     else:
         up = leaf_down.copy()
+    zero = np.zeros(n_leaf, dtype=np.int64)
     layer = _Layer(
-        block=np.arange(n_leaf), pos=np.zeros(n_leaf, dtype=np.int64), up=up, pod=leaf_pod, spod=leaf_spod
+        block=np.arange(n_leaf),
+        pos=zero,
+        up=up,
+        pod=leaf_pod,
+        spod=leaf_spod,
+        down=leaf_down,
+        lo=zero,
+        hi=zero + 1,
     )
     net.layers.append(layer)
     for t in range(2, tiers + 1):
@@ -534,7 +736,20 @@ def _clos(
         else:
             new_block = _group_blocks(layer, block_leaves if t == 2 else half, join_pods=False)
             down_max = half
-        a, b, blocks, pos = _tier_up(layer, new_block, down_max)
+        slots = None
+        if t == tiers == pod_tiers and int(new_block.max()) == 0:  # one pod's top: fewer by slots?
+            per_plane = _tier_up(layer, new_block, down_max, radix, False, count_only=True)
+            assert isinstance(per_plane, int)
+            slots = _top_slots(layer, down_max, radix, per_plane)
+        if slots is not None:
+            a, b, n_top = slots
+            blocks = np.zeros(n_top, dtype=np.int64)
+            pos = lo = np.arange(n_top, dtype=np.int64)
+            hi = lo + 1
+        else:
+            wired = _tier_up(layer, new_block, down_max, radix, t < tiers)
+            assert not isinstance(wired, int)
+            a, b, blocks, pos, lo, hi = wired
         n_up = len(blocks)
         down = np.bincount(b, minlength=n_up)
         if t > pod_tiers:
@@ -552,6 +767,9 @@ def _clos(
             up=up_links,
             pod=_common_pod(a, b, layer.pod, n_up),
             spod=block_spod[blocks],
+            down=down,
+            lo=lo,
+            hi=hi,
         )
         net.layers.append(layer)
         net.links.append((a, b))
@@ -581,6 +799,7 @@ class _Tables:
         su: np.ndarray | None = None,
         rail: np.ndarray | None = None,
         index: np.ndarray | None = None,
+        planes: np.ndarray | None = None,
     ) -> int:
         n = len(ids)
         none = np.full(n, -1, dtype=np.int64)
@@ -595,6 +814,9 @@ class _Tables:
         self.dev["rail"].append(none if rail is None else np.asarray(rail, dtype=np.int64))
         self.dev["index"].append(
             np.arange(n, dtype=np.int64) if index is None else np.asarray(index, dtype=np.int64)
+        )
+        self.dev["planes"].append(
+            np.ones(n, dtype=np.int64) if planes is None else np.asarray(planes, dtype=np.int64)
         )
         first = self.n_dev
         self.n_dev += n
@@ -765,10 +987,20 @@ def _build(spec: _Spec, catalog: Catalog) -> Fabric:
             grp = net.local_block(2)
             ids = _ids(f"be-{role}", ("p", layer.pod), ("g", grp), ("", layer.pos))
             firsts.append(
-                t.add_devices(ids, role, "backend", tier, spec.switch, layer.pod, grp, index=layer.pos)
+                t.add_devices(
+                    ids,
+                    role,
+                    "backend",
+                    tier,
+                    spec.switch,
+                    layer.pod,
+                    grp,
+                    index=layer.pos,
+                    planes=layer.hi - layer.lo,
+                )
             )
         else:
-            num = _rank_in_runs(layer.pod)
+            num = _rank_by(layer.pod)
             firsts.append(
                 t.add_devices(
                     _ids(f"be-{role}", ("p", layer.pod), ("", num)),
@@ -778,6 +1010,7 @@ def _build(spec: _Spec, catalog: Catalog) -> Fabric:
                     spec.switch,
                     layer.pod,
                     index=num,
+                    planes=layer.hi - layer.lo,
                 )
             )
     pod_of = t.pods()
@@ -828,6 +1061,14 @@ def _rank_in_runs(keys: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     starts = _first_index(keys)
     return np.arange(len(keys)) - np.repeat(starts, _run_lengths(keys))
+
+
+def _rank_by(keys: np.ndarray) -> np.ndarray:
+    """0, 1, 2 ... among the entries with the same key, in order (keys need not be sorted)."""
+    order = np.argsort(keys, kind="stable")
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[order] = _rank_in_runs(keys[order])
+    return rank
 
 
 def _side_network(

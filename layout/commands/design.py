@@ -87,12 +87,11 @@ class _Progress:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
     from pathlib import Path
 
     from layout import design as design_mod
+    from layout import export
     from layout.errors import EXIT_EXPORT_FAILED, EXIT_OK, EXIT_VIOLATIONS
-    from layout.files import write_text
 
     started = time.monotonic()
     inputs = load_inputs(args.site, args.templates)
@@ -103,42 +102,14 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
     out_dir = Path(args.out) if args.out else Path("outputs") / inputs.stem
     summary = design.summary()
-    written: list[Path] = []
+    kinds = ["summary"] + [k for k in ("svg", "dxf", "pdf", "csv", "xlsx", "parquet") if getattr(args, k)]
     try:
-        written.append(
-            write_text(out_dir / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
-        )
-        if args.svg:
-            from layout.export.svg import write_svgs
-
-            written += write_svgs(design, out_dir, inputs.stem)
-        written += _exports(args, design, out_dir, summary)
+        written = export.write(design, kinds, out_dir, summary=summary)
     except Exception as e:  # noqa: BLE001 - any exporter failure is exit 3, never a traceback
         print(f"{args.site}: export failed: {type(e).__name__}: {e}", file=sys.stderr)
         return EXIT_EXPORT_FAILED
     _print_summary(args.site, summary, written, time.monotonic() - started)
     return EXIT_VIOLATIONS if args.strict and design.violations else EXIT_OK
-
-
-def _exports(args: argparse.Namespace, design: Any, out_dir: Any, summary: dict[str, Any]) -> list[Any]:
-    """The optional exports; each writer is atomic, so a failure leaves no half-written file."""
-    stem = design.inputs.stem
-    written: list[Any] = []
-    if args.dxf:
-        from layout.export.dxf import write_dxf
-
-        written.append(write_dxf(design, out_dir / f"{stem}.dxf"))
-    if args.pdf:
-        from layout.export.pdf import write_pdf
-
-        written.append(write_pdf(design, out_dir / f"{stem}.pdf"))
-    if args.csv or args.xlsx or args.parquet:
-        from layout.export import tables
-
-        written += tables.write_tables_of(
-            design, out_dir, csv=args.csv, xlsx=args.xlsx, parquet=args.parquet, summary=summary
-        )
-    return written
 
 
 def _print_summary(site: str, s: dict[str, Any], written: list[Any], seconds: float) -> None:

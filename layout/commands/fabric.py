@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from layout.errors import EXIT_OK
+from layout.errors import EXIT_EXPORT_FAILED, EXIT_OK
 
 
 def _ratio(text: str) -> float:
@@ -28,7 +28,7 @@ def add_parser(sub: Any) -> None:
         "fabric",
         help="size a folded-Clos GPU fabric without a site",
         description="Size the backend fabric of a GPU cluster: switches and links per tier, node-side optics "
-        "and the time to the first link failure.",
+        "and the time to the first link failure; --csv writes every device and link.",
     )
     p.add_argument(
         "--gpus", type=int, required=True, metavar="N", help="number of GPUs (a multiple of the server's)"
@@ -62,6 +62,12 @@ def add_parser(sub: Any) -> None:
         help="MTBF of one node-side optical link (default: the NIC's figure, else 5)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    p.add_argument(
+        "--csv",
+        metavar="DIR",
+        default=None,
+        help="also write DIR/fabric-devices.csv and DIR/fabric-links.csv (every device and link)",
+    )
     p.set_defaults(run=run)
 
 
@@ -79,12 +85,23 @@ def run(args: argparse.Namespace) -> int:
         link_mtbf_years=args.link_mtbf_years,
     )
     summary = fab.summary()
+    written = []
+    if args.csv is not None:
+        from layout.export.tables import write_fabric_csv
+
+        try:
+            written = write_fabric_csv(fab, args.csv)
+        except OSError as e:
+            print(f"dclayout fabric: --csv: export failed: {e}", file=sys.stderr)
+            return EXIT_EXPORT_FAILED
     if args.json:
         import json
 
         sys.stdout.write(json.dumps(summary) + "\n")
     else:
         _print_table(summary)
+        for path in written:
+            print(f"wrote {path}")
     return EXIT_OK
 
 

@@ -1,21 +1,25 @@
 """SVG floor plan of each hall: a preview of the floor before the DXF exists.
 
-Hall outline and wall clearance, columns, keep-outs, cold and hot aisles, racks coloured by kind (GPU
-racks by their kW against the hall's limit), the front of every rack, row labels, a legend, a scale
-bar and a north arrow. Plain text, fixed number formatting: the same design gives the same bytes.
+Hall outline and wall clearance, columns, keep-outs, cold and hot aisles, racks filled by the scene's
+colour rule (layout.scene.palette: GPU racks by kW band, other kinds by kind), the front of every rack,
+row labels, a legend, a scale bar and a north arrow. A thin renderer of layout.scene: it decides no
+colour, label or position itself. Plain text, fixed number formatting: the same design gives the same
+bytes.
 """
 
 from __future__ import annotations
 
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from shapely.geometry import Polygon
 
 from layout.export.atomic import write_text
+from layout.scene import Scene, scene_of
+from layout.scene import palette as pal
 
 if TYPE_CHECKING:
     from layout.design import Design
@@ -26,20 +30,12 @@ MARGIN = 36.0
 TITLE_H = 64.0
 LEGEND_W = 250.0
 
-KIND_FILL = {
-    "network": "#3b7dd8",
-    "spine": "#7b4fc9",
-    "core": "#e07b1a",
-    "storage": "#2a9d8f",
-    "management": "#8d99ae",
-    "cdu": "#90a4ae",
-}
-KIND_LABEL = {"network": "Leaf / SU network rack", "spine": "Spine rack", "core": "Core / MDF rack", "storage": "Storage rack",
-              "management": "Management rack", "cdu": "CDU"}  # fmt: skip
-# GPU racks by kW use of the hall's max_rack_kw: (upper bound, fill, label)
-USE_BINS = ((0.5, "#b9e3b0", "GPU rack, < 50 % of max kW"), (0.8, "#63b85a", "GPU rack, 50-80 %"),
-            (1.0 + 1e-9, "#f2b134", "GPU rack, 80-100 %"), (np.inf, "#d64541", "GPU rack over the limit"))  # fmt: skip
-EMPTY_FILL = "#ffffff"
+# the GPU bands' legend lines (the palette's bands, worded for this legend)
+USE_LABELS = tuple(
+    "GPU rack over the limit" if i == pal.OVER else f"GPU rack, {b.label}" + (" of max kW" if i == 0 else "")
+    for i, b in enumerate(pal.BANDS)
+)
+EMPTY_FILL = pal.EMPTY
 COLD = "#d6e9fb"
 HOT = "#fbe0dc"
 
@@ -74,18 +70,17 @@ class _Frame:
                 f'width="{_n(abs(x1 - x0) * self.s)}" height="{_n(abs(y1 - y0) * self.s)}" {a}/>')  # fmt: skip
 
 
-def hall_svg(design: Design, hall_key: str) -> str:
-    """The floor plan of one hall (``B1/H1``) as SVG text."""
-    inputs = design.inputs
-    hall = next(h for b, h in inputs.site.halls() if f"{b.id}/{h.id}" == hall_key)
+def hall_svg(design: Design | Scene, hall_key: str) -> str:
+    """The floor plan of one hall (``B1/H1``) as SVG text, from a design or its scene."""
+    scene = design if isinstance(design, Scene) else scene_of(design)
+    hall = next(h for b, h in scene.site.halls() if f"{b.id}/{h.id}" == hall_key)
     poly = Polygon(hall.polygon)
     f = _Frame(poly.bounds)
-    racks = design.placement.racks
-    m = (racks["hall"] == hall_key).to_numpy()
-    sel = racks[m]
-    kw = design.power.rack_kw[m]
-    limit = design.power.rack_limit_kw[m]
-    all_rows = design.placement.rows
+    sel = scene.racks_of(hall_key)
+    kw = sel["power_kw"].to_numpy(float)
+    aisles = scene.aisles
+    aisles = aisles[(aisles["hall"] == hall_key) & aisles["kind"].isin(["cold", "hot"])]
+    all_rows = scene.rows
     rows = [
         {str(k): v for k, v in r.items()} for r in all_rows[all_rows["hall"] == hall_key].to_dict("records")
     ]
@@ -103,7 +98,7 @@ def hall_svg(design: Design, hall_key: str) -> str:
         "</defs>",
         f'<rect width="{_n(width)}" height="{_n(height)}" fill="#ffffff"/>',
     ]
-    out += _title(design, hall_key, hall, int(m.sum()), float(kw.sum()))
+    out += _title(scene, hall_key, hall, len(sel), float(kw.sum()))
     # floor, wall clearance
     out.append(
         f'<polygon points="{f.pts(list(poly.exterior.coords))}" fill="#f1f1ee" stroke="#222222" stroke-width="3"/>'
@@ -114,9 +109,13 @@ def hall_svg(design: Design, hall_key: str) -> str:
             if not g.is_empty:
                 out.append(f'<polygon points="{f.pts(list(g.exterior.coords))}" fill="none" stroke="#9a9a9a" '
                            'stroke-width="1" stroke-dasharray="6 4"/>')  # fmt: skip
-    # aisles: half a cold aisle in front of every row, half a hot aisle behind it
-    for r in rows:
-        out += _aisles(f, r, hall, depth)
+    # aisles: half a cold aisle in front of every row, half a hot aisle behind it (the scene's)
+    for kind, x0, y0, x1, y1 in zip(
+        aisles["kind"].tolist(),
+        *(aisles[c].to_numpy(float).tolist() for c in ("x0_m", "y0_m", "x1_m", "y1_m")),
+        strict=True,
+    ):
+        out.append(f.rect(x0, y0, x1, y1, fill=COLD if kind == "cold" else HOT))
     # keep-outs, columns
     for k in hall.keepouts:
         kp = Polygon(k.polygon).intersection(poly)
@@ -144,11 +143,11 @@ def hall_svg(design: Design, hall_key: str) -> str:
             )
         )
     # racks
-    out += _racks(f, sel, kw, limit)
+    out += _racks(f, sel)
     # row labels in the front half of the cold aisle, at the row's start
     fs = max(4.0, min(12.0, 0.45 * hall.cold_aisle_m * f.s))
     for r in rows:
-        label = str(r["row"]).rsplit("/", 1)[-1]
+        label = str(r["label"])
         off = depth / 2 + hall.cold_aisle_m * 0.25
         if r["axis"] == "x":
             x, y = r["x0_m"] + 0.1, r["y0_m"] + r["front_sign"] * off
@@ -167,14 +166,10 @@ def hall_svg(design: Design, hall_key: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def _title(design: Design, hall_key: str, hall: Hall, n_racks: int, kw: float) -> list[str]:
-    site = design.inputs.site.site
-    gpu = design.placement.gpu_rack.get(hall_key)
-    dens = (
-        f", GPU racks: {gpu.template} ({gpu.servers} server{'s' if gpu.servers != 1 else ''} each)"
-        if gpu
-        else ""
-    )
+def _title(scene: Scene, hall_key: str, hall: Hall, n_racks: int, kw: float) -> list[str]:
+    site = scene.site.site
+    gpu = scene.gpu_rack.get(hall_key)
+    dens = f", GPU racks: {gpu[0]} ({gpu[1]} server{'s' if gpu[1] != 1 else ''} each)" if gpu else ""
     return [
         f'<text x="{_n(MARGIN)}" y="{_n(MARGIN + 4)}" font-size="20" font-weight="bold" fill="#111111">'
         f"{escape(site.name)} — hall {escape(hall_key)}</text>",
@@ -186,37 +181,37 @@ def _title(design: Design, hall_key: str, hall: Hall, n_racks: int, kw: float) -
     ]
 
 
-def _aisles(f: _Frame, r: dict[str, Any], hall: Hall, depth: float) -> list[str]:
-    x0, y0, x1, y1 = (float(r[k]) for k in ("x0_m", "y0_m", "x1_m", "y1_m"))
-    s = int(r["front_sign"])
-    half = depth / 2
-    cold, hot = hall.cold_aisle_m / 2, hall.hot_aisle_m / 2
-    if r["axis"] == "x":
-        return [f.rect(x0, y0 + s * half, x1, y0 + s * (half + cold), fill=COLD),
-                f.rect(x0, y0 - s * half, x1, y0 - s * (half + hot), fill=HOT)]  # fmt: skip
-    return [f.rect(x0 + s * half, y0, x0 + s * (half + cold), y1, fill=COLD),
-            f.rect(x0 - s * half, y0, x0 - s * (half + hot), y1, fill=HOT)]  # fmt: skip
-
-
-def _racks(f: _Frame, sel: pd.DataFrame, kw: np.ndarray, limit: np.ndarray) -> list[str]:
+def _racks(f: _Frame, sel: pd.DataFrame) -> list[str]:
     out = []
-    use = np.divide(kw, limit, out=np.zeros_like(kw), where=limit > 0)
-    for i, r in enumerate(sel.to_dict("records")):
-        x, y, rot, kind = float(r["x_m"]), float(r["y_m"]), float(r["rotation_deg"]), str(r["kind"])
+    cols = (
+        "x_m",
+        "y_m",
+        "rotation_deg",
+        "width_m",
+        "depth_m",
+        "over",
+        "fill",
+        "rack_id",
+        "template",
+        "power_kw",
+    )
+    for x, y, rot, width, depth, over, fill, rack_id, template, kw in zip(
+        *(sel[c].tolist() for c in cols), strict=True
+    ):
+        r = {"width_m": width, "depth_m": depth, "over": over, "fill": fill, "rack_id": rack_id,
+             "template": template, "power_kw": kw}  # fmt: skip
+        x, y, rot = float(x), float(y), float(rot)
         along_x = rot in (0.0, 180.0)
         hx = (r["width_m"] if along_x else r["depth_m"]) / 2
         hy = (r["depth_m"] if along_x else r["width_m"]) / 2
-        if kw[i] <= 0:
-            fill = EMPTY_FILL
-        elif kind == "gpu":
-            fill = next(c for ub, c, _ in USE_BINS if use[i] <= ub)
-        else:
-            fill = KIND_FILL.get(kind, "#999999")
-        over = use[i] > 1.0 + 1e-9
-        stroke = ' stroke="#b00020" stroke-width="1.6"' if over else ' stroke="#1b1b1b" stroke-width="0.5"'
+        edge = (
+            f' stroke="{pal.OVER_EDGE}" stroke-width="1.6"'
+            if r["over"]
+            else ' stroke="#1b1b1b" stroke-width="0.5"'
+        )
         out.append(f'<rect x="{_n(f.x(x - hx))}" y="{_n(f.y(y + hy))}" width="{_n(2 * hx * f.s)}" '
-                   f'height="{_n(2 * hy * f.s)}" fill="{fill}"{stroke}><title>{escape(str(r["rack_id"]))} '
-                   f'{escape(str(r["template"]))} {kw[i]:.1f} kW</title></rect>')  # fmt: skip
+                   f'height="{_n(2 * hy * f.s)}" fill="{r["fill"]}"{edge}><title>{escape(str(r["rack_id"]))} '
+                   f'{escape(str(r["template"]))} {r["power_kw"]:.1f} kW</title></rect>')  # fmt: skip
         # the front edge (cold-aisle side)
         if rot == 0.0:
             a, b = (x - hx, y + hy), (x + hx, y + hy)
@@ -268,11 +263,11 @@ def _legend(f: _Frame, hall: Hall, sel: pd.DataFrame, kw: np.ndarray) -> list[st
     out = [f'<text x="{_n(x)}" y="{_n(y)}" font-size="13" font-weight="bold" fill="#111111">Legend</text>']
     y += 10
     entries: list[tuple[str, str]] = [
-        (fill, f"{label} ({hall.max_rack_kw:g} kW)" if ub == np.inf else label)
-        for ub, fill, label in USE_BINS
+        (b.colour, f"{label} ({hall.max_rack_kw:g} kW)" if i == pal.OVER else label)
+        for i, (b, label) in enumerate(zip(pal.BANDS, USE_LABELS, strict=True))
     ]
     kinds = sorted(set(sel["kind"]) - {"gpu"})
-    entries += [(KIND_FILL.get(k, "#999999"), KIND_LABEL.get(k, k)) for k in kinds]
+    entries += [(pal.KIND_COLOURS.get(k, pal.OTHER_KIND), pal.KIND_LABELS.get(k, k)) for k in kinds]
     if (kw <= 0).any():
         entries.append((EMPTY_FILL, "Empty rack (user row)"))
     if hall.columns:
@@ -307,11 +302,12 @@ def _legend(f: _Frame, hall: Hall, sel: pd.DataFrame, kw: np.ndarray) -> list[st
     return out
 
 
-def write_svgs(design: Design, out_dir: str | Path, stem: str) -> list[Path]:
+def write_svgs(design: Design | Scene, out_dir: str | Path, stem: str) -> list[Path]:
     """One ``{stem}-{building}-{hall}.svg`` per hall, written atomically; returns the paths."""
+    scene = design if isinstance(design, Scene) else scene_of(design)
     out = []
-    for b, h in design.inputs.site.halls():
+    for b, h in scene.site.halls():
         path = Path(out_dir) / f"{stem}-{b.id}-{h.id}.svg"
-        write_text(path, hall_svg(design, f"{b.id}/{h.id}"))
+        write_text(path, hall_svg(scene, f"{b.id}/{h.id}"))
         out.append(path)
     return out

@@ -12,8 +12,11 @@
 - ``links_table(fabric, placement, cabling)``: one row per link with device and rack ids (for CSV);
   ``links_summary(links)``: links and metres per network, kind and medium (for the XLSX);
   ``summary_rows(summary)``: ``summary.json`` flattened to (key, value) rows.
-- ``write_design_tables(out_dir, stem, ...)``: ``{stem}-bom.csv``, ``{stem}-links.csv``, their Parquet
-  twins and ``{stem}.xlsx`` (sheets BOM, Racks, Links summary, Summary) of one design.
+- ``write_fabric_csv(fabric, out_dir)``: ``fabric-devices.csv`` (one row per device: server, switch;
+  tier 0 servers, 1 leaf, 2 spine, 3 core, 4 super) and ``fabric-links.csv`` (one row per link, its
+  two ends by device id) of `dclayout fabric --csv DIR`, for checking the fabric with other tools.
+- ``write_design_tables(out_dir, stem, ...)``: ``{stem}-bom.csv``, ``{stem}-links.csv``, their
+  Parquet twins and ``{stem}.xlsx`` (sheets BOM, Racks, Links summary, Summary) of one design.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from layout.export.atomic import write_bytes
+from layout.export.atomic import atomic_path, write_bytes
 
 if TYPE_CHECKING:
     from layout.design import Design
@@ -153,6 +156,53 @@ def parquet_bytes(df: pd.DataFrame) -> bytes:
 
 def write_parquet(df: pd.DataFrame, path: str | Path) -> Path:
     return write_bytes(path, parquet_bytes(df))
+
+
+FABRIC_DEVICE_COLUMNS = [
+    "device_id",
+    "role",
+    "tier",
+    "network",
+    "pod",
+    "group",
+    "model",
+    "su",
+    "rail",
+    "index",
+    "ports_used",
+    "planes",
+]
+FABRIC_LINK_COLUMNS = ["a_device", "b_device", "kind", "network", "speed_gbps", "pod"]
+
+
+def fabric_tables(fabric: Fabric) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The fabric's devices and links with the two ends of a link named by device id."""
+    dev = fabric.devices[FABRIC_DEVICE_COLUMNS]
+    ids = dev["device_id"].to_numpy()
+    lk = fabric.links
+    links = pd.DataFrame(
+        {
+            "a_device": ids[lk["a"].to_numpy()],
+            "b_device": ids[lk["b"].to_numpy()],
+            "kind": lk["kind"].astype(str),
+            "network": lk["network"].astype(str),
+            "speed_gbps": lk["speed_gbps"],
+            "pod": lk["pod"],
+        }
+    )
+    return dev, links
+
+
+def write_fabric_csv(fabric: Fabric, out_dir: str | Path) -> list[Path]:
+    """``fabric-devices.csv`` and ``fabric-links.csv`` in ``out_dir``; each written to a temporary
+    file first and both replaced only once both are written (a failure leaves neither)."""
+    out = Path(out_dir)
+    dev, links = fabric_tables(fabric)
+    paths = [out / "fabric-devices.csv", out / "fabric-links.csv"]
+    with atomic_path(paths[0]) as tmp_dev, atomic_path(paths[1]) as tmp_links:
+        tmp_dev.write_bytes(csv_bytes(dev))
+        tmp_links.write_bytes(csv_bytes(links))
+    return paths
 
 
 def _clean(obj: Any) -> Any:

@@ -81,7 +81,7 @@ class Scene:
 
     ``racks``: the placement's columns (docs/tables.md) plus ``rack_no`` (row of placement.racks),
     ``gpus``, ``power_kw``, ``limit_kw``, ``use`` (kW / limit), ``band`` (index into palette.BANDS),
-    ``fill`` (#rrggbb by the palette's rule), ``over`` (beyond its limit), ``label`` (position tag, K07)
+    ``fill_no`` and ``fill`` (index into palette.FILLS and its #rrggbb, by the palette's rule), ``over`` (beyond its limit), ``label`` (position tag, K07)
     and the footprint box ``x0_m, y0_m, x1_m, y1_m``.
     ``rows``: the placement's rows plus ``label`` (R03).
     ``aisles``: ``hall, row, kind`` (cold, hot, cross), ``x0_m, y0_m, x1_m, y1_m``, ``width_m``.
@@ -99,6 +99,7 @@ class Scene:
     violations: Sequence[Violation] = ()
     summary: Mapping[str, Any] = field(default_factory=dict)
     campus: Campus | None = None
+    gpu_rack: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # hall -> (template, servers)
 
     @cached_property
     def hall_racks(self) -> dict[str, np.ndarray]:
@@ -119,6 +120,35 @@ class Scene:
     def markers(self) -> pd.DataFrame:
         return marker_table(self)
 
+    @cached_property
+    def place_boxes(self) -> dict[str, tuple[float, float, float, float]]:
+        return _place_boxes(self)
+
+    def marked_box(self, where: str, figures: Mapping[str, Any] | None = None) -> tuple[float, ...] | None:
+        """The box a violation at ``where`` (with ``figures``) is marked by: the point in its figures
+        (``x_m``, ``y_m``, e.g. a tray's fullest spot) if it has one, else the most specific place its
+        ``where`` names (violations.where_prefixes); None for "site" or a place the scene lacks."""
+        fx, fy = (figures or {}).get("x_m"), (figures or {}).get("y_m")
+        if isinstance(fx, int | float) and isinstance(fy, int | float):
+            r = MARKER_POINT_M
+            return (float(fx) - r, float(fy) - r, float(fx) + r, float(fy) + r)
+        boxes = self.place_boxes
+        return next((boxes[p] for p in where_prefixes(where) if p in boxes), None)
+
+    def locate(self, where: str, figures: Mapping[str, Any] | None = None) -> tuple[str, float, float] | None:
+        """Where a map shows ``where``: (hall, x, y) of its marked box's centre. A building goes to its
+        first hall's middle (a map shows one hall at a time)."""
+        hall = marker_hall(self, where)
+        if hall is None:
+            return None
+        if "/" not in where and not (figures and "x_m" in figures):
+            box: tuple[float, ...] | None = self.place_boxes.get(hall)
+        else:
+            box = self.marked_box(where, figures)
+        if box is None:
+            return None
+        return hall, (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
 
 # ------------------------------------------------------------------------------------------ racks
 def rack_table(
@@ -128,34 +158,42 @@ def rack_table(
     limit_kw: npt.ArrayLike | None,
 ) -> pd.DataFrame:
     """The placement's racks with what the drawings show of each (see :class:`Scene`)."""
-    out = racks.copy()
-    n = len(out)
-    servers = out["servers"].to_numpy(np.int64) if "servers" in out else np.zeros(n, np.int64)
-    out["rack_no"] = np.arange(n)
-    out["gpus"] = servers * gpus_per_server
+    n = len(racks)
+    servers = racks["servers"].to_numpy(np.int64) if "servers" in racks else np.zeros(n, np.int64)
     kw = np.asarray(rack_kw, float) if rack_kw is not None else np.zeros(n)
     lim = np.asarray(limit_kw, float) if limit_kw is not None else np.zeros(n)
-    out["power_kw"] = kw
-    out["limit_kw"] = lim
     use = palette.use(kw, lim)
     band = palette.kw_band(use)
-    out["use"] = use
-    out["band"] = band
-    kinds = out["kind"].to_numpy() if n else np.zeros(0, dtype=str)
-    out["fill"] = palette.rack_fill(kinds, band, kw)
-    out["over"] = band == palette.OVER
-    ids = out["rack_id"].astype(str) if n else pd.Series([], dtype=str)
-    out["label"] = ids.str.rsplit("/", n=1).str[-1].to_numpy() if n else np.zeros(0, dtype=str)
-    if n:
-        # footprint box: width along the row, depth across it; turned a quarter, they swap
-        rot = np.round(out["rotation_deg"].to_numpy(float)) % 180 == 90
-        w, d = out["width_m"].to_numpy(float), out["depth_m"].to_numpy(float)
-        hx, hy = np.where(rot, d, w) / 2, np.where(rot, w, d) / 2
-        x, y = out["x_m"].to_numpy(float), out["y_m"].to_numpy(float)
-        out["x0_m"], out["y0_m"], out["x1_m"], out["y1_m"] = x - hx, y - hy, x + hx, y + hy
-    else:
-        for c in ("x0_m", "y0_m", "x1_m", "y1_m"):
-            out[c] = np.zeros(0)
+    kinds = racks["kind"].to_numpy() if n else np.zeros(0, dtype=str)
+    fill_no = palette.fill_index(kinds, band, kw)
+    ids = racks["rack_id"].to_numpy().astype(str) if n else np.zeros(0, dtype=str)
+    # footprint box: width along the row, depth across it; turned a quarter, they swap
+    rot = np.round(racks["rotation_deg"].to_numpy(float)) % 180 == 90 if n else np.zeros(0, bool)
+    w = racks["width_m"].to_numpy(float) if n else np.zeros(0)
+    d = racks["depth_m"].to_numpy(float) if n else np.zeros(0)
+    hx, hy = np.where(rot, d, w) / 2, np.where(rot, w, d) / 2
+    x = racks["x_m"].to_numpy(float) if n else np.zeros(0)
+    y = racks["y_m"].to_numpy(float) if n else np.zeros(0)
+    extra = pd.DataFrame(
+        {
+            "rack_no": np.arange(n),
+            "gpus": servers * gpus_per_server,
+            "power_kw": kw,
+            "limit_kw": lim,
+            "use": use,
+            "band": band,
+            "fill_no": fill_no,
+            "fill": np.array(palette.FILLS, dtype=object)[fill_no],
+            "over": band == palette.OVER,
+            "label": np.array([i.rsplit("/", 1)[-1] for i in ids.tolist()], dtype=object),
+            "x0_m": x - hx,
+            "y0_m": y - hy,
+            "x1_m": x + hx,
+            "y1_m": y + hy,
+        },
+        index=racks.index,
+    )
+    out = pd.concat([racks, extra], axis=1)
     return out
 
 
@@ -235,18 +273,11 @@ def _place_boxes(scene: Scene) -> dict[str, tuple[float, float, float, float]]:
 def marker_table(scene: Scene) -> pd.DataFrame:
     """One marker per violation, ordered by (where, kind, message) and numbered from 1. Its box: the point
     in its figures (``x_m``, ``y_m``, e.g. a tray's fullest spot) if it has one, else the most specific
-    place its ``where`` names (violations.where_prefixes); "site" names none (NaN box)."""
-    boxes = _place_boxes(scene)
+    place its ``where`` names (Scene.marked_box); "site" names none (NaN box)."""
     ordered = sorted(scene.violations, key=lambda v: (v.where, v.kind, v.message))
     rows = []
     for n, v in enumerate(ordered, start=1):
-        box: tuple[float, float, float, float] | None = None
-        fx, fy = v.figures.get("x_m"), v.figures.get("y_m")
-        if isinstance(fx, int | float) and isinstance(fy, int | float):
-            r = MARKER_POINT_M
-            box = (float(fx) - r, float(fy) - r, float(fx) + r, float(fy) + r)
-        else:
-            box = next((boxes[p] for p in where_prefixes(v.where) if p in boxes), None)
+        box = scene.marked_box(v.where, v.figures)
         b = box if box is not None else (math.nan,) * 4
         rows.append((n, v.kind, v.where, v.message, hall_key(v.where), *b))
     cols = ["number", "kind", "where", "message", "hall", "x0_m", "y0_m", "x1_m", "y1_m"]
@@ -431,6 +462,7 @@ def scene_from_parts(
         violations=tuple(violations),
         summary=dict(summary or {}),
         campus=campus_of(inputs.site, pods),
+        gpu_rack={k: (g.template, int(g.servers)) for k, g in getattr(placement, "gpu_rack", {}).items()},
     )
 
 

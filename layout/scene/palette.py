@@ -76,14 +76,28 @@ def band_colour(ratio: float) -> str:
     return BANDS[int(kw_band(np.array([ratio]))[0])].colour
 
 
-def rack_fill(kind: npt.ArrayLike, band: npt.ArrayLike, kw: npt.ArrayLike) -> np.ndarray:
-    """The fill of each rack by the rule above: GPU racks by band, other kinds by kind, unloaded white."""
+# every fill a rack can take, in a fixed order (the TUI's cell codes index it): the bands, the other kinds
+FILLS: tuple[str, ...] = (
+    *(b.colour for b in BANDS),
+    *(c for k, c in KIND_COLOURS.items() if k != "gpu"),
+    OTHER_KIND,
+    EMPTY,
+)
+
+
+def fill_index(kind: npt.ArrayLike, band: npt.ArrayLike, kw: npt.ArrayLike) -> np.ndarray:
+    """Index into :data:`FILLS` of each rack by the rule above: GPU racks by band, other kinds by kind,
+    unloaded white."""
     kinds = np.asarray(kind).astype(str)
-    b = np.asarray(band, np.int64)
     names, inverse = np.unique(kinds, return_inverse=True)
-    out = np.array([KIND_COLOURS.get(str(k), OTHER_KIND) for k in names], dtype=object)[inverse]
-    band_fill = np.array([x.colour for x in BANDS], dtype=object)
+    by_kind = np.array([FILLS.index(KIND_COLOURS.get(str(k), OTHER_KIND)) for k in names], np.int64)
+    out = by_kind[inverse.reshape(-1)] if len(kinds) else np.zeros(0, np.int64)
     gpu = kinds == "gpu"
-    out[gpu] = band_fill[b[gpu]]
-    out[np.asarray(kw, float) <= 0] = EMPTY
-    return out.astype(str) if len(out) else np.zeros(0, dtype=str)
+    out[gpu] = np.asarray(band, np.int64)[gpu]
+    out[np.asarray(kw, float) <= 0] = FILLS.index(EMPTY)
+    return out
+
+
+def rack_fill(kind: npt.ArrayLike, band: npt.ArrayLike, kw: npt.ArrayLike) -> np.ndarray:
+    """The fill (#rrggbb) of each rack by the rule above."""
+    return np.array(FILLS, dtype=object)[fill_index(kind, band, kw)].astype(str)

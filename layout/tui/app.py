@@ -765,7 +765,7 @@ class DCLayoutApp(App[None]):
         if self.result is None:
             return
         v = self.result.design.violations[int(str(event.row_key.value))]
-        place = self.locate(v.where)
+        place = self.locate(v.where, v.figures)
         if place is None:
             self.notify(f"{v.where}: no single place on the map for this violation", severity="warning")
             return
@@ -779,9 +779,9 @@ class DCLayoutApp(App[None]):
         self.map.goto(x_m, y_m)
         self.map.focus()
 
-    def locate(self, where: str) -> tuple[str, float, float] | None:
+    def locate(self, where: str, figures: dict[str, Any] | None = None) -> tuple[str, float, float] | None:
         """The hall and point of a violation's or a tree row's ``where`` (see session.locate)."""
-        return locate(self.result, self.floors, where)
+        return locate(self.result, self.floors, where, figures)
 
     # ------------------------------------------------------------------------------------ export
     def action_export(self) -> None:

@@ -16,15 +16,15 @@ import shapely
 from shapely.geometry import Polygon
 
 from layout.load import Inputs
+from layout.scene import palette
 
 if TYPE_CHECKING:
     from layout.tui.results import Result
 
 # cell codes
 OUTSIDE, FLOOR, COLUMN, KEEPOUT, TRAY, USER_ROW = 0, 1, 2, 3, 4, 5
-RACK = 10  # RACK + index into RACK_KINDS (colour by kind) or into KW_LEVELS (colour by kW use)
-RACK_KINDS = ("gpu", "network", "spine", "core", "storage", "management", "cdu")
-KW_LEVELS = (0.7, 0.9, 1.0)  # use below 70 %, below 90 %, up to the limit, over it
+RACK = 10  # RACK + index into RACK_KINDS (colour by kind) or into palette.FILLS (the drawings' colours)
+RACK_KINDS = palette.RACK_KINDS
 ASPECT = 2.0  # a terminal line is this many columns tall
 
 
@@ -54,6 +54,7 @@ class HallFloor:
     user_rows: list[UserRowBox]
     max_rack_kw: float
     # this hall's racks: rack_no (row of placement.racks), kind, power_kw, footprint box x0, y0, x1, y1
+    # and, from a scene, limit_kw and fill_no (palette.FILLS)
     racks: pd.DataFrame = field(default_factory=pd.DataFrame)
     trays: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))  # x0, y0, x1, y1 per tray segment
 
@@ -140,35 +141,21 @@ def with_design_of(floors: dict[str, HallFloor], earlier: dict[str, HallFloor]) 
 
 
 def _add_design(floors: dict[str, HallFloor], result: Result) -> None:
-    from layout.place import rack_polygons
-
-    d = result.design
-    racks = d.placement.racks
+    """Each hall's racks and tray segments from the design's scene (layout.scene)."""
+    scene = result.scene
+    racks = scene.racks
     if len(racks):
-        box = shapely.bounds(rack_polygons(racks))
-        table = pd.DataFrame(
-            {
-                "rack_no": np.arange(len(racks)),
-                "kind": racks["kind"].to_numpy(),
-                "power_kw": d.power.rack_kw,
-                "x0": box[:, 0],
-                "y0": box[:, 1],
-                "x1": box[:, 2],
-                "y1": box[:, 3],
-            }
-        )
-        for key, idx in racks.groupby("hall", sort=False).indices.items():
+        table = racks[["rack_no", "kind", "power_kw", "limit_kw", "fill_no", "x0_m", "y0_m", "x1_m", "y1_m"]]
+        table = table.rename(columns={"x0_m": "x0", "y0_m": "y0", "x1_m": "x1", "y1_m": "y1"})
+        for key, idx in scene.hall_racks.items():
             if key in floors:
                 floors[key].racks = table.iloc[idx].reset_index(drop=True)
-    trays = d.cabling.trays
-    edges, nodes = trays.edges, trays.nodes
-    if len(edges):
-        u, v = edges["u"].to_numpy(), edges["v"].to_numpy()
-        x, y = nodes["x_m"].to_numpy(float), nodes["y_m"].to_numpy(float)
-        seg = np.column_stack([x[u], y[u], x[v], y[v]])
-        for key, idx in edges.groupby("hall", sort=False).indices.items():
-            if key in floors:
-                floors[key].trays = seg[idx]
+    edges = scene.tray_edges
+    if edges is not None and len(edges):
+        seg = edges[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float)
+        for hall, at in edges.groupby("hall", sort=False).indices.items():
+            if str(hall) in floors:
+                floors[str(hall)].trays = seg[np.asarray(at)]
 
 
 # ------------------------------------------------------------------------------------------- raster
@@ -218,10 +205,17 @@ class Grid:
 
 
 def rack_codes(racks: pd.DataFrame, by: str, max_rack_kw: float) -> np.ndarray:
-    """The cell code of each rack: by ``kind`` or by ``kw`` use against the hall's limit."""
+    """The cell code of each rack: by ``kind``, or by ``kw``: the drawings' fill (palette.fill_index: GPU
+    racks by kW band against their limit, the hall's unless the table has ``limit_kw``, other kinds by
+    kind), so the map's kW view and the PDF and SVG plans colour every rack alike."""
     if by == "kw" and "power_kw" in racks:
-        use = racks["power_kw"].to_numpy(float) / max_rack_kw
-        return RACK + np.searchsorted(np.array(KW_LEVELS), use, side="left")
+        if "fill_no" in racks:
+            return RACK + racks["fill_no"].to_numpy(np.int64)
+        kw = racks["power_kw"].to_numpy(float)
+        limit = racks["limit_kw"].to_numpy(float) if "limit_kw" in racks else np.full(len(kw), max_rack_kw)
+        return RACK + palette.fill_index(
+            racks["kind"].to_numpy(), palette.kw_band(palette.use(kw, limit)), kw
+        )
     kinds = {k: i for i, k in enumerate(RACK_KINDS)}
     return RACK + racks["kind"].map(kinds).fillna(0).to_numpy(np.int64)
 

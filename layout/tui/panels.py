@@ -13,6 +13,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from layout.scene import palette
 from layout.tui.results import Result
 
 LONGEST_LINKS = 15
@@ -20,10 +21,8 @@ FULLEST_TRAYS = 8
 
 
 def use_colour(frac: float) -> str:
-    """The colour of a use of a limit: green, yellow, orange, red over the limit."""
-    return (
-        "green" if frac < 0.7 else "yellow" if frac < 0.9 else "dark_orange" if frac <= 1.0 + 1e-9 else "red"
-    )
+    """The colour of a use of a limit: the drawings' kW bands (layout.scene.palette), the last over it."""
+    return palette.band_colour(frac)
 
 
 def _budget_table(title: str) -> Table:

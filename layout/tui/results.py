@@ -19,6 +19,7 @@ from rich.console import RenderableType
 
 if TYPE_CHECKING:
     from layout.design import Design
+    from layout.scene import Scene
     from layout.tui.floor import HallFloor
 
 
@@ -47,6 +48,40 @@ class Result:
         """The design's summary.json object, worked out when first asked for (the cabling tab, an export,
         a test), not in every design run: the status line takes its figures from the design itself."""
         return self.design.summary()
+
+    @cached_property
+    def scene(self) -> Scene:
+        """What the map and the exports draw of the design (layout.scene), made once per design in the
+        worker. Without the summary (the status line does not need it): an export adds it."""
+        from layout.scene import scene_of
+
+        return scene_of(self.design, summary={})
+
+    @cached_property
+    def link_codes(self) -> tuple[np.ndarray, list[str], np.ndarray, list[str], np.ndarray]:
+        """Per link, as arrays the inspector counts with bincount (built once per design in the worker):
+        kind codes and their names, media-class codes and their names ("none" for no medium), and
+        whether the link has no route or medium (status other than ok)."""
+        links = self.design.cabling.links
+        kind = links["kind"].astype("category")
+        media = links["media_class"].astype("category")
+        status = links["status"].astype(str).to_numpy()
+        media_names = [str(c) or "none" for c in media.cat.categories] + ["nan"]
+        media_codes = media.cat.codes.to_numpy(np.int64)
+        media_codes = np.where(media_codes < 0, len(media_names) - 1, media_codes)
+        return (
+            kind.cat.codes.to_numpy(np.int64),
+            [str(c) for c in kind.cat.categories],
+            media_codes,
+            media_names,
+            status != "ok",
+        )
+
+    @cached_property
+    def device_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Role, model and id of every device, as arrays (the inspector lists a rack's devices)."""
+        dev = self.design.fabric.devices
+        return tuple(dev[c].to_numpy().astype(str) for c in ("role", "model", "device_id"))  # type: ignore[return-value]
 
     def view(self, name: str, make: Callable[[Result], RenderableType]) -> RenderableType:
         """A tab's content made from this result the first time it is asked for (the cabling tab: when it

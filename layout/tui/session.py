@@ -16,9 +16,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from layout.load import Inputs
 from layout.model import Catalog
@@ -74,6 +72,7 @@ def compute(
     result.budgets = budgets(result)
     if len(result.racks):
         result.rack_links(0)  # builds the per-rack link index here, not in the UI thread
+        _ = result.link_codes, result.device_arrays  # and the inspector's arrays
     return result
 
 
@@ -198,58 +197,19 @@ def snap(v_m: float) -> float:
 
 
 def locate(
-    result: Result | None, floors: dict[str, HallFloor], where: str
+    result: Result | None, floors: dict[str, HallFloor], where: str, figures: dict[str, Any] | None = None
 ) -> tuple[str, float, float] | None:
-    """The hall and point of a violation's ``where``: a rack, a row, a hall or a building (the longest
-    prefix of its path that names one)."""
+    """The hall and point of a violation's or a tree row's ``where`` (a rack, a row, a hall or a building:
+    the most specific one it names) or of the point in its figures: the scene's rule (Scene.locate), the
+    place the drawings mark. ``floors`` is kept for callers; the scene knows the halls."""
     if result is None:
         return None
-    d = result.design
-    racks, rows = d.placement.racks, d.placement.rows
-    parts = where.split("/")
-    for n in range(len(parts), 0, -1):
-        key = "/".join(parts[:n])
-        hit = np.flatnonzero(racks["rack_id"].to_numpy() == key)
-        if len(hit):
-            i = int(hit[0])
-            return (
-                str(racks["hall"].to_numpy()[i]),
-                float(racks["x_m"].to_numpy()[i]),
-                float(racks["y_m"].to_numpy()[i]),
-            )
-        hit = np.flatnonzero(rows["row"].to_numpy() == key)
-        if len(hit):
-            r = rows.iloc[int(hit[0])].to_dict()
-            return str(r["hall"]), (r["x0_m"] + r["x1_m"]) / 2, (r["y0_m"] + r["y1_m"]) / 2
-        halls = [h for h in floors if h == key or h.startswith(f"{key}/")]
-        if halls:
-            c = floors[halls[0]].polygon.centroid
-            return halls[0], float(c.x), float(c.y)
-    return None
+    return result.scene.locate(where, figures)
 
 
 def export(result: Result, kind: str, out_dir: Path) -> list[Path]:
-    """Write one export of a finished design (runs in a worker thread; each writer is atomic)."""
-    d = result.design
-    stem = d.inputs.stem
-    if kind == "dxf":
-        from layout.export.dxf import write_dxf
+    """Write one export of a finished design (runs in a worker thread): layout.export.write, as the CLI,
+    with the summary and the scene the screen already has (every file written atomically)."""
+    from layout import export as export_mod
 
-        return [write_dxf(d, out_dir / f"{stem}.dxf")]
-    if kind == "pdf":
-        from layout.export.pdf import write_pdf
-
-        return [write_pdf(d, out_dir / f"{stem}.pdf")]
-    from layout.export.tables import links_table, write_design_tables
-
-    return write_design_tables(
-        out_dir,
-        stem,
-        bom=result.bom,
-        racks=d.placement.racks,
-        links=links_table(d.fabric, d.placement, d.cabling),
-        summary=result.summary,
-        date=d.inputs.site.site.date,
-        csv=kind == "csv",
-        xlsx=kind == "xlsx",
-    )
+    return export_mod.write(result.design, [kind], out_dir, summary=result.summary, scene=result.scene)

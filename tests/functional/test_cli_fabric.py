@@ -130,3 +130,68 @@ def test_argument_errors_exit_2(dclayout: Callable[..., subprocess.CompletedProc
         res = dclayout("fabric", *args)
         assert res.returncode == 2, args
         assert "dclayout fabric: error:" in res.stderr and res.stdout == ""
+
+
+# ------------------------------------------------------------------------------------------- --csv
+def test_csv_writes_every_device_and_link(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import pandas as pd
+
+    out = tmp_path / "fab"
+    assert main(["fabric", "--gpus", "2056", "--csv", str(out), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)  # --json still prints exactly one object
+    dev = pd.read_csv(out / "fabric-devices.csv")
+    links = pd.read_csv(out / "fabric-links.csv")
+    assert list(dev.columns)[:7] == ["device_id", "role", "tier", "network", "pod", "group", "model"]
+    assert list(links.columns)[:4] == ["a_device", "b_device", "kind", "network"]
+    # tier 0 servers, 1 leaf, 2 spine, 3 core; the counts are those of --json
+    tiers = dev.groupby("role")["tier"].agg(["min", "max", "size"])
+    assert tiers.loc["server"].tolist() == [0, 0, 257]
+    for tier, role in enumerate(["leaf", "spine", "core"], start=1):
+        assert tiers.loc[role].tolist() == [tier, tier, summary["switches"][role]]
+    assert len(links) == summary["links"]["total"]
+    assert set(links["a_device"]) | set(links["b_device"]) <= set(dev["device_id"])
+    kinds = links["kind"].value_counts()
+    assert kinds["gpu_leaf"] == 2056 and kinds["leaf_spine"] == summary["links"]["leaf_spine"]
+    # a link's ends: one tier apart, lower end first
+    tier = dict(zip(dev["device_id"], dev["tier"], strict=True))
+    assert (links["b_device"].map(tier) - links["a_device"].map(tier) == 1).all()
+
+
+def test_csv_bytes_are_the_same_every_run(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        assert main(["fabric", "--gpus", "1000", "--switch", "sn5600", "--csv", str(tmp_path / name)]) == 0
+    for f in ("fabric-devices.csv", "fabric-links.csv"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["fabric-devices.csv", "fabric-links.csv"]
+
+
+def test_csv_to_a_place_that_cannot_be_written_is_exit_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["fabric", "--gpus", "1024", "--csv", str(blocker / "sub")]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("dclayout fabric: --csv: export failed:") and err.count("\n") == 1
+
+
+def test_json_says_what_was_built(capsys: pytest.CaptureFixture[str]) -> None:
+    """The oversubscription is the one applied (1.0 with one pod, whatever was asked); `built` has
+    per tier the switches, links down and up and the most ports one switch uses."""
+    assert main(["fabric", "--gpus", "24000", "--oversubscription", "7", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["pods"] == 1 and out["oversubscription"] == 1.0
+    built = out["built"]
+    assert [b["role"] for b in built] == ["leaf", "spine", "core"]
+    assert [b["switches"] for b in built] == [out["switches"][r] for r in ("leaf", "spine", "core")]
+    assert all(b["max_ports_used"] <= out["radix"] for b in built)
+    assert built[0]["links_down"] == 24_000 and built[-1]["links_up"] == 0
+    for lower, upper in zip(built, built[1:], strict=False):
+        assert lower["links_up"] == upper["links_down"] >= lower["links_down"]  # non-blocking in the pod
+    assert (
+        main(["fabric", "--gpus", "98304", "--pod-gpus", "24576", "--oversubscription", "7", "--json"]) == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert out["oversubscription"] == 7.0
+    core = out["built"][2]
+    assert core["links_down"] == 98_304 and core["links_up"] * 7 >= core["links_down"]

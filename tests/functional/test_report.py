@@ -208,7 +208,7 @@ def test_hall_plan_names_every_row_and_rack_position(small: tuple[Design, bytes]
     design, data = small
     reader = PdfReader(io.BytesIO(data))
     page = next(
-        p for p in reader.pages if "Hall B1/H1" in p.extract_text() and "Rack kW vs" in p.extract_text()
+        p for p in reader.pages if "Hall B1/H1" in p.extract_text() and "GPU rack kW vs" in p.extract_text()
     )
     words = set(page.extract_text().split())
     rows = design.placement.rows

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from layout import design
@@ -83,11 +84,18 @@ def test_locate_finds_a_rack_a_row_and_a_hall(superpod: Path) -> None:
     racks = r.design.placement.racks
     rack = racks.iloc[5]
     assert locate(r, r.floors, str(rack["rack_id"])) == ("B1/H1", rack["x_m"], rack["y_m"])
+    # a row: the middle of its racks' marks (each a square as wide as the rack's longer side), as the
+    # drawings' revision cloud around it (layout.scene)
     row = r.design.placement.rows.iloc[0]
+    mine = racks[racks["row"] == row["row"]]
+    half = np.maximum(mine["width_m"], mine["depth_m"]) / 2
+    x0, x1 = (mine["x_m"] - half).min(), (mine["x_m"] + half).max()
+    y0, y1 = (mine["y_m"] - half).min(), (mine["y_m"] + half).max()
     hall, x, y = locate(r, r.floors, f"{row['row']}/no-such-rack") or ("", 0.0, 0.0)
-    assert (hall, x, y) == ("B1/H1", (row["x0_m"] + row["x1_m"]) / 2, (row["y0_m"] + row["y1_m"]) / 2)
-    c = r.floors["B1/H1"].polygon.centroid
-    assert locate(r, r.floors, "B1") == ("B1/H1", c.x, c.y)
+    assert (hall, x, y) == ("B1/H1", pytest.approx((x0 + x1) / 2), pytest.approx((y0 + y1) / 2))
+    # a building: the middle of its first hall's box
+    bx0, by0, bx1, by1 = r.floors["B1/H1"].polygon.bounds
+    assert locate(r, r.floors, "B1") == ("B1/H1", (bx0 + bx1) / 2, (by0 + by1) / 2)
     assert locate(r, r.floors, "elsewhere") is None and locate(None, r.floors, "B1") is None
 
 

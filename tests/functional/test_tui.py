@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Tree
 
 from layout import design
 from layout.load import load_site
+from layout.scene import palette
 from layout.tui.app import ACTIONS, DCLayoutApp
 from layout.tui.floor import COLUMN, KEEPOUT, OUTSIDE, RACK, RACK_KINDS, TRAY, Grid, HallFloor, rasterise
 from layout.tui.panels import top_n
@@ -603,8 +604,10 @@ def test_rasterise_a_small_hall_by_hand() -> None:
     )  # 0.6 m wide: the cell of its middle
     assert (rack >= 0).sum() == 3
     codes, _ = rasterise(floor, grid, "kw")
-    assert codes[2, 1] == RACK + 0  # 10 of 20 kW: below 70 %
-    assert codes[2, 6] == RACK + 3  # 21 of 20 kW: over the limit
+    # the drawings' rule (layout.scene.palette): a spine rack by its kind whatever its kW (10 of 20 kW),
+    # a GPU rack by its band (21 of 20 kW: over the limit)
+    assert codes[2, 1] == RACK + palette.FILLS.index(palette.KIND_COLOURS["spine"])
+    assert codes[2, 6] == RACK + palette.OVER
 
 
 @sync

@@ -311,3 +311,19 @@ def test_campus_side_networks(campus: tuple[Fabric, Inputs]) -> None:
     # backend counts stay as in the contract; the side networks only add
     assert s["switches"]["total"] == (d["network"] == "backend").sum()
     assert set(links.loc[links["network"] == "frontend", "kind"]) == {"frontend"}
+
+
+@pytest.mark.parametrize("sus", [1, 2, 4, 8, 16, 32, 64])
+def test_superpod_scalable_units_1_to_64(sus: int) -> None:
+    """DGX SuperPOD H100 on QM9700: 8 rail leaves per SU of 32 DGX; up to 8 SU two tiers with one spine
+    per 64 GPU ports (4 SU: 32 leaves, 16 spines, REFERENCE.md), beyond a third tier with one spine per
+    32 and one core per 64 ports; one link per GPU port at every tier below the top."""
+    gpus = sus * 256
+    s = fabric(gpus).summary()
+    assert s["switches"]["leaf"] == 8 * sus
+    if sus <= 8:
+        assert (s["tiers"], s["switches"]["spine"], s["switches"]["core"]) == (2, 4 * sus, 0)
+        assert s["links"]["leaf_spine"] == gpus
+    else:
+        assert (s["tiers"], s["switches"]["spine"], s["switches"]["core"]) == (3, 8 * sus, 4 * sus)
+        assert s["links"]["leaf_spine"] == s["links"]["spine_core"] == gpus

@@ -18,6 +18,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Paragraph
 
 from layout.export import pdf as P
+from layout.scene import palette
 
 ROOT = Path(__file__).resolve().parents[2]
 META = P.ReportMeta("Test Hall", "C", "2026-03-14")
@@ -106,8 +107,10 @@ def test_text_is_made_safe_for_helvetica_and_markup() -> None:
 
 
 def test_kw_bands_edges() -> None:
+    # the palette's bands (layout.scene.palette): up to 50 %, 80 %, 100 %, over
     ratios = np.array([0.2, 0.5, 0.51, 0.8, 0.81, 0.95, 0.96, 1.0, 1.0001, 3.0])
-    assert P.kw_band(ratios).tolist() == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    assert P.kw_band(ratios).tolist() == [0, 0, 1, 1, 2, 2, 2, 2, 3, 3]
+    assert [b[2].hexval()[2:] for b in P.KW_BANDS] == [b.colour[1:] for b in palette.BANDS]
 
 
 @pytest.mark.parametrize(("target", "expected"), [(37, 20), (100, 100), (7, 5), (0.3, 0.2), (1.9, 1)])
@@ -123,28 +126,29 @@ def _walk(node):  # every shape of a reportlab Drawing, groups flattened
 
 def test_hall_plan_colours_each_rack_by_its_kw_against_the_limit() -> None:
     hall = P.HallOutline("B1/H1", [(0, 0), (20, 0), (20, 10), (0, 10)], [(10, 5, 0.6, 0.6)], [], 40.0)
-    kw = np.array([10.0, 30.0, 36.0, 39.0, 44.0])  # 25 %, 75 %, 90 %, 97.5 %, 110 % of 40 kW
+    kw = np.array([10.0, 30.0, 36.0, 44.0, 44.0])  # 25 %, 75 %, 90 %, 110 %, 110 % of 40 kW
     n = len(kw)
+    kind = np.array(["gpu"] * 4 + ["spine"])
     racks = P.PlanRacks(
         x_m=np.arange(n) * 1.5 + 3,
         y_m=np.full(n, 3.0),
         width_m=np.full(n, 0.6),
         depth_m=np.full(n, 1.2),
         rotation_deg=np.array([0, 0, 180, 90, 270.0]),
-        kind=np.array(["gpu"] * 4 + ["spine"]),
-        power_kw=kw,
-        limit_kw=np.full(n, 40.0),
+        kind=kind,
+        fill_no=palette.fill_index(kind, palette.kw_band(kw / 40.0), kw),
         label=np.array([f"{i + 1:02d}" for i in range(n)]),
     )
     trays = P.PlanTrays(np.array([[1, 1, 19, 1], [1, 8, 19, 8]]), np.array([False, True]))
     plan = P.hall_plan(hall, racks, [P.PlanRow("R01", 3, 3, "x", False)], trays)
-    fills = [b[2] for b in P.KW_BANDS]
-    found = []  # (x, band, w, h, stroke) of every rack drawn
+    fills = list(P.FILL_COLOURS)
+    found = []  # (x, fill, w, h, stroke) of every rack drawn
     for b in plan.batches:
         if b.kind == "rects" and b.fill in fills and b.line_w in (0.15, 0.6):
             found += [(x, fills.index(b.fill), w, h, b.stroke) for x, _, w, h in b.data.tolist() if w != 8]
     found.sort()
-    assert [f[1] for f in found] == [0, 1, 2, 3, 4]
+    # GPU racks by band; the spine rack by its kind although it is over the limit too
+    assert [f[1] for f in found] == [0, 1, 2, 3, palette.FILLS.index(palette.KIND_COLOURS["spine"])]
     # rotated racks (90/270) lie across the row: their drawn width is the depth
     assert found[3][2] == pytest.approx(found[0][3]) and found[3][3] == pytest.approx(found[0][2])
     assert found[4][4] == P.NETWORK_EDGE and found[0][4] == P.INK  # the spine rack stands out
@@ -244,8 +248,7 @@ def test_row_names_never_cover_racks() -> None:
         np.full(n, 1.2),
         np.zeros(n),
         np.array(["gpu"] * n),
-        np.full(n, 20.0),
-        np.full(n, 40.0),
+        np.full(n, 1),  # 50-80 %
         np.array([f"{i % 10 + 1:02d}" for i in range(n)]),
     )
     rows = [P.PlanRow("R01", 2.0, 5.0, "x", False), P.PlanRow("R02", 8.6, 5.0, "x", False)]

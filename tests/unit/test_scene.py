@@ -201,3 +201,10 @@ def test_rack_text_is_what_ezdxf_writes(scene: Any) -> None:
     assert got == expected
     assert got.count("\n  0\nATTRIB\n") + got.startswith("  0\nATTRIB\n") == 6 * len(order)
     assert np.all(order["rotation_deg"].to_numpy() >= 0)
+
+
+def test_locate_gives_the_hall_and_the_centre_of_the_marked_place(scene: Any) -> None:
+    assert scene.locate("B1/H1/R01/K02") == ("B1/H1", pytest.approx(1.9), pytest.approx(1.5))
+    assert scene.locate("B1/H1/R01", {"x_m": 2.0, "y_m": 1.5}) == ("B1/H1", 2.0, 1.5)
+    assert scene.locate("B1") == ("B1/H1", 5.0, 3.0)  # a building: its first hall's middle
+    assert scene.locate("site") is None and scene.locate("B9/H1/R01") is None

@@ -55,6 +55,7 @@ from layout.export.pdf.formatting import (
 )
 from layout.export.pdf.plan import (
     BUILDING_FILL,
+    FILL_COLOURS,
     KEEPOUT_FILL,
     KW_BANDS,
     NETWORK_EDGE,
@@ -108,6 +109,7 @@ __all__ = [
     "FRAME_H",
     "FRAME_W",
     "INK",
+    "FILL_COLOURS",
     "KEEPOUT_FILL",
     "KW_BANDS",
     "LENGTH_BIN_EDGES_M",

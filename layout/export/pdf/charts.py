@@ -16,7 +16,8 @@ from reportlab.lib import colors
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from layout.export.pdf.formatting import safe_plain
-from layout.export.pdf.theme import BAD_RED, FONT, FRAME_W, INK, MUTED, OK_GREEN, RULE, WARN_AMBER, ZEBRA
+from layout.export.pdf.theme import FONT, FRAME_W, INK, MUTED, RULE, ZEBRA
+from layout.scene import palette
 
 
 def _label(
@@ -32,12 +33,8 @@ def _bar(x: float, y: float, w: float, h: float, fill: colors.Color) -> Rect:
 
 
 def use_colour(ratio: float) -> colors.Color:
-    """Colour of a used/limit ratio: green up to 80 %, amber up to 100 %, red above."""
-    if ratio > 1.0 + 1e-9:
-        return BAD_RED
-    if ratio > 0.8:
-        return WARN_AMBER
-    return OK_GREEN
+    """Colour of a used/limit ratio: the drawings' kW bands (layout.scene.palette), the last over it."""
+    return colors.HexColor(palette.band_colour(ratio))
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Self-contained: it knows nothing of a Design. It draws what it is given: rack boxes (PlanRacks), row
 labels (PlanRow), tray segments (PlanTrays), hall and site outlines (HallOutline, SiteOutline). Racks are
-coloured by kW band against their limit; numpy arrays become PDF path operators in bulk (Plan), one
+filled as the scene says (layout.scene.palette: GPU racks by kW band, other kinds by kind); numpy arrays become PDF path operators in bulk (Plan), one
 path per style batch, which keeps a campus of thousands of racks quick to draw.
 """
 
@@ -23,15 +23,14 @@ from reportlab.platypus import (
 
 from layout.export.pdf.formatting import safe_plain
 from layout.export.pdf.theme import FONT, FONT_BOLD, FONT_ITALIC, FRAME_H, FRAME_W, INK, MUTED
+from layout.scene import palette
 
-KW_BANDS: tuple[tuple[float, str, colors.Color], ...] = (
-    (0.5, "up to 50 %", colors.HexColor("#c7e9c0")),
-    (0.8, "50-80 %", colors.HexColor("#74c476")),
-    (0.95, "80-95 %", colors.HexColor("#fdae6b")),
-    (1.0 + 1e-9, "95-100 %", colors.HexColor("#f16913")),
-    (math.inf, "over the limit", colors.HexColor("#cb181d")),
+# the palette's bands as (upper bound, label, colour)
+KW_BANDS: tuple[tuple[float, str, colors.Color], ...] = tuple(
+    (b.upper, b.label, colors.HexColor(b.colour)) for b in palette.BANDS
 )
-NETWORK_KINDS = frozenset({"network", "spine", "core"})
+FILL_COLOURS = tuple(colors.HexColor(c) for c in palette.FILLS)
+NETWORK_KINDS = palette.NETWORK_KINDS
 NETWORK_EDGE = colors.HexColor("#08306b")
 TRAY_COLOUR = colors.HexColor("#8c6bb1")
 TRAY_FULL = colors.HexColor("#cb181d")
@@ -39,10 +38,7 @@ KEEPOUT_FILL = colors.HexColor("#e0e0e0")
 BUILDING_FILL = colors.HexColor("#f7f9fb")
 
 
-def kw_band(ratio: np.ndarray) -> np.ndarray:
-    """Band number (index into KW_BANDS) of each rack's kW / hall limit."""
-    limits = np.array([b[0] for b in KW_BANDS[:-1]])
-    return np.searchsorted(limits, ratio, side="left")
+kw_band = palette.kw_band  # band number (index into KW_BANDS) of each use ratio
 
 
 def nice_length(target: float) -> float:
@@ -193,7 +189,8 @@ class Plan(Flowable):
 
 @dataclass(frozen=True)
 class PlanRacks:
-    """Racks to draw: footprint centres and sizes (m), rotation, kind, kW and its limit, short label."""
+    """Racks to draw: footprint centres and sizes (m), rotation, kind, fill (index into palette.FILLS, as
+    the scene gives it), short label."""
 
     x_m: np.ndarray
     y_m: np.ndarray
@@ -201,8 +198,7 @@ class PlanRacks:
     depth_m: np.ndarray
     rotation_deg: np.ndarray
     kind: np.ndarray
-    power_kw: np.ndarray
-    limit_kw: np.ndarray
+    fill_no: np.ndarray
     label: np.ndarray  # str per rack, e.g. position "07"
 
 
@@ -320,17 +316,15 @@ def _row_labels(p: Plan, fr: _Frame, racks: PlanRacks, rows: Sequence[PlanRow]) 
 
 
 def _rack_shapes(p: Plan, fr: _Frame, racks: PlanRacks, detail: bool) -> None:
-    """Racks as rectangles filled by kW band. ``detail`` (hall plans): outlines, network racks in dark
-    blue, position labels sized to the rack. Without (site plans): fills only, which stay legible when
-    a rack is a point wide."""
+    """Racks as rectangles filled as the scene says. ``detail`` (hall plans): outlines, network racks
+    in dark blue, position labels sized to the rack. Without (site plans): fills only, which stay
+    legible when a rack is a point wide."""
     px, py, wx, wy, rotated = _rack_boxes(fr, racks)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(racks.limit_kw > 0, racks.power_kw / racks.limit_kw, 0.0)
-    band = kw_band(ratio)
+    fill_no = np.asarray(racks.fill_no, np.int64)
     network = np.isin(racks.kind, list(NETWORK_KINDS))
-    for bi, (_, _, fill) in enumerate(KW_BANDS):
+    for fi, fill in enumerate(FILL_COLOURS):
         for net in (False, True):
-            m = (band == bi) & (network == net)
+            m = (fill_no == fi) & (network == net)
             if not m.any():
                 continue
             if detail:
@@ -347,7 +341,7 @@ def _rack_shapes(p: Plan, fr: _Frame, racks: PlanRacks, detail: bool) -> None:
 
 
 def _legend(p: Plan, x: float, y: float, limit_text: str) -> None:
-    head = f"Rack kW vs {limit_text}:"
+    head = f"GPU rack kW vs {limit_text}:"
     p.text(x, y + 1, [head], 6.5, font=FONT_BOLD)
     x += stringWidth(head, FONT_BOLD, 6.5) + 5
     for _, label, col in KW_BANDS:
@@ -362,8 +356,11 @@ def _legend_symbols(p: Plan, x: float, y: float, trays: bool) -> None:
         p.text(x + 12, y + 1, [label], 6.5)
         x += 12 + stringWidth(label, FONT, 6.5) + 9
 
-    p.rects(x, y, 8, 6, colors.white, NETWORK_EDGE, 0.9)
-    item("network / spine rack")
+    for kind in ("network", "spine", "core"):
+        p.rects(x, y, 8, 6, colors.HexColor(palette.KIND_COLOURS[kind]), NETWORK_EDGE, 0.9)
+        x += 10
+    x -= 10
+    item("leaf / spine / core rack")
     if trays:
         p.lines([[x, y + 3, x + 10, y + 3]], TRAY_COLOUR, 1.2)
         item("cable tray")
@@ -437,7 +434,8 @@ class SiteOutline:
 def site_plan(
     site: SiteOutline, racks: PlanRacks, width: float = FRAME_W, height: float = FRAME_H - 60
 ) -> Plan:
-    """Vector plan of the campus: buildings, halls, inter-building ducts, every rack coloured by kW use."""
+    """Vector plan of the campus: buildings, halls, inter-building ducts, every rack filled as the scene
+    says."""
     pts = [q for _, ring in site.buildings for q in ring] + [q for _, path in site.ducts for q in path]
     xs, ys = [q[0] for q in pts], [q[1] for q in pts]
     pad = 0.04 * max(max(xs) - min(xs), max(ys) - min(ys))

@@ -28,13 +28,14 @@ from layout.export.pdf.document import contents_page, render
 
 if TYPE_CHECKING:
     from layout.design import Design
+    from layout.scene import Scene
 
 
-def build_story(design: Design) -> list[Flowable]:
+def build_story(design: Design, scene: Scene | None = None) -> list[Flowable]:
     summary = design.summary()
     story: list[Flowable] = cover.story(design, summary)
     story += contents_page()
-    story += plans.story(design)
+    story += plans.story(design, scene)
     story += power.story(design, summary)
     story += network.story(design, summary)
     story += cabling.story(design, summary)  # the network chapter's media, lengths and trays sections
@@ -45,12 +46,12 @@ def build_story(design: Design) -> list[Flowable]:
     return story
 
 
-def render_pdf(design: Design) -> bytes:
-    """The report of ``design`` as PDF bytes (deterministic)."""
-    return render(build_story(design), cover.meta_of(design))
+def render_pdf(design: Design, scene: Scene | None = None) -> bytes:
+    """The report of ``design`` as PDF bytes (deterministic); its plans draw ``scene`` (the design's)."""
+    return render(build_story(design, scene), cover.meta_of(design))
 
 
-def write_pdf(design: Design, path: str | os.PathLike[str]) -> Path:
+def write_pdf(design: Design, path: str | os.PathLike[str], scene: Scene | None = None) -> Path:
     """Write the report of ``design`` to ``path`` atomically: it is built in memory and moved into place,
     so a failure leaves no file (and an older report untouched)."""
-    return write_bytes(path, render_pdf(design))
+    return write_bytes(path, render_pdf(design, scene))

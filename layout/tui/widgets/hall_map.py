@@ -17,12 +17,12 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
+from layout.scene import palette
 from layout.tui.floor import (
     ASPECT,
     COLUMN,
     FLOOR,
     KEEPOUT,
-    KW_LEVELS,
     OUTSIDE,
     RACK,
     RACK_KINDS,
@@ -37,18 +37,7 @@ from layout.tui.floor import (
 ZOOM_STEP = 1.5  # + and - change the scale by this factor
 MIN_M_PER_COL, MAX_M_PER_COL = 0.05, 50.0
 
-KIND_COLOURS = {
-    "gpu": "#5fd75f",
-    "network": "#5fafff",
-    "spine": "#d787ff",
-    "core": "#ff8700",
-    "storage": "#d7d75f",
-    "management": "#5fd7d7",
-    "cdu": "#8a8a8a",
-}
-KW_COLOURS = ("#5fd75f", "#d7d75f", "#ff8700", "#ff3030")  # < 70 %, < 90 %, <= 100 %, over the limit
-KW_NAMES = (f"<{KW_LEVELS[0]:.0%}", f"<{KW_LEVELS[1]:.0%}", f"≤{KW_LEVELS[2]:.0%}", "over")
-
+KIND_COLOURS = palette.KIND_COLOURS  # the drawings' colours (layout.scene.palette), in the map too
 FLOOR_BG = "#3a3a3a"
 MAP_BG = "#121212"
 GLYPHS: dict[int, tuple[str, Style]] = {
@@ -68,7 +57,7 @@ REVERSE = Style(reverse=True)
 def glyphs_for(by: str) -> dict[int, tuple[str, Style]]:
     """Every cell code's glyph and style, racks coloured by ``kind`` or by ``kw`` use (built once: parsing
     the colours of a Style at each line of each repaint cost more than drawing the line)."""
-    colours = KW_COLOURS if by == "kw" else tuple(KIND_COLOURS[k] for k in RACK_KINDS)
+    colours = palette.FILLS if by == "kw" else tuple(KIND_COLOURS[k] for k in RACK_KINDS)
     return {**GLYPHS, **{RACK + i: ("█", Style(color=c, bgcolor=FLOOR_BG)) for i, c in enumerate(colours)}}
 
 
@@ -343,9 +332,12 @@ def legend(by: str, where: str) -> Text:
     """One line: what the colours and glyphs mean, then the hall and the scale."""
     t = Text()
     if by == "kw":
-        t.append("kW use: ")
-        for name, colour in zip(KW_NAMES, KW_COLOURS, strict=True):
-            t.append("█", Style(color=colour)).append(f"{name} ")
+        t.append("GPU kW: ")
+        for band in palette.BANDS:
+            t.append("█", Style(color=band.colour)).append(
+                f"{band.label.replace(' %', '%').replace('over the limit', 'over')} "
+            )
+        t.append("█", Style(color=KIND_COLOURS["network"])).append("net ")
     else:
         for kind, name in (("gpu", "gpu"), ("network", "net"), ("spine", "spine"), ("core", "MDF")):
             t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{name} ")

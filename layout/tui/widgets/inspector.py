@@ -4,8 +4,10 @@ column or a keep-out), and the hall it is in."""
 from __future__ import annotations
 
 import numpy as np
-from rich.console import Group, RenderableType
-from rich.table import Table
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from shapely.geometry import Point
 from textual.app import ComposeResult
@@ -20,17 +22,40 @@ from layout.tui.widgets.prerendered import Prerendered
 DEVICES_LISTED = 8
 
 
-def kv_table(rows: list[tuple[str, RenderableType]]) -> Table:
-    t = Table.grid(padding=(0, 1))
-    t.add_column(style="dim", no_wrap=True)
-    t.add_column(overflow="fold")
-    for k, v in rows:
-        t.add_row(k, v)
-    return t
+class KeyValues:
+    """Keys (dim) in a column as wide as the longest, a space, then each value wrapped to the rest of the
+    width: what a two-column rich Table.grid shows, without the Table's measuring of every cell on every
+    render (the inspector is rendered again on each cursor move)."""
+
+    def __init__(self, rows: list[tuple[str, RenderableType]]) -> None:
+        self.rows = rows
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        key_w = max((cell_len(k) for k, _ in self.rows), default=0)
+        value_w = max(options.max_width - key_w - 1, 1)
+        value_options = options.update_width(value_w)
+        blank = " " * (key_w + 1)
+        for key, value in self.rows:
+            lines = console.render_lines(value, value_options, pad=True)
+            for i, line in enumerate(lines):
+                if i == 0:
+                    yield Segment(key.ljust(key_w), DIM)
+                    yield Segment(" ")
+                else:
+                    yield Segment(blank)
+                yield from line
+                yield Segment.line()
+
+
+DIM = Style(dim=True)
+
+
+def kv_table(rows: list[tuple[str, RenderableType]]) -> KeyValues:
+    return KeyValues(rows)
 
 
 def bar(value: float, limit: float, width: int = 12) -> Text:
-    """A bar of value against limit: green, yellow, orange, red over the limit."""
+    """A bar of value against limit, coloured by the palette's bands (the last: over the limit)."""
     frac = value / limit if limit > 0 else 0.0
     filled = min(width, round(min(frac, 1.0) * width))
     return Text("█" * filled, style=use_colour(frac)).append("░" * (width - filled), style="grey35")
@@ -82,31 +107,39 @@ def rack_section(result: Result, rack_no: int, hall_floor_kg_m2: float) -> Rende
         ("position", f"({float(r['x_m']):.1f}, {float(r['y_m']):.1f}) m, {float(r['rotation_deg']):g}°"),
     ]
     dev_idx = np.flatnonzero(d.placement.device_rack == rack_no)
-    devices = d.fabric.devices.iloc[dev_idx]
-    if len(devices):
+    if len(dev_idx):
+        role_all, model_all, id_all = result.device_arrays
+        role, model, ids = role_all[dev_idx], model_all[dev_idx], id_all[dev_idx]
         ru = d.placement.device_ru[dev_idx]
-        counts = devices.groupby(["role", "model"], sort=True).size().reset_index(name="n")
-        listing = zip(counts["n"].tolist(), counts["role"].tolist(), counts["model"].tolist(), strict=True)
-        rows.append(("devices", ", ".join(f"{n} {role} {model}" for n, role, model in listing)))
+        pairs = sorted(set(zip(role.tolist(), model.tolist(), strict=True)))
+        count = {p: 0 for p in pairs}
+        for p in zip(role.tolist(), model.tolist(), strict=True):
+            count[p] += 1
+        rows.append(("devices", ", ".join(f"{count[p]} {p[0]} {p[1]}" for p in pairs)))
         order = np.argsort(-ru, kind="stable")[:DEVICES_LISTED]
-        listed = [f"U{int(ru[i]):>2} {devices['device_id'].iat[i]}" for i in order]
-        if len(devices) > DEVICES_LISTED:
-            listed.append(f"… {len(devices) - DEVICES_LISTED} more")
+        listed = [f"U{int(ru[i]):>2} {ids[i]}" for i in order]
+        if len(dev_idx) > DEVICES_LISTED:
+            listed.append(f"… {len(dev_idx) - DEVICES_LISTED} more")
         rows.append(("", "\n".join(listed)))
     idx = result.rack_links(rack_no)
     n_links = len(idx)
     if n_links:
-        links = d.cabling.links.iloc[idx]
-        by_kind = links["kind"].value_counts(sort=False)
+        kind_codes, kind_names, media_codes, media_names, bad_links = result.link_codes
+        by_kind = np.bincount(kind_codes[idx], minlength=len(kind_names)).tolist()
         rows.append(
-            ("links", f"{n_links:,}: " + ", ".join(f"{int(n):,} {k}" for k, n in by_kind.items() if n))
+            (
+                "links",
+                f"{n_links:,}: "
+                + ", ".join(f"{n:,} {k}" for k, n in zip(kind_names, by_kind, strict=True) if n),
+            )
         )
-        by_media = links["media_class"].astype(str).replace("", "none").value_counts()
-        rows.append(("media", ", ".join(f"{int(n):,} {k}" for k, n in sorted(by_media.items()))))
+        by_media = np.bincount(media_codes[idx], minlength=len(media_names)).tolist()
+        media_counts = sorted((k, n) for k, n in zip(media_names, by_media, strict=True) if n)
+        rows.append(("media", ", ".join(f"{n:,} {k}" for k, n in media_counts)))
         lengths = result.link_length_m[idx]
         longest = float(np.nanmax(lengths)) if np.isfinite(lengths).any() else 0.0
         rows.append(("longest", f"{longest:.1f} m"))
-        bad = int((links["status"] != "ok").sum())
+        bad = int(bad_links[idx].sum())
         if bad:
             rows.append(("problems", Text(f"{bad:,} links without a route or medium", style="red")))
     return Group(Text(f"Rack {r['rack_id']}", style="bold"), kv_table(rows))
@@ -141,7 +174,7 @@ class Inspector(VerticalScroll):
     """Shows the selection under the map cursor and the hall it is in."""
 
     def compose(self) -> ComposeResult:
-        yield Prerendered("", id="inspector-body")
+        yield Prerendered("", id="inspector-body", keep_height=True)
 
     def show(
         self,

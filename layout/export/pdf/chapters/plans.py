@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from reportlab.platypus import (
     Flowable,
     KeepTogether,
@@ -28,81 +29,84 @@ from layout.export.pdf.plan import (
     site_plan,
 )
 from layout.export.pdf.theme import FRAME_H, STYLES
+from layout.scene import Scene, scene_of
 
 
-def _plan_racks(design: Any, mask: np.ndarray | None = None) -> PlanRacks:
-    r = design.placement.racks
-    pw = design.power
-    m = np.ones(len(r), bool) if mask is None else mask
+def _plan_racks(racks: pd.DataFrame) -> PlanRacks:
+    """The scene's racks (all, or one hall's) as the plan draws them."""
     return PlanRacks(
-        x_m=r["x_m"].to_numpy(float)[m],
-        y_m=r["y_m"].to_numpy(float)[m],
-        width_m=r["width_m"].to_numpy(float)[m],
-        depth_m=r["depth_m"].to_numpy(float)[m],
-        rotation_deg=r["rotation_deg"].to_numpy(float)[m],
-        kind=r["kind"].to_numpy(str)[m],
-        power_kw=np.asarray(pw.rack_kw, float)[m],
-        limit_kw=np.asarray(pw.rack_limit_kw, float)[m],
-        label=np.char.zfill(r["pos"].to_numpy(int)[m].astype(str), 2),
+        x_m=racks["x_m"].to_numpy(float),
+        y_m=racks["y_m"].to_numpy(float),
+        width_m=racks["width_m"].to_numpy(float),
+        depth_m=racks["depth_m"].to_numpy(float),
+        rotation_deg=racks["rotation_deg"].to_numpy(float),
+        kind=racks["kind"].to_numpy(str),
+        fill_no=racks["fill_no"].to_numpy(np.int64),
+        label=np.char.zfill(racks["pos"].to_numpy(int).astype(str), 2),
     )
 
 
-def _plan_rows(design: Any, hall: str) -> list[PlanRow]:
-    rows = design.placement.rows
+def _plan_rows(scene: Scene, hall: str) -> list[PlanRow]:
+    rows = scene.rows
     out = []
-    for r in rows[rows["hall"] == hall].itertuples():
-        x = min(r.x0_m, r.x1_m) if r.axis == "x" else r.x0_m
-        y = r.y0_m if r.axis == "x" else min(r.y0_m, r.y1_m)
-        network = str(r.kind) in NETWORK_KINDS
-        label = f"{short_id(str(r.row))} {r.kind}" if network else short_id(str(r.row))
-        out.append(PlanRow(label, float(x), float(y), str(r.axis), network))
+    r: dict[Any, Any]
+    for r in rows[rows["hall"] == hall].to_dict("records"):
+        x0, y0, x1, y1 = (float(r[k]) for k in ("x0_m", "y0_m", "x1_m", "y1_m"))
+        x = min(x0, x1) if r["axis"] == "x" else x0
+        y = y0 if r["axis"] == "x" else min(y0, y1)
+        network = str(r["kind"]) in NETWORK_KINDS
+        label = f"{short_id(str(r['row']))} {r['kind']}" if network else short_id(str(r["row"]))
+        out.append(PlanRow(label, x, y, str(r["axis"]), network))
     return out
 
 
-def story(design: Any) -> list[Flowable]:
+def story(design: Any, scene: Scene | None = None) -> list[Flowable]:
+    scene = scene if scene is not None else scene_of(design, summary={})
     site = design.inputs.site
-    racks = design.placement.racks
+    racks = scene.racks
     out: list[Flowable] = [*h1("Site and hall plans")]
     out.append(
         para(
-            "Racks are drawn to scale and coloured by their power draw against their hall's per-rack limit; "
-            "network racks (leaf, spine, core) have a dark blue outline. Each rack carries its position in "
-            "the row; zoom in to read them. North is up."
+            "Racks are drawn to scale. GPU racks are coloured by their power draw against their per-rack "
+            "limit; network racks (leaf, spine, core) by their kind, with a dark blue outline, as in the "
+            "SVG plans and the terminal map. Each rack carries its position in the row; zoom in to read "
+            "them. North is up."
         )
     )
-    if len(site.halls()) > 1:
+    campus = scene.campus
+    assert campus is not None
+    if len(campus.halls) > 1:
         outline = SiteOutline(
-            buildings=[(b.id, list(b.footprint)) for b in site.building],
-            halls=[(f"{b.id}/{h.id}", list(h.polygon)) for b, h in site.halls()],
-            ducts=[(f"{d.from_}-{d.to}", list(d.path)) for d in site.duct if d.path],
+            buildings=[(bid, list(ring)) for bid, ring, _ in campus.buildings],
+            halls=[(hg.key, list(hg.polygon)) for hg in campus.halls],
+            ducts=[(name, list(path)) for name, path in campus.ducts],
         )
-        out += [*h2("Site plan"), site_plan(outline, _plan_racks(design), height=FRAME_H - 80)]
-    hall_keys = racks["hall"].to_numpy(str)
+        out += [*h2("Site plan"), site_plan(outline, _plan_racks(racks), height=FRAME_H - 80)]
     empty = []
-    for b, h in site.halls():
-        key = f"{b.id}/{h.id}"
-        mask = hall_keys == key
-        if not mask.any():
+    for (_, h), hg in zip(site.halls(), campus.halls, strict=True):
+        key = hg.key
+        mine = scene.racks_of(key)
+        if mine.empty:
             empty.append(key)
             continue
         outline_h = HallOutline(
             key,
-            list(h.polygon),
-            [(c.at[0], c.at[1], c.size_m[0], c.size_m[1]) for c in h.columns],
-            [(list(k.polygon), k.reason) for k in h.keepouts],
-            h.max_rack_kw,
+            list(hg.polygon),
+            [tuple(c) for c in hg.columns.tolist()],
+            [(list(ring), reason) for ring, reason in hg.keepouts],
+            hg.max_rack_kw,
         )
         plan = hall_plan(
             outline_h,
-            _plan_racks(design, mask),
-            _plan_rows(design, key),
-            _plan_trays(design, key),
+            _plan_racks(mine),
+            _plan_rows(scene, key),
+            _plan_trays(scene, key),
             height=FRAME_H - 70,
         )
-        by_tpl = racks[mask].groupby("template").size()
-        kw = np.asarray(design.power.rack_kw)[mask]
+        by_tpl = mine.groupby("template").size()
+        kw = mine["power_kw"].to_numpy(float)
         caption = para(
-            f"{int(mask.sum()):,} racks ({', '.join(f'{n:,} {t}' for t, n in by_tpl.items())}); "
+            f"{len(mine):,} racks ({', '.join(f'{n:,} {t}' for t, n in by_tpl.items())}); "
             f"{kw.sum() / 1000:,.2f} MW of IT; hottest rack {kw.max():,.1f} kW against {h.max_rack_kw:g} kW "
             f"({h.cooling} cooling).",
             "caption",
@@ -113,15 +117,10 @@ def story(design: Any) -> list[Flowable]:
     return out
 
 
-def _plan_trays(design: Any, hall: str) -> PlanTrays:
-    cab = design.cabling
-    e = cab.trays.edges
-    n = cab.trays.nodes
-    m = (e["hall"].astype(str).to_numpy() == hall) & e["kind"].isin(
-        ["row", "cross", "trunk", "user"]
-    ).to_numpy()
-    u = e["u"].to_numpy()[m]
-    v = e["v"].to_numpy()[m]
-    x = n["x_m"].to_numpy(float)
-    y = n["y_m"].to_numpy(float)
-    return PlanTrays(np.column_stack([x[u], y[u], x[v], y[v]]), cab.edge_fill["over"].to_numpy(bool)[m])
+def _plan_trays(scene: Scene, hall: str) -> PlanTrays:
+    e = scene.tray_edges
+    if e is None or e.empty:
+        return PlanTrays(np.zeros((0, 4)), np.zeros(0, bool))
+    m = (e["hall"].to_numpy(str) == hall) & e["kind"].isin(["row", "cross", "trunk", "user"]).to_numpy()
+    seg = e[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float)[m]
+    return PlanTrays(seg, e["over"].to_numpy(bool)[m])
