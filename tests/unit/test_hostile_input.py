@@ -159,7 +159,13 @@ def test_a_switch_of_2_or_3_ports_is_refused_not_an_endless_loop(
 def test_the_smallest_radix_allowed_sizes_to_a_clean_answer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    lib = _library(tmp_path, f"{QM9700_PORTS}=>ports = 4 # 32 OSFP")
+    # a 4-port switch has 2 twin-port cages (the catalog's cage count must match its ports)
+    cages = "cages = 32\nlanes_per_cage = 8           # 8 x 100G lanes per OSFP (NVIDIA)\nmgmt_ports = 1               # RJ45 management port, not a data cage (NVIDIA QM9700"
+    lib = _library(tmp_path, f"{cages}=>{cages.replace('cages = 32', 'cages = 2', 1)}")
+    cat = lib / "catalog.toml"
+    cat.write_text(
+        cat.read_text(encoding="utf-8").replace(QM9700_PORTS, "ports = 4 # 32 OSFP"), encoding="utf-8"
+    )
     rc, err = _both(capsys, tmp_path, str(SMALL), "--templates", str(lib))
     assert rc == 2  # 256 GPUs on a radix-4 switch would need 7 tiers: refused by the sizer, in both
     assert err.startswith(f"{SMALL}: cluster.switch: a pod of 256 GPUs needs 7 tiers of qm9700 (radix 4)")
