@@ -59,7 +59,7 @@ def main() -> None:
             f"run {i + 1}: drawing {t1 - t0:.2f} s + bytes {t2 - t1:.2f} s = {t2 - t0:.2f} s; "
             f"write_dxf end to end {t3 - t2:.2f} s; {len(data) / 1e6:.1f} MB"
         )
-    # the racks are spliced in as DXF text when the document is written: count what the file holds
+    # the trays and racks are spliced in as DXF text when the document is written: count what the file holds
     doc = ezdxf.read(io.StringIO(data.decode("utf-8")))
     msp = doc.modelspace()
     kinds = Counter(e.dxftype() for e in msp)

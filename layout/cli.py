@@ -14,7 +14,17 @@ import sys
 
 from layout.errors import EXIT_BAD_INPUT, EXIT_EXPORT_FAILED, EXIT_OK, EXIT_VIOLATIONS, InputError
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_EXPORT_FAILED", "EXIT_OK", "EXIT_VIOLATIONS", "build_parser", "main"]
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_EXPORT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_VIOLATIONS",
+    "build_parser",
+    "main",
+]
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
 COMMANDS = ["validate", "tui", "fabric", "design", "report", "compare"]
 
@@ -30,13 +40,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one command; Ctrl-C (at any point, even while the parser imports the commands) ends it with
+    the one line "interrupted" and exit code 130, never a traceback."""
     try:
+        args = build_parser().parse_args(argv)
         return int(args.run(args))
     except InputError as e:
         for p in e.problems:
             print(str(p), file=sys.stderr)
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

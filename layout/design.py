@@ -98,6 +98,16 @@ def build_fabric(inputs: Inputs, cache: DesignCache | None = None) -> Fabric:
     return fabric
 
 
+def check(inputs: Inputs, cache: DesignCache | None = None) -> Fabric:
+    """Every check of the input that the pipeline makes before it designs: the fabric sizing (tiers
+    that cannot hold the GPUs, a switch too slow for the servers, pods one tier cannot join, ...) and
+    the network rack templates the placer needs. ``dclayout validate`` runs exactly this, so that it
+    refuses what ``dclayout design`` refuses, with the same lines (InputError); returns the fabric."""
+    fabric = build_fabric(inputs, cache)
+    place_mod.network_templates(inputs)
+    return fabric
+
+
 def run(inputs: Inputs, progress: Progress | None = None, cache: DesignCache | None = None) -> Design:
     """Run every stage on validated inputs. Design-rule breaches are in ``Design.violations``.
 
@@ -106,7 +116,7 @@ def run(inputs: Inputs, progress: Progress | None = None, cache: DesignCache | N
     """
     step: Progress = progress or (lambda _name: None)
     step("fabric")
-    fabric = build_fabric(inputs, cache)
+    fabric = check(inputs, cache)
     step("place")
     placement = place_mod.place(inputs, fabric, cache.place if cache is not None else None)
     step("cable")

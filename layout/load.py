@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import stat
 import tomllib
 import types
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -23,6 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
+import numpy as np
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from shapely.geometry import LineString, Polygon
 from shapely.geometry import Point as ShapelyPoint
@@ -39,6 +41,9 @@ DEFAULT_TEMPLATES_DIR = PACKAGE_ROOT / "rack_templates"
 ENTRY_TOLERANCE_M = 1.0  # a building entry must lie within this distance of the footprint outline
 DUCT_END_TOLERANCE_M = 5.0  # a duct path must start/end within this distance of the buildings' entries
 FABRIC_SLOT_DEVICES = ("leaf", "switch")  # template slot devices that stand for the cluster's switch
+MAX_HALL_AREA_M2 = 1_000_000.0  # 1 km²: designs in ~3 s and 200 MB; far larger halls exhaust memory
+MAX_USER_ROWS = 5_000  # [[row]] entries of one site
+MAX_INPUT_BYTES = 16 * 2**20  # a site, template or catalog file larger than this is refused unread
 
 
 @dataclass(frozen=True)
@@ -58,20 +63,38 @@ class Inputs:
 
 # ------------------------------------------------------------------------------------------- TOML
 def _read_text(path: Path) -> str:
+    """The text of an input file: a regular file (not a folder, FIFO or device such as /dev/zero) of at
+    most MAX_INPUT_BYTES, read as UTF-8; anything else is one clean problem, never a hang."""
+
+    def bad(problem: str, allowed: str = "a path to a .toml file") -> InputError:
+        return InputError([Problem(str(path), "(file)", problem, allowed)])
+
     try:
-        return path.read_text(encoding="utf-8")
+        st = path.stat()
+        if stat.S_ISDIR(st.st_mode):
+            raise bad("is a folder, not a file")
+        if not stat.S_ISREG(st.st_mode):
+            raise bad("is not a regular file (a device, FIFO or socket)", "a path to a .toml text file")
+        with path.open("rb") as f:
+            raw = f.read(MAX_INPUT_BYTES + 1)
     except FileNotFoundError:
-        raise InputError(
-            [Problem(str(path), "(file)", "file not found", "a path to an existing .toml file")]
-        ) from None
-    except IsADirectoryError:
-        raise InputError(
-            [Problem(str(path), "(file)", "is a folder, not a file", "a path to a .toml file")]
-        ) from None
+        raise bad("file not found", "a path to an existing .toml file") from None
+    except NotADirectoryError:
+        raise bad("a folder on the path is a file", "a path to an existing .toml file") from None
+    except PermissionError:
+        raise bad("permission denied", "a file you can read") from None
+    except OSError as e:
+        raise bad(f"cannot be read ({e.strerror or type(e).__name__})") from None
+    if len(raw) > MAX_INPUT_BYTES:
+        raise bad(
+            f"is larger than {MAX_INPUT_BYTES // 2**20} MiB",
+            f"an input file of at most {MAX_INPUT_BYTES // 2**20} MiB",
+        )
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise InputError(
-            [Problem(str(path), "(file)", f"not UTF-8 text ({e.reason})", "a UTF-8 text file")]
-        ) from None
+        raise bad(f"not UTF-8 text ({e.reason})", "a UTF-8 text file") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as read_text() had
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -81,6 +104,14 @@ def read_toml(path: Path) -> dict[str, Any]:
 def parse_toml(text: str, name: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
+    except RecursionError:
+        raise InputError(
+            [
+                Problem(
+                    name, "(syntax)", "TOML nested too deeply to read", "tables and lists nested a few levels"
+                )
+            ]
+        ) from None
     except tomllib.TOMLDecodeError as e:
         msg, _, pos = str(e).partition(" (at ")
         pos = pos.rstrip(")")
@@ -330,6 +361,8 @@ def _error_problem(
     loc = tuple(err["loc"])
     val = err.get("input")
     got = f", got {_value(val)}"
+    if kind == "int_type" and isinstance(val, float):
+        got = f", got {val!r}"  # 8.0, not 8: the decimal point is what makes it no whole number here
     if kind == "missing" and loc and isinstance(loc[-1], int):  # a tuple such as [x, y] with too few items
         return loc[:-1], f"must be a pair [x, y]{got}", _PAIR
     if kind == "extra_forbidden":
@@ -384,6 +417,9 @@ def _error_problem(
                 allowed = f"{n} or more [[{header}]] tables"
             elif get_origin(item) is tuple:
                 allowed = f"{n} or more points [[x, y], ...]"
+            elif get_origin(inner) is dict:
+                header = ".".join(str(p) for p in loc if isinstance(p, str))
+                allowed = f"{n} or more [{header}.ID] tables"
             else:
                 allowed = f"{n} or more {entries}"
             return loc, f"needs at least {n} {entries}, got {actual}", allowed
@@ -566,10 +602,12 @@ def _partial_catalog(data: dict[str, Any]) -> _PartialCatalog:
     for section, fld in Catalog.model_fields.items():
         spec = _strip(fld.annotation)
         raw = data.get(section)
-        if get_origin(spec) is not dict or not isinstance(raw, dict):
+        if get_origin(spec) is not dict:
+            continue
+        sections[section] = {}  # a missing or refused section: checked as empty
+        if not isinstance(raw, dict):
             continue
         model = get_args(spec)[1]
-        sections[section] = {}
         for key, entry in raw.items():
             try:
                 sections[section][key] = model.model_validate(entry)
@@ -747,6 +785,13 @@ def load_library(templates_dir: Path = DEFAULT_TEMPLATES_DIR) -> tuple[Catalog, 
 
 
 def _load_library(tdir: Path) -> tuple[Catalog | None, dict[str, RackTemplate] | None, list[Problem]]:
+    if not tdir.is_dir():
+        what = "is a file, not a folder" if tdir.exists() else "folder not found"
+        return (
+            None,
+            None,
+            [Problem(str(tdir), "(folder)", what, "a folder with catalog.toml and rack templates")],
+        )
     catalog, partial, problems = _catalog_problems(tdir)
     templates: dict[str, RackTemplate] | None = None
     try:
@@ -959,6 +1004,7 @@ def _cross_check(
     p: list[Problem] = []
     buildings: dict[str, tuple[int, Polygon | None, tuple[float, float] | None]] = {}
     halls: dict[str, _HallGeo] = {}  # "B1/H1" -> geometry
+    footprints: list[tuple[str, Polygon]] = []
     for b in parts.buildings:
         bkey = f"building[{b.index}]"
         bid = b.f.get("id")
@@ -988,6 +1034,24 @@ def _cross_check(
                         f"e.g. {_xy(_nearest_on(fp.exterior, entry))}",
                     )
                 )
+        if fp is not None:
+            for other, op in footprints:
+                shared = fp.intersection(op).area
+                if shared > 1e-6:
+                    what = (
+                        f"is the same as building {other}'s"
+                        if fp.equals(op)
+                        else f"overlaps building {other}'s by {_area(shared)} m²"
+                    )
+                    p.append(
+                        Problem(
+                            file,
+                            f"{bkey}.footprint",
+                            f"building {bid}'s footprint {what}",
+                            "buildings that do not overlap",
+                        )
+                    )
+            footprints.append((str(bid), fp))
         placed: list[tuple[str, Polygon]] = []
         seen: dict[str, int] = {}
         for hi, h in b.halls:
@@ -1010,6 +1074,16 @@ def _cross_check(
             if hid is not None and bid is not None and name not in halls:
                 halls[name] = _HallGeo(hkey, hp)
             if hp is None:
+                continue
+            if hp.area > MAX_HALL_AREA_M2:
+                p.append(
+                    Problem(
+                        file,
+                        f"{hkey}.polygon",
+                        f"hall {name} of {_area(hp.area)} m² is larger than the tool designs",
+                        f"a hall of at most {_area(MAX_HALL_AREA_M2)} m² (1 km²); split it into several halls",
+                    )
+                )
                 continue
             if fp is not None and not fp.buffer(1e-6).contains(hp):
                 outside = hp.difference(fp).area
@@ -1116,6 +1190,16 @@ def _check_ducts(
                         file, f"duct[{di}].{end.rstrip('_')}", f'unknown building "{bid}"', _ids(buildings)
                     )
                 )
+        if d.get("from_") is not None and d.get("from_") == d.get("to"):
+            p.append(
+                Problem(
+                    file,
+                    f"duct[{di}].to",
+                    f'a duct from building "{d["to"]}" to itself',
+                    "two different buildings",
+                )
+            )
+            continue
         path = d.get("path")
         if not path or not ends_ok or "from_" not in d or "to" not in d:
             continue
@@ -1148,6 +1232,16 @@ def _check_rows(
     parts: _Parts, halls: Mapping[str, _HallGeo], templates: Mapping[str, RackTemplate] | None, file: str
 ) -> list[Problem]:
     p: list[Problem] = []
+    if len(parts.rows) > MAX_USER_ROWS:
+        return [
+            Problem(
+                file,
+                "row",
+                f"{len(parts.rows):,} [[row]] entries are more than the tool designs",
+                f"at most {MAX_USER_ROWS:,} rows",
+            )
+        ]
+    boxes: dict[str, list[tuple[int, float, float, float, float]]] = {}  # hall -> (row, x0, y0, x1, y1)
     for ri, r in parts.rows:
         tid = r.get("template")
         tpl = templates.get(tid) if templates is not None and tid is not None else None
@@ -1179,6 +1273,10 @@ def _check_rows(
         dx, dy = (1.0, 0.0) if r["axis"] == "x" else (0.0, 1.0)
         length = r["racks"] * tpl.width_m
         end = (origin[0] + dx * length, origin[1] + dy * length)
+        across = (origin[0] + dy * tpl.depth_m, origin[1] + dx * tpl.depth_m)  # racks' depth, as placed
+        boxes.setdefault(r["hall"], []).append(
+            (ri, origin[0], origin[1], max(end[0], across[0]), max(end[1], across[1]))
+        )
         if not inside.contains(LineString([origin, end])):
             fit = _racks_that_fit(geo.polygon, origin, (dx, dy), tpl.width_m)
             p.append(
@@ -1189,7 +1287,42 @@ def _check_rows(
                     f"at most {fit} racks from this origin",
                 )
             )
+    for hall, rows in boxes.items():
+        p += _row_overlaps(hall, rows, file)
     return p
+
+
+def _row_overlaps(
+    hall: str, rows: Sequence[tuple[int, float, float, float, float]], file: str
+) -> list[Problem]:
+    """The user rows of one hall whose racks overlap an earlier row's (one problem for the first, the
+    count of the others); the rack footprints are axis-aligned boxes, compared all against all."""
+    if len(rows) < 2:
+        return []
+    a = np.asarray(rows, dtype=float)
+    idx, x0, y0, x1, y1 = a[:, 0].astype(int), a[:, 1], a[:, 2], a[:, 3], a[:, 4]
+    eps = 1e-6
+    hit = (
+        (x0[:, None] < x1[None, :] - eps)
+        & (x0[None, :] < x1[:, None] - eps)
+        & (y0[:, None] < y1[None, :] - eps)
+        & (y0[None, :] < y1[:, None] - eps)
+    )
+    hit &= np.tri(len(rows), k=-1, dtype=bool)  # only an earlier row counts
+    bad = np.flatnonzero(hit.any(axis=1))
+    if not len(bad):
+        return []
+    first = int(bad[0])
+    earlier = int(idx[int(np.argmax(hit[first]))])
+    more = f" (and {len(bad) - 1:,} more rows like it)" if len(bad) > 1 else ""
+    return [
+        Problem(
+            file,
+            f"row[{idx[first]}].origin",
+            f"racks of this row overlap those of row[{earlier}] in hall {hall}{more}",
+            "rows whose racks do not overlap",
+        )
+    ]
 
 
 def _racks_that_fit(

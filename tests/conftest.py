@@ -91,6 +91,28 @@ def shipped_sites() -> list[str]:
 
 
 @pytest.fixture(scope="session")
+def written_entities() -> Callable[[Any], tuple[str, str, int]]:
+    """What ezdxf writes for a document's model space: the DXF text of its entities (from the first to
+    the end of the ENTITIES section), the model space's owner handle and the first entity's handle."""
+
+    def written(doc: Any) -> tuple[str, str, int]:
+        import io
+
+        msp = doc.modelspace()
+        stream = io.StringIO()
+        doc.write(stream)
+        text = stream.getvalue()
+        start = text.index("  0\n", text.index("ENTITIES\n"))
+        return (
+            text[start : text.index("  0\nENDSEC\n", start)],
+            msp.layout_key,
+            int(next(iter(msp)).dxf.handle, 16),
+        )
+
+    return written
+
+
+@pytest.fixture(scope="session")
 def dclayout() -> Callable[..., subprocess.CompletedProcess[str]]:
     def run(command: str, *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

@@ -18,10 +18,13 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from layout import design as design_mod
+
     bad = 0
     for site in args.sites:
         try:
             inputs = load_inputs(site, args.templates)
+            design_mod.check(inputs)  # what design refuses before it designs, validate refuses too
         except InputError as e:
             bad += 1
             for p in e.problems:

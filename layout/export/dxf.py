@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import ezdxf
 import numpy as np
@@ -817,8 +817,9 @@ def rack_entities_text(order: pd.DataFrame, h: float, first_handle: int, owner: 
     return "".join(out)
 
 
-# Entities written as text (the racks): per document, (position in the model space, DXF text) to write
-# before the entity at that position. Weak: a document nobody holds any more takes its text with it.
+# Entities written as text (the trays, the racks): per document, (position in the model space, DXF text)
+# to write before the entity at that position, in drawing order. Weak: a document nobody holds any more
+# takes its text with it.
 _SPLICES: weakref.WeakKeyDictionary[Drawing, list[tuple[int, str]]] = weakref.WeakKeyDictionary()
 
 
@@ -979,11 +980,43 @@ def _aisle_dims(
             dim.render()
 
 
-def _draw_trays(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> None:
-    """Trays at their width, bundles per media class in lanes across them, a label per loaded segment."""
+class TrayLine(NamedTuple):
+    """A straight LWPOLYLINE at a constant width: a tray, or a bundle in its lane (``xdata``: medium, cables)."""
+
+    layer: str
+    p: tuple[float, float]
+    q: tuple[float, float]
+    width: float
+    xdata: tuple[str, int] | None = None
+
+
+class TrayText(NamedTuple):
+    """A TEXT in the note style, placed at ``at`` by ``align`` (BOTTOM_LEFT or MIDDLE_CENTER)."""
+
+    layer: str
+    text: str
+    at: tuple[float, float]
+    height: float
+    rotation: float = 0.0
+    align: TextEntityAlignment = TextEntityAlignment.MIDDLE_CENTER
+
+
+class TrayRiser(NamedTuple):
+    """An INSERT of the riser block."""
+
+    layer: str
+    at: tuple[float, float]
+
+
+TrayEntity = TrayLine | TrayText | TrayRiser
+
+
+def tray_entities(scene: Scene, scales: _Scales) -> list[TrayEntity]:
+    """The model-space entities of the trays, in drawing order: per segment the tray at its width, its
+    bundles per media class in lanes across it and its label (a riser: the riser block and its label)."""
     edges = scene.tray_edges
     if edges is None or edges.empty:
-        return
+        return []
     media = [m for m in MEDIA_LAYER if f"cables_{m}" in edges.columns]
     x0 = (edges["x0_m"].to_numpy(float) * MM_PER_M).tolist()
     y0 = (edges["y0_m"].to_numpy(float) * MM_PER_M).tolist()
@@ -999,26 +1032,20 @@ def _draw_trays(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) ->
     side_x = edges["side_x"].to_numpy(float).tolist()
     side_y = edges["side_y"].to_numpy(float).tolist()
     clear = edges["clear_mm"].to_numpy(float).tolist()
-    riser = _define_riser_block(doc)
+    out: list[TrayEntity] = []
     for i in range(len(x0)):
         p, q = (x0[i], y0[i]), (x1[i], y1[i])
         sc = scales.of(halls[i])
         dx, dy = q[0] - p[0], q[1] - p[1]
         length = math.hypot(dx, dy)
         if kinds[i] == "riser" or length < 1.0:
-            msp.add_blockref(riser, p, dxfattribs={"layer": "E-TRAY-RISR"})
+            out.append(TrayRiser("E-TRAY-RISR", p))
             if cables[i] > 0:
-                _text(
-                    msp,
-                    f"RISER {_cable_text(cables[i], {m: counts[m][i] for m in media})}",
-                    (p[0] + 400.0, p[1] + 400.0),
-                    1.8 * sc,
-                    "E-TRAY-IDEN",
-                    TextEntityAlignment.BOTTOM_LEFT,
-                )
+                text = f"RISER {_cable_text(cables[i], {m: counts[m][i] for m in media})}"
+                at = (p[0] + 400.0, p[1] + 400.0)
+                out.append(TrayText("E-TRAY-IDEN", text, at, 1.8 * sc, 0.0, TextEntityAlignment.BOTTOM_LEFT))
             continue
-        layer = "E-TRAY-DUCT" if kinds[i] == "duct" else "E-TRAY"
-        msp.add_lwpolyline([p, q], dxfattribs={"layer": layer, "const_width": width[i]})
+        out.append(TrayLine("E-TRAY-DUCT" if kinds[i] == "duct" else "E-TRAY", p, q, width[i]))
         nx, ny = -dy / length, dx / length
         offset = -width[i] / 2.0
         for m in media:
@@ -1027,11 +1054,8 @@ def _draw_trays(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) ->
                 continue
             lw = max(lanes[m][i], 1.0)
             mid = offset + lw / 2.0
-            pl = msp.add_lwpolyline(
-                [(p[0] + nx * mid, p[1] + ny * mid), (q[0] + nx * mid, q[1] + ny * mid)],
-                dxfattribs={"layer": MEDIA_LAYER[m], "const_width": lw},
-            )
-            pl.set_xdata(APPID, [(1000, m), (1071, n)])
+            a, b = (p[0] + nx * mid, p[1] + ny * mid), (q[0] + nx * mid, q[1] + ny * mid)
+            out.append(TrayLine(MEDIA_LAYER[m], a, b, lw, (m, n)))
             offset += lw
         label = f"{_cable_text(cables[i], {m: counts[m][i] for m in media})} | {fill[i] * 100:.0f}%"
         h = min(1.8 * sc, 0.5 * length / (0.8 * len(label)))  # the middle half: aisle ends stay clear
@@ -1040,15 +1064,60 @@ def _draw_trays(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) ->
         # a row tray's label hugs the rear of its racks; other trays carry theirs on themselves
         off = clear[i] + 0.6 * h if clear[i] > 0 else 0.0
         mx, my = (p[0] + q[0]) / 2 + side_x[i] * off, (p[1] + q[1]) / 2 + side_y[i] * off
-        _text(
-            msp,
-            label,
-            (mx, my),
-            h,
-            label_layer,
-            TextEntityAlignment.MIDDLE_CENTER,
-            _upright(math.degrees(math.atan2(dy, dx))),
-        )
+        out.append(TrayText(label_layer, label, (mx, my), h, _upright(math.degrees(math.atan2(dy, dx)))))
+    return out
+
+
+# handles ezdxf gives each: an INSERT takes two (its SEQEND's is kept even without attributes)
+TRAY_HANDLES = {TrayLine: 1, TrayText: 1, TrayRiser: 2}
+
+
+def tray_entities_text(items: Sequence[TrayEntity], riser: str, first_handle: int, owner: str) -> str:
+    """The DXF text of the tray entities ``items`` as ezdxf writes them (handles from ``first_handle``,
+    hex; ``owner`` the model space's block record; ``riser`` the riser block's name)."""
+    entity = f"330\n{owner}\n100\nAcDbEntity\n  8\n"
+    out: list[str] = []
+    hnd = first_handle
+    for e in items:
+        if isinstance(e, TrayLine):
+            (px, py), (qx, qy) = e.p, e.q
+            out.append(f"  0\nLWPOLYLINE\n  5\n{hnd:X}\n{entity}{e.layer}\n100\nAcDbPolyline\n 90\n2\n 70\n0\n"
+                       f" 43\n{e.width}\n 10\n{px}\n 20\n{py}\n 10\n{qx}\n 20\n{qy}\n")  # fmt: skip
+            if e.xdata is not None:
+                out.append(f"1001\n{APPID}\n1000\n{e.xdata[0]}\n1071\n{e.xdata[1]}\n")
+        elif isinstance(e, TrayText):
+            x, y = e.at
+            at = f" 10\n{x}\n 20\n{y}\n 30\n0.0\n"
+            centred = e.align == TextEntityAlignment.MIDDLE_CENTER
+            if not centred and e.align != TextEntityAlignment.BOTTOM_LEFT:
+                raise ValueError(f"tray text alignment {e.align} (allowed: BOTTOM_LEFT, MIDDLE_CENTER)")
+            out.append(f"  0\nTEXT\n  5\n{hnd:X}\n{entity}{e.layer}\n100\nAcDbText\n{at} 40\n{e.height}\n"
+                       f"  1\n{e.text}\n" + (_tag(50, e.rotation) if e.rotation != 0.0 else "")
+                       + f"  7\n{NOTE_STYLE}\n" + (" 72\n1\n" if centred else "")
+                       + f" 11\n{x}\n 21\n{y}\n 31\n0.0\n100\nAcDbText\n 73\n{2 if centred else 1}\n")  # fmt: skip
+        else:
+            x, y = e.at
+            out.append(f"  0\nINSERT\n  5\n{hnd:X}\n{entity}{e.layer}\n100\nAcDbBlockReference\n"
+                       f"  2\n{riser}\n 10\n{x}\n 20\n{y}\n 30\n0.0\n")  # fmt: skip
+        hnd += TRAY_HANDLES[type(e)]
+    return "".join(out)
+
+
+def _draw_trays(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> None:
+    """Trays at their width, bundles per media class in lanes across them, a label per loaded segment.
+
+    A campus has ~10k of these entities: like the racks (:func:`_draw_racks`), they are written as DXF
+    text in one go (:func:`tray_entities_text`) with the handles ezdxf would have given them, and spliced
+    into the model space when the document is written. Same bytes as adding them one by one."""
+    items = tray_entities(scene, scales)
+    if not items:
+        return
+    riser = _define_riser_block(doc)
+    handles = doc.entitydb.handles
+    first = handles._handle
+    handles._handle = first + sum(TRAY_HANDLES[type(e)] for e in items)
+    text = tray_entities_text(items, riser, first, msp.layout_key)
+    _SPLICES.setdefault(doc, []).append((len(msp.entity_space), text))
 
 
 def _cable_text(total: int, by_class: Mapping[str, int]) -> str:

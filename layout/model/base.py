@@ -1,7 +1,58 @@
-"""Shared model base: every model refuses unknown keys, refuses inf/nan and is immutable once validated."""
+"""Shared model base: every model refuses unknown keys, refuses inf/nan and is immutable once validated.
 
-from pydantic import BaseModel, ConfigDict
+Types are strict: a TOML string, boolean or number is never converted into another (``pue = true``,
+``gpus = "1024"`` and ``storage = 1`` are refused, naming the type expected); the one conversion kept
+is a whole number where a number is expected (``pue = 1``). TOML has no tuples, so a pair ``[x, y]`` is
+read from a list (``Strict(False)`` on the pair, layout/model/site.py), its items still strict.
+"""
+
+import unicodedata
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic_core import PydanticCustomError
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False, strict=True
+    )
+
+
+# One rule for every free text field (site name and revision, keep-out reasons, catalog and template
+# names): what any output (SVG/XML, DXF, PDF, XLSX, a terminal) can carry as it is. Refused: control
+# characters (Unicode Cc: newline, tab, NUL, escape, ...), format characters (Cf: bidi overrides,
+# zero-width), line and paragraph separators, surrogates, private-use and unassigned code points (U+FFFE,
+# U+FFFF), and the markup characters < > &.
+TEXT_ALLOWED = (
+    "letters, digits, spaces, punctuation and symbols; no control or format characters "
+    "(newline, tab, NUL, bidi), no U+FFFE/U+FFFF, no < > &"
+)
+_REFUSED_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+_MARKUP = "<>&"
+_KINDS = {
+    "Cc": "a control character",
+    "Cn": "a noncharacter",
+    "Co": "a private-use character",
+    "Cs": "a surrogate",
+}
+_NAMES = {"\n": "a newline", "\r": "a carriage return", "\t": "a tab", "\0": "a NUL"}
+
+
+def _plain_text(v: str) -> str:
+    for i, ch in enumerate(v):
+        if ch in _MARKUP or unicodedata.category(ch) in _REFUSED_CATEGORIES:
+            what = (
+                f'"{ch}"'
+                if ch in _MARKUP
+                else _NAMES.get(ch) or unicodedata.name(ch, "").lower() or _KINDS[unicodedata.category(ch)]
+            )
+            raise PydanticCustomError(
+                "plain_text",
+                "must be plain text, got {what} (U+{code}) at character {at}",
+                {"what": what, "code": f"{ord(ch):04X}", "at": i + 1, "allowed": TEXT_ALLOWED},
+            )
+    return v
+
+
+Text = Annotated[str, AfterValidator(_plain_text)]

@@ -5,7 +5,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from layout.model.base import Strict
+from layout.model.base import Strict, Text
 
 MediaClass = Literal["dac", "aec", "mmf", "smf", "coherent", "utp"]
 MEDIA_CLASSES: tuple[MediaClass, ...] = ("dac", "aec", "mmf", "smf", "coherent", "utp")
@@ -18,7 +18,7 @@ MAX_PRICE_USD = 1e9
 
 
 class ServerSpec(Strict):
-    name: str
+    name: Text
     gpus: int = Field(gt=0, le=1024)
     height_ru: int = Field(gt=0, le=60)
     depth_mm: float = Field(gt=0, le=2000)
@@ -41,8 +41,9 @@ class ServerSpec(Strict):
 
 
 class SwitchSpec(Strict):
-    name: str
-    ports: int = Field(gt=1, le=1024)
+    name: Text
+    # at least 4: a Clos of radix 2 or 3 never converges (one port down, one up); 4 is the smallest
+    ports: int = Field(ge=4, le=1024)
     port_gbps: int = Field(gt=0)
     ports_per_cage: int = Field(gt=0, le=8, default=2)
     # data cages: ``cages`` x ``ports_per_cage`` = ``ports`` (checked by layout.load.check_catalog);
@@ -64,7 +65,7 @@ class SwitchSpec(Strict):
 
 
 class NicSpec(Strict):
-    name: str
+    name: Text
     ports_per_module: int = Field(gt=0, le=8)  # backend ports per server cage (twin-port OSFP: 2)
     power_w_extra: float = Field(ge=0, le=1000, default=0)
     price_usd_extra: float = Field(ge=0, le=MAX_PRICE_USD, default=0)
@@ -76,7 +77,7 @@ class MediaSpec(Strict):
     (AEC) one cable end; ``twin_module_power_w``: a twin-port OSFP module carrying two links (None: two
     single-port modules' worth)."""
 
-    name: str
+    name: Text
     media_class: MediaClass = Field(alias="class")
     reach_m: float = Field(gt=0)
     module_power_w: float = Field(ge=0, le=100)
@@ -114,10 +115,11 @@ class RackParts(Strict):
 
 class Catalog(Strict):
     format: Literal[1] = 1
-    server: dict[str, ServerSpec]
-    switch: dict[str, SwitchSpec]
-    nic: dict[str, NicSpec]
-    media: dict[str, MediaSpec]
+    # each at least one entry: a design needs a server, a switch, a NIC and a medium to cable with
+    server: dict[str, ServerSpec] = Field(min_length=1)
+    switch: dict[str, SwitchSpec] = Field(min_length=1)
+    nic: dict[str, NicSpec] = Field(min_length=1)
+    media: dict[str, MediaSpec] = Field(min_length=1)
     rack_part: RackParts = RackParts()
 
     def module_power_w(self, media_id: str, links_per_module: int) -> float:

@@ -5,20 +5,38 @@ need geometry or the catalog (hall inside building, unknown template ids, ...) l
 """
 
 import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, PositiveFloat, field_validator
+from pydantic import AfterValidator, Field, PositiveFloat, field_validator
+from pydantic import Strict as StrictType
 from pydantic_core import PydanticCustomError
 
-from layout.model.base import Strict
+from layout.model.base import Strict, Text
 
-Point = tuple[float, float]
+CAMPUS_EXTENT_M = 100_000.0  # every coordinate lies within 100 km of the site origin, either way
+
+
+def _on_campus(v: float) -> float:
+    if not -CAMPUS_EXTENT_M <= v <= CAMPUS_EXTENT_M:
+        raise PydanticCustomError(
+            "campus_extent",
+            "coordinate {got} m is beyond any campus",
+            {
+                "got": f"{v:,.0f}",
+                "allowed": f"-{CAMPUS_EXTENT_M:.0f} to {CAMPUS_EXTENT_M:.0f} m, 100 km either side of the origin",
+            },
+        )
+    return v
+
+
+Coord = Annotated[float, AfterValidator(_on_campus)]
+Point = Annotated[tuple[Coord, Coord], StrictType(False)]  # TOML [x, y] is a list; its numbers stay strict
 Cooling = Literal["air", "rear-door", "liquid"]
 
 
 class SiteInfo(Strict):
-    name: str = Field(min_length=1, max_length=200)
-    revision: str = Field(default="A", max_length=20)
+    name: Text = Field(min_length=1, max_length=200)
+    revision: Text = Field(default="A", max_length=20)
     date: str = Field(default="2026-01-01", pattern=r"^\d{4}-\d{2}-\d{2}$")
     utility_mw: float = Field(gt=0, le=5000)
     pue: float = Field(ge=1.0, le=3.0)
@@ -40,12 +58,12 @@ class SiteInfo(Strict):
 
 class Column(Strict):
     at: Point
-    size_m: tuple[PositiveFloat, PositiveFloat] = (0.6, 0.6)
+    size_m: Annotated[tuple[PositiveFloat, PositiveFloat], StrictType(False)] = (0.6, 0.6)
 
 
 class Keepout(Strict):
     polygon: list[Point]
-    reason: str = ""
+    reason: Text = ""
 
 
 class TraySpec(Strict):

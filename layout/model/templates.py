@@ -4,7 +4,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from layout.model.base import Strict
+from layout.model.base import Strict, Text
 
 RackKind = Literal["gpu", "network", "spine", "core", "storage", "management", "cdu"]
 Cooling = Literal["air", "rear-door", "liquid"]
@@ -17,8 +17,8 @@ class Slot(Strict):
 
 
 class RackTemplate(Strict):
-    id: str
-    name: str
+    id: Text
+    name: Text
     kind: RackKind
     width_mm: float = Field(gt=300, le=1500)
     depth_mm: float = Field(gt=300, le=2000)

@@ -87,6 +87,7 @@ class HallPlan:
     line_cells: list[list[int]] = field(default_factory=list)  # global cell ids per line, by segment
     user_slots: list[UserSlot] = field(default_factory=list)
     gpu: GpuRack | None = None
+    max_width_m: float = 0.0  # the widest rack in play: a row segment holds at least one of it
 
 
 def local_frame(geom: shapely.Geometry, swap: bool) -> shapely.Geometry:
@@ -167,11 +168,14 @@ def build_halls(
             used = [inputs.templates[gpu[key].template], *net_templates]
             band = max(t.depth_m for t in used)
             min_w = min(t.width_m for t in used)
+            max_w = max(t.width_m for t in used)
             swap = h.row_axis == "y"
             block = typical.get(key, [])
             held = tuple(tuple(p.bounds) for p in reserve.get(key, []))
-            grid_key: GridKey = (h.model_dump_json(), held, band, min_w, tuple(block))
-            hall = HallPlan(len(halls), key, b.id, bno, h, swap, band, min_w, Polygon(), gpu=gpu[key])
+            grid_key: GridKey = (h.model_dump_json(), held, band, min_w, max_w, tuple(block))
+            hall = HallPlan(
+                len(halls), key, b.id, bno, h, swap, band, min_w, Polygon(), gpu=gpu[key], max_width_m=max_w
+            )
             hall.user_slots = slots.get(key, [])
             known = grids.get(grid_key) if grids is not None else None
             if known is None:
@@ -221,14 +225,15 @@ class KeptGrid:
 
 
 # hall model JSON, user-row areas (bounds), band depth, narrowest rack width, typical block widths
-GridKey = tuple[str, tuple[tuple[float, ...], ...], float, float, tuple[float, ...]]
+GridKey = tuple[str, tuple[tuple[float, ...], ...], float, float, float, tuple[float, ...]]
 
 
 def segment_m(hall: HallPlan, block: list[float]) -> float:
     """Row length between cross aisles: ``max_row_racks`` of the narrowest racks, or as many whole SU
-    blocks (GPU and network racks) as the rack count allows when that is longer."""
+    blocks (GPU and network racks) as the rack count allows when that is longer; never shorter than the
+    widest rack, so that ``max_row_racks = 1`` still takes an 800 mm network rack."""
     n = hall.model.max_row_racks
-    length = n * hall.min_width_m
+    length = max(n * hall.min_width_m, hall.max_width_m)
     if block and len(block) <= n:
         length = max(length, (n // len(block)) * sum(block))
     return length

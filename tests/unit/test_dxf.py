@@ -392,6 +392,43 @@ def test_loaded_segments_are_labelled_with_count_and_fill(doc: Any) -> None:
     assert (cross.dxf.align_point.x, cross.dxf.align_point.y, cross.dxf.rotation) == (3600.0, 2700.0, 90.0)
 
 
+def _ezdxf_trays(items: list[Any]) -> Any:
+    """A document of the tray entities as ezdxf itself adds them, one at a time (the old way)."""
+    doc = ezdxf.new(dxf.DXF_VERSION, setup=False)
+    doc.appids.new(dxf.APPID)
+    msp = doc.modelspace()
+    for e in items:
+        if isinstance(e, dxf.TrayLine):
+            pl = msp.add_lwpolyline([e.p, e.q], dxfattribs={"layer": e.layer, "const_width": e.width})
+            if e.xdata is not None:
+                pl.set_xdata(dxf.APPID, [(1000, e.xdata[0]), (1071, e.xdata[1])])
+        elif isinstance(e, dxf.TrayText):
+            t = msp.add_text(e.text, height=e.height, rotation=e.rotation,
+                             dxfattribs={"layer": e.layer, "style": dxf.NOTE_STYLE})  # fmt: skip
+            t.set_placement(e.at, align=e.align)
+        else:
+            msp.add_blockref("E-RISER", e.at, dxfattribs={"layer": e.layer})
+    return doc
+
+
+def test_tray_text_is_what_ezdxf_writes(
+    scene: dxf.Scene, written_entities: Callable[[Any], tuple[str, str, int]]
+) -> None:
+    items = dxf.tray_entities(scene, dxf._Scales(scene, dxf.plan_sheets(scene)))
+    # every kind the trays draw: tray and bundle lines (with XDATA), a riser, both label placements
+    assert {type(e) for e in items} == {dxf.TrayLine, dxf.TrayText, dxf.TrayRiser}
+    assert any(isinstance(e, dxf.TrayLine) and e.xdata for e in items)
+    labels = [e for e in items if isinstance(e, dxf.TrayText)]
+    assert {e.align for e in labels} == {ezdxf.enums.TextEntityAlignment.BOTTOM_LEFT,
+                                        ezdxf.enums.TextEntityAlignment.MIDDLE_CENTER}  # fmt: skip
+    assert {e.rotation for e in labels} == {0.0, 90.0}
+    expected, owner, first = written_entities(_ezdxf_trays(items))
+    got = dxf.tray_entities_text(items, "E-RISER", first, owner)
+    assert got == expected
+    handles = [int(h, 16) for h in re.findall(r"^  5\n([0-9A-F]+)$", got, re.M)]
+    assert handles[0] == first and len(handles) == len(items)
+
+
 def test_cable_text_names_the_media() -> None:
     assert dxf._cable_text(412, {"dac": 0, "mmf": 412}) == "412 MMF"
     assert dxf._cable_text(13, {"smf": 12, "utp": 1}) == "13: 12 SMF + 1 UTP"

@@ -234,6 +234,8 @@ def test_catalog_figures_from_a_small_file(tmp_path: Path) -> None:
         ("switch", "x", "price_usd", "10.5", ""),
         ("rack_part", "", "rack_usd", "1", "quote 42"),
     ]
+    f.write_text("[rack_part]\nrack_usd = 2 # quote 43\n")  # an edited file is read afresh, not recalled
+    assert [(x.key, x.value, x.source) for x in P.catalog_figures(f)] == [("rack_usd", "2", "quote 43")]
 
 
 def test_row_names_never_cover_racks() -> None:
@@ -293,3 +295,65 @@ def test_longest_bundles_group_kind_rows_and_medium_longest_first() -> None:
     # lower link number, so after link 1); then link 4 (12 m) and link 3 (5 m); link 5 is not routed
     assert got == [(1, 2, 30.0, 1, 2), (2, 1, 30.0, 2, 2), (4, 1, 12.0, 1, 2), (3, 1, 5.0, 1, 2)]
     assert longest_bundles(kind, row_a, row_b, media, length, routed, top=2) == got[:2]
+
+
+def text_runs(data: bytes) -> list[tuple[int, float, float, str]]:
+    """Every text run of a PDF: page, baseline y, x, text (positions to 0.01 pt), sorted."""
+    runs: list[tuple[int, float, float, str]] = []
+    for page, p in enumerate(PdfReader(io.BytesIO(data)).pages, start=1):
+
+        def visit(text: str, cm: list[float], tm: list[float], *_: object, page: int = page) -> None:
+            if text.strip():
+                x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+                y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+                runs.append((page, round(y, 2), round(x, 2), text.strip()))
+
+        p.extract_text(visitor_text=visit)
+    return sorted(runs)
+
+
+def test_one_line_cells_are_strings_drawn_where_the_paragraph_would_be() -> None:
+    cols = [P.Col("Part", 90), P.Col("Quantity", 60, True), P.Col("Note", 70)]
+    rows = [
+        ["part-a", "1,000", "short"],
+        ["part-b", "22", "a note far too long for seventy points, so it wraps"],
+        ["two  spaces", "3", "x"],  # a Paragraph would collapse the run of spaces: stays one
+    ]
+    table = P.data_table(cols, rows)
+    cells = table._cellvalues
+    assert cells[0] == ["Part", "Quantity", "Note"] and cells[1] == ["part-a", "1,000", "short"]
+    assert isinstance(cells[2][2], Paragraph) and isinstance(cells[3][0], Paragraph)
+    styles = [P.STYLES["cell_r" if c.numeric else "cell"] for c in cols]
+    as_paragraphs = P.data_table(
+        cols, [[Paragraph(P.safe(v), st) for st, v in zip(styles, r, strict=True)] for r in rows]
+    )
+    fast, slow = (text_runs(P.render([t], META)) for t in (table, as_paragraphs))
+    assert fast == slow, "same text at the same baseline and x, to 0.01 pt"
+    assert len({y for _, y, _, t in fast if "wraps" in t or "too long" in t}) == 2, "the long note wraps"
+    numbers = {t: x for _, _, x, t in fast if t in ("1,000", "22")}
+    assert numbers["1,000"] < numbers["22"], "numbers are right-aligned"
+
+
+def test_the_first_layout_pass_only_sketches_and_the_bytes_stay_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from reportlab.platypus import Flowable
+
+    drawn: list[int] = []
+
+    class Counted(Flowable):
+        def wrap(self, aw: float, ah: float) -> tuple[float, float]:
+            return 10.0, 10.0
+
+        def draw(self) -> None:
+            drawn.append(1)
+
+    story = [*long_table_story(120), Counted()]
+    sketched = P.render(story, META)
+    assert len(drawn) == 1, "laid out twice (the page count), drawn once: the first pass only sketches"
+    from layout.export.pdf import document
+
+    monkeypatch.setattr(document.SketchFrame, "add", document.Frame._add)
+    drawn.clear()
+    assert P.render(story, META) == sketched, "skipping the thrown-away drawing changes no byte"
+    assert len(drawn) == 2

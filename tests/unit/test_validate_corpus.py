@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from layout.cli import main
+from layout.model.base import TEXT_ALLOWED
 
 ROOT = Path(__file__).resolve().parents[2]
 BAD = Path("tests/data/bad")
 BAD_TEMPLATES = Path("tests/data/bad_templates")
+TEXT = f"(allowed: {TEXT_ALLOWED})"
 
 # file stem -> the one stderr line after "FILE: "
 EXPECTED = {
@@ -81,6 +83,40 @@ EXPECTED = {
     "unknown-switch": 'cluster.switch: unknown switch "qm9790" (allowed: q3400, qm9700, sn2201, sn5600, tomahawk5)',
     "wrong-type": 'building[0].hall[0].max_rack_kw: must be a number, got "forty-five" (allowed: > 0 and <= 300 kW)',
 }
+
+# the families tests/data/make_bad.py writes (variations of tests/data/small-site.toml)
+GENERATED = {
+    "type-pue-boolean": "site.pue: must be a number, got true (allowed: >= 1 and <= 3)",
+    "type-gpus-text": 'cluster.gpus: must be a whole number, got "256" (allowed: > 0 and <= 2000000)',
+    "type-storage-number": "cluster.networks.storage: must be true or false, got 1 (allowed: true or false)",
+    "type-name-number": 'site.name: must be text in quotes, got 42 (allowed: "...")',
+    "type-racks-float": "row[0].racks: must be a whole number, got 8.0 (allowed: >= 1 and <= 200)",
+    "text-name-newline": f"site.name: must be plain text, got a newline (U+000A) at character 6 {TEXT}",
+    "text-name-nul": f"site.name: must be plain text, got a NUL (U+0000) at character 6 {TEXT}",
+    "text-name-fffe": f"site.name: must be plain text, got a noncharacter (U+FFFE) at character 6 {TEXT}",
+    "text-name-bidi": f"site.name: must be plain text, got right-to-left override (U+202E) at character 6 {TEXT}",
+    "text-revision-markup": f'site.revision: must be plain text, got "<" (U+003C) at character 1 {TEXT}',
+    "text-reason-tab": "building[0].hall[0].keepouts[0].reason: must be plain text, got a tab (U+0009) "
+    f"at character 11 {TEXT}",
+    "coord-beyond-campus": "building[1].footprint[1][0]: coordinate 2,000,000 m is beyond any campus "
+    "(allowed: -100000 to 100000 m, 100 km either side of the origin)",
+    "hall-too-large": "building[1].hall[0].polygon: hall B2/H1 of 4,000,000 m² is larger than the tool designs "
+    "(allowed: a hall of at most 1,000,000 m² (1 km²); split it into several halls)",
+    "buildings-same-footprint": "building[1].footprint: building B2's footprint is the same as building B1's "
+    "(allowed: buildings that do not overlap)",
+    "buildings-overlap": "building[1].footprint: building B2's footprint overlaps building B1's by 400 m² "
+    "(allowed: buildings that do not overlap)",
+    "duct-to-itself": 'duct[0].to: a duct from building "B1" to itself (allowed: two different buildings)',
+    "rows-identical": "row[1].origin: racks of this row overlap those of row[0] in hall B1/H1 "
+    "(allowed: rows whose racks do not overlap)",
+    "rows-overlap": "row[1].origin: racks of this row overlap those of row[0] in hall B1/H1 "
+    "(allowed: rows whose racks do not overlap)",
+    "backend-1gbe-switch": "cluster.switch: sn2201 ports (1 Gb/s) are slower than the dgx-h100 backend ports "
+    "(400 Gb/s) (allowed: q3400, qm9700, sn5600, tomahawk5)",
+    "tiers-too-few": "cluster.tiers: 1 tier(s) cannot hold 256 GPUs per pod on qm9700 (radix 64) non-blocking; "
+    "2 needed (allowed: >= 2)",
+}
+EXPECTED |= GENERATED
 
 # multiple-problems.toml: every problem, one line each, in file order ([cluster] precedes the buildings
 # in that file; pydantic field errors and cross checks are interleaved).
@@ -209,3 +245,43 @@ def test_bad_template_folder_is_documented() -> None:
     assert set(files) - reported == {"gpu-ok.toml"}  # the one good template the others vary
     for name in files:
         assert (ROOT / BAD_TEMPLATES / name).read_text(encoding="utf-8").startswith("# BAD: "), name
+
+
+def test_generated_families_are_what_the_generator_writes() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_bad", ROOT / "tests/data/make_bad.py")
+    assert spec is not None and spec.loader is not None
+    make_bad = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_bad)
+    files = make_bad.generate()
+    assert sorted(files) == sorted(f"{stem}.toml" for stem in GENERATED)
+    for name, text in files.items():
+        assert (ROOT / BAD / name).read_text(encoding="utf-8") == text, name
+
+
+def test_the_base_of_the_families_is_a_good_site(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = _validate(capsys, "tests/data/small-site.toml")
+    assert (rc, err) == (0, "")
+    assert out.startswith("tests/data/small-site.toml: ok")
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    rc = main(list(args))
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_design_refuses_every_bad_file_with_the_lines_validate_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """validate and design agree over the whole corpus: the same stderr, exit 2, nothing written."""
+    files = sorted((ROOT / BAD).glob("*.toml"))
+    for path in files:
+        rel = str(path.relative_to(ROOT))
+        v = _run(capsys, "validate", rel)
+        d = _run(capsys, "design", rel, "--out", str(tmp_path / path.stem))
+        assert v[0] == d[0] == 2, rel
+        assert v[2] == d[2] and v[2].startswith(f"{rel}: "), rel
+        assert d[1] == "" and not (tmp_path / path.stem).exists(), rel
+    assert len(files) >= 60

@@ -10,6 +10,7 @@ from typing import Any, TypeAlias
 
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import (
     Flowable,
     LongTable,
@@ -20,7 +21,7 @@ from reportlab.platypus import (
 )
 
 from layout.export.pdf.document import ReportMeta
-from layout.export.pdf.formatting import safe
+from layout.export.pdf.formatting import safe, safe_plain
 from layout.export.pdf.theme import (
     ACCENT,
     BAD_RED,
@@ -48,6 +49,33 @@ class Col:
     numeric: bool = False
 
 
+PAD = 3  # left and right padding of every table cell, points
+
+
+def _text_cell(text: object, style: ParagraphStyle, width: float) -> Cell:
+    """A table cell of ``text`` in ``style`` for a column ``width`` points wide: the plain string when it is
+    one line that fits (the table draws it where the Paragraph would put it: same font, colour, leading,
+    baseline and alignment, at a fraction of the layout cost), else the Paragraph, which wraps it."""
+    plain = safe_plain(text)
+    if (
+        plain
+        and plain == " ".join(plain.split())  # a Paragraph collapses runs of white space; a string does not
+        and stringWidth(plain, style.fontName, style.fontSize) < width - 2 * PAD - 0.01
+    ):
+        return plain
+    return Paragraph(safe(text), style)
+
+
+def _text_style(rows: tuple[int, int], style: ParagraphStyle) -> list[tuple[Any, ...]]:
+    """Table style commands that draw the plain string cells of ``rows`` (first, last) as ``style`` would:
+    the cell leading must equal the style's, for the row heights to match a Paragraph's."""
+    first, last = rows
+    return [
+        ("FONT", (0, first), (-1, last), style.fontName, style.fontSize, style.leading),
+        ("TEXTCOLOR", (0, first), (-1, last), style.textColor),
+    ]
+
+
 def data_table(
     cols: Sequence[Col],
     rows: Sequence[Sequence[Cell]],
@@ -56,28 +84,30 @@ def data_table(
     total_last: bool = False,
 ) -> LongTable:
     """A table that splits across pages and repeats its header. ``emphasis``: row numbers (0-based, in
-    ``rows``) drawn as subtotal rows; ``total_last``: the last row is a grand total."""
-    head = [Paragraph(safe(c.head), STYLES["cell_head_r" if c.numeric else "cell_head"]) for c in cols]
+    ``rows``) drawn as subtotal rows; ``total_last``: the last row is a grand total. A cell that fits on
+    one line is a plain string, a longer one a Paragraph that wraps; a Paragraph given stays as it is."""
+    head = [_text_cell(c.head, STYLES["cell_head_r" if c.numeric else "cell_head"], c.width) for c in cols]
     body: list[list[Cell]] = []
     for r in rows:
         out: list[Cell] = []
         for c, v in zip(cols, r, strict=True):
             if isinstance(v, Paragraph):
                 out.append(v)
-            elif c.numeric:
-                out.append(Paragraph(safe(v), STYLES["cell_r"]))
             else:
-                out.append(Paragraph(safe(v), STYLES["cell"]))
+                out.append(_text_cell(v, STYLES["cell_r" if c.numeric else "cell"], c.width))
         body.append(out)
     t = LongTable([head, *body], colWidths=[c.width for c in cols], repeatRows=1, splitByRow=1)
     cmds: list[tuple[Any, ...]] = [
+        *_text_style((0, 0), STYLES["cell_head"]),
+        *_text_style((1, -1), STYLES["cell"]),
+        *[("ALIGN", (i, 0), (i, -1), "RIGHT") for i, c in enumerate(cols) if c.numeric],
         ("BACKGROUND", (0, 0), (-1, 0), ACCENT),
         ("VALIGN", (0, 0), (-1, -1), "TOP"),
         ("LINEBELOW", (0, 0), (-1, -1), 0.25, RULE),
         ("TOPPADDING", (0, 0), (-1, -1), 2),
         ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
-        ("LEFTPADDING", (0, 0), (-1, -1), 3),
-        ("RIGHTPADDING", (0, 0), (-1, -1), 3),
+        ("LEFTPADDING", (0, 0), (-1, -1), PAD),
+        ("RIGHTPADDING", (0, 0), (-1, -1), PAD),
     ]
     strong = set(emphasis)
     for i in range(len(body)):
@@ -102,20 +132,21 @@ def bold(text: object, style: str = "cell") -> Paragraph:
 def kv_table(pairs: Sequence[tuple[str, str]], width: float = FRAME_W, numeric: bool = True) -> Table:
     """Two-column label/value table for small fact lists: figures right-aligned, text left-aligned."""
     value = STYLES["cell_r" if numeric else "cell"]
-    rows = [[Paragraph(safe(k), STYLES["cell"]), Paragraph(safe(v), value)] for k, v in pairs]
     split = 0.62 if numeric else 0.32
-    t = Table(rows, colWidths=[width * split, width * (1 - split)], hAlign="LEFT")
-    t.setStyle(
-        TableStyle(
-            [
-                ("LINEBELOW", (0, 0), (-1, -1), 0.25, RULE),
-                ("TOPPADDING", (0, 0), (-1, -1), 2),
-                ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
-                ("LEFTPADDING", (0, 0), (-1, -1), 3),
-                ("RIGHTPADDING", (0, 0), (-1, -1), 3),
-            ]
-        )
-    )
+    widths = [width * split, width * (1 - split)]
+    rows = [[_text_cell(k, STYLES["cell"], widths[0]), _text_cell(v, value, widths[1])] for k, v in pairs]
+    t = Table(rows, colWidths=widths, hAlign="LEFT")
+    cmds: list[tuple[Any, ...]] = [
+        *_text_style((0, -1), STYLES["cell"]),
+        ("LINEBELOW", (0, 0), (-1, -1), 0.25, RULE),
+        ("TOPPADDING", (0, 0), (-1, -1), 2),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
+        ("LEFTPADDING", (0, 0), (-1, -1), PAD),
+        ("RIGHTPADDING", (0, 0), (-1, -1), PAD),
+    ]
+    if numeric:
+        cmds.append(("ALIGN", (1, 0), (1, -1), "RIGHT"))
+    t.setStyle(TableStyle(cmds))
     return t
 
 
