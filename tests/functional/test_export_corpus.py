@@ -5,8 +5,8 @@ export (summary, SVG, DXF, PDF, CSV, XLSX, Parquet) and read back: JSON, SVG par
 ezdxf (and audited), the PDF by pypdf, the workbook by openpyxl, the tables by pandas. The TUI map of an
 empty hall is drawn empty.
 
-A variation marked ``may_refuse`` carries text a stricter validation may refuse (markup ``< > &``): it
-must then be a clean error naming the file and the key; until then it must export like the others."""
+A variation with ``refused`` set carries text validation refuses (markup ``< > &``, layout/model/base.py's
+text rule): its expected outcome is that one clean error line (its start, up to the quoted character)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class Case:
     stem: str  # the site file's stem
     changes: dict[str, Any]  # deep-merged into the small site (tests/conftest.py)
     empty_halls: tuple[str, ...] = ()  # halls that must come out with no rack
-    may_refuse: bool = False
+    refused: str = ""  # the start of the one error line expected instead of a design
 
 
 def _hall(hid: str, polygon: list[list[float]], **more: Any) -> dict[str, Any]:
@@ -104,7 +104,7 @@ def corpus() -> list[Case]:
             "markup in the site name",
             "markup-name",
             {"site": {"name": "<b>&amp; A&B </svg>"}},
-            may_refuse=True,
+            refused='markup-name.toml: site.name: must be plain text, got "<" (U+003C) at character 1',
         ),
         Case(
             "markup in a keep-out reason",
@@ -125,7 +125,7 @@ def corpus() -> list[Case]:
                     }
                 }
             },  # fmt: skip
-            may_refuse=True,
+            refused='markup-reason.toml: building[0].hall[0].keepouts[0].reason: must be plain text, got "<"',
         ),
     ]
     for lead in "=+-@":
@@ -186,14 +186,13 @@ def read_back(inputs: Inputs, paths: list[Path], out: Path) -> dict[str, int]:
 
 @pytest.mark.parametrize("case", CORPUS, ids=[c.stem for c in CORPUS])
 def test_every_export_of_a_hostile_variation_is_written_and_reads_back(case: Case, tmp_path: Path) -> None:
-    try:
-        inputs = _inputs(case)
-    except InputError as e:
-        assert case.may_refuse, f"{case.name}: refused: {e}"
-        lines = [str(p) for p in e.problems]
-        assert len(lines) == 1 and lines[0].startswith(f"{case.stem}.toml: "), lines
-        assert ": site.name: " in lines[0] or ".keepouts." in lines[0], lines
+    if case.refused:
+        with pytest.raises(InputError) as e:
+            _inputs(case)
+        lines = [str(p) for p in e.value.problems]
+        assert len(lines) == 1 and lines[0].startswith(case.refused), lines
         return
+    inputs = _inputs(case)
     d = design_mod.run(inputs)
     out = tmp_path / "out"
     paths = export.write(d, ALL, out)
@@ -206,10 +205,10 @@ def test_every_export_of_a_hostile_variation_is_written_and_reads_back(case: Cas
 
 def test_the_corpus_tally() -> None:
     """What the corpus holds (the report quotes it): 18 variations, 5 of hall shapes (3 with an empty
-    hall) and 13 of names (2 that a stricter validation may refuse); one file stem each."""
+    hall) and 13 of names (2 refused at validation: markup); one file stem each."""
     kinds = Counter("halls" if c.empty_halls or "rack" in c.name else "names" for c in CORPUS)
     assert len(CORPUS) == 18 and kinds == {"halls": 5, "names": 13}
-    assert sum(bool(c.empty_halls) for c in CORPUS) == 3 and sum(c.may_refuse for c in CORPUS) == 2
+    assert sum(bool(c.empty_halls) for c in CORPUS) == 3 and sum(bool(c.refused) for c in CORPUS) == 2
     assert len({c.stem for c in CORPUS}) == len(CORPUS)
 
 
