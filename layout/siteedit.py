@@ -5,10 +5,15 @@ document in place; :class:`SiteEditor` applies it to a copy, validates the resul
 as ``dclayout validate`` (so an edit that would make the site invalid is refused and changes nothing),
 and keeps the text of every earlier version for undo/redo. :meth:`SiteEditor.save` writes atomically,
 keeps the previous file as ``NAME.toml.bak`` and refuses to write a site that does not validate.
+
+The editor remembers what it read (a hash of the bytes and their mtime): a save refuses to overwrite a
+file changed on disk since (:class:`ChangedOnDisk`) unless told to, a save with no edits writes nothing,
+a CRLF file stays CRLF and a symlinked site file is written through its link (the link is kept).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -205,16 +210,51 @@ Edit = AddRow | DeleteRow | MoveRow | SetRowTemplate | SetHallTemplate | SetHall
 
 
 # -------------------------------------------------------------------------------------------- editor
+@dataclass(frozen=True)
+class Stamp:
+    """What a site file held when it was read or written: the SHA-256 of its bytes and its mtime."""
+
+    sha256: str
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, data: bytes, path: Path) -> Stamp:
+        return cls(hashlib.sha256(data).hexdigest(), path.stat().st_mtime_ns)
+
+
+class ChangedOnDisk(Exception):
+    """The site file on disk is not what the editor read or last wrote (an editor, ``git pull``):
+    saving would overwrite that change. ``save(force=True)`` overwrites it, ``reload`` takes it."""
+
+    def __init__(self, path: Path, problem: str):
+        self.path, self.problem = path, problem
+        super().__init__(f"{path}: {problem}")
+
+
+def _newline(raw: bytes) -> str:
+    """The line ending of a file: CRLF when every line ends so, else LF."""
+    lf = raw.count(b"\n")
+    return "\r\n" if lf and raw.count(b"\r\n") == lf else "\n"
+
+
 class SiteEditor:
     """An open site file: its current text, validated inputs, and undo/redo stacks of earlier texts."""
 
     def __init__(self, path: str | Path, templates_dir: Path | None = None):
         self.path = Path(path)
-        self.inputs = load_site(self.path, templates_dir)  # every problem of the file as InputError
+        for _ in range(3):  # the bytes read are those validated (unless the file keeps changing)
+            raw = self._read()
+            self.inputs = load_site(self.path, templates_dir)  # every problem of the file as InputError
+            again = self._read()
+            if again == raw:
+                break
+            raw = again
+        self.stamp = Stamp.of(raw, self.path)
+        self.newline = _newline(raw)
         self.templates_dir = self.inputs.templates_dir
         self.catalog = self.inputs.catalog
         self.templates = self.inputs.templates
-        self.text = self.path.read_text(encoding="utf-8")
+        self.text = raw.decode("utf-8").replace("\r\n", "\n")
         self.saved_text = self.text
         self._undo: list[tuple[str, str]] = []  # (text before, what the edit did)
         self._redo: list[tuple[str, str]] = []
@@ -287,13 +327,44 @@ class SiteEditor:
     def backup_path(self) -> Path:
         return self.path.with_name(self.path.name + ".bak")
 
-    def save(self) -> Path:
+    def _read(self) -> bytes:
+        try:
+            return self.path.read_bytes()
+        except OSError:  # missing, a folder, unreadable: load_site says so as an InputError
+            return b""
+
+    def changed_on_disk(self) -> str | None:
+        """How the file on disk differs from what was read or last saved (None: it does not)."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return "the file was deleted or moved since it was read"
+        except OSError as e:
+            return f"the file cannot be read any more ({e.strerror})"
+        if hashlib.sha256(data).hexdigest() != self.stamp.sha256:
+            return "the file was changed on disk since it was read (by another program?)"
+        return None
+
+    def save(self, force: bool = False) -> Path | None:
         """Write the current text to the site file, atomically, after copying the file as it is on disk to
-        ``NAME.toml.bak``. Refuses (InputError, nothing written) if the text does not validate."""
+        ``NAME.toml.bak``; None (nothing written, no backup) when there are no edits to save.
+
+        Refuses, writing nothing: InputError if the text does not validate; :class:`ChangedOnDisk` if the
+        file on disk is not what was read (unless ``force``); OSError if the folder or the file cannot
+        be written. The file keeps its line endings, a symlink is written through (the link stays)."""
+        if not self.dirty:
+            return None
         self._validate(self.text)
-        if self.path.exists():
-            write_bytes(self.backup_path, self.path.read_bytes())
-            os.chmod(self.backup_path, self.path.stat().st_mode & 0o7777)  # the backup reads like the file
-        write_bytes(self.path, self.text.encode("utf-8"))
+        if not force and (problem := self.changed_on_disk()) is not None:
+            raise ChangedOnDisk(self.path, problem)
+        target = Path(os.path.realpath(self.path))  # a symlink: its target is written, the link kept
+        if target.exists() and not os.access(target, os.W_OK):
+            raise PermissionError(13, "the site file is read-only", str(self.path))
+        data = self.text.replace("\n", self.newline).encode("utf-8")
+        if target.exists():
+            write_bytes(self.backup_path, target.read_bytes())
+            os.chmod(self.backup_path, target.stat().st_mode & 0o7777)  # the backup reads like the file
+        write_bytes(target, data)
         self.saved_text = self.text
+        self.stamp = Stamp.of(data, target)
         return self.path

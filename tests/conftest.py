@@ -8,6 +8,7 @@ in code.
   output captured; 5 min timeout) and return the CompletedProcess.
 - ``handbuilt`` (tests/data/cabling/handbuilt.py, importable as a module): hand-built placement and
   fabric tables for the cabling tests.
+- ``block_writes(site)``: make saving ``site`` fail like a folder the user cannot write (see there).
 - ``make_inputs(**changes)``: a small one-hall site (10 m x 6 m hall, 1 SU of 32 DGX H100 on QM9700,
   rail, no side networks) with ``changes`` deep-merged into its TOML data, validated like a site file.
 """
@@ -15,9 +16,10 @@ in code.
 from __future__ import annotations
 
 import copy
+import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -185,3 +187,30 @@ def _same(x: Any, y: Any, where: str) -> None:
 def same_design() -> Callable[[Any, Any], None]:
     """``same_design(a, b)``: assert_same_design (every table of two designs equal)."""
     return assert_same_design
+
+
+@pytest.fixture
+def block_writes() -> Iterator[Callable[[Path], bool]]:
+    """``block_writes(site)``: make the folder of an open ``site`` unwritable; returns whether the file
+    then also reads as gone (so a save first says it changed on disk).
+
+    Not root: the folder is made read-only (0o555; put back at teardown). Root writes into a read-only
+    folder, so there the folder is moved away and a regular file takes its name: the site's path then
+    runs through a file, and every write under it fails (NotADirectoryError)."""
+    undo: list[Callable[[], None]] = []
+
+    def block(site: Path) -> bool:
+        folder = site.parent
+        if os.geteuid() != 0:
+            folder.chmod(0o555)
+            undo.append(lambda: folder.chmod(0o755))
+            return False
+        moved = folder.with_name(folder.name + "-moved")
+        folder.rename(moved)
+        folder.write_text("a regular file where the site's folder was\n")
+        undo.append(lambda: (folder.unlink(), moved.rename(folder)))
+        return True
+
+    yield block
+    for u in reversed(undo):
+        u()

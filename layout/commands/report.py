@@ -1,7 +1,8 @@
 """`dclayout report SITE... --out DIR [-j N]`: one PDF design report per site, sites in parallel processes.
 
-Each site runs in its own worker (load, design, PDF). A bad site is reported with its problems while the
-others finish. Exit code: 0 when every report was written, 2 when a site had bad input, 3 when a design
+Each site runs in its own worker process (load, design, PDF), forked for that site alone: a bad site is
+reported with its problems, and a worker that dies (killed, out of memory, a crash in a native library)
+is reported for its site, while the others finish. Exit code: 0 when every report was written, 2 when a site had bad input, 3 when a design
 or its export failed (3 wins when both happen). Reports are written atomically: a failed site leaves no
 file behind, and an older report of that site is left untouched.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -106,9 +108,78 @@ def _duplicate_targets(sites: list[str], out: str | None) -> list[str]:
     return lines
 
 
+def _child(conn: Any, site: str, out: str | None, templates: str | None) -> None:
+    """A worker process: build one site and send its Outcome back."""
+    try:
+        conn.send(build_one(site, out, templates))
+    finally:
+        conn.close()
+
+
+def _death(exitcode: int | None) -> str:
+    import signal
+
+    if exitcode is not None and exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+def build_isolated(
+    sites: list[str],
+    out: str | None,
+    templates: str | None,
+    jobs: int,
+    done: Any,
+    tick: Any = lambda: None,
+) -> None:
+    """Build each site in a process of its own, ``jobs`` at a time, calling ``done(outcome)`` as each
+    ends (in the order they end) and ``tick()`` a few times a second. A process that ends without an
+    outcome (os._exit, a signal) is that site's failure; the others go on. The processes fork from
+    this one (the pipeline imported once), so the caller must run no other thread meanwhile."""
+    import multiprocessing as mp
+    from multiprocessing.connection import wait
+
+    ctx = mp.get_context("fork")
+    todo = list(sites)
+    running: dict[Any, tuple[Any, str, float]] = {}  # the result pipe's read end -> process, site, start
+    try:
+        while todo or running:
+            while todo and len(running) < jobs:
+                site = todo.pop(0)
+                read, write = ctx.Pipe(duplex=False)
+                proc = ctx.Process(target=_child, args=(write, site, out, templates), daemon=True)
+                proc.start()
+                write.close()  # so the read end sees EOF when the worker dies
+                running[read] = (proc, site, time.perf_counter())
+            ready = set(wait(list(running), timeout=0.25))
+            for conn in [c for c in running if c in ready]:  # readable: an outcome, or EOF if it died
+                proc, site, t0 = running.pop(conn)
+                try:
+                    outcome = conn.recv()
+                except (EOFError, OSError):
+                    outcome = None
+                conn.close()
+                proc.join()
+                if not isinstance(outcome, Outcome):
+                    outcome = Outcome(
+                        site,
+                        EXIT_EXPORT_FAILED,
+                        seconds=time.perf_counter() - t0,
+                        lines=(f"{site}: worker died ({_death(proc.exitcode)}); no report written for it",),
+                    )
+                done(outcome)
+            tick()
+    finally:  # interrupted: no worker outlives the command
+        for proc, _, _ in running.values():
+            proc.kill()
+            proc.join()
+
+
 def run(args: argparse.Namespace) -> int:
     import os
-    from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -134,36 +205,26 @@ def run(args: argparse.Namespace) -> int:
                 console.print(f"    {line}", markup=False, soft_wrap=True)
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    if jobs == 1:
+    if len(sites) == 1:
         with Progress(*columns, console=console, transient=True) as bar:
             task = bar.add_task("reports", total=len(sites))
-            for s in sites:
-                show(build_one(s, args.out, args.templates))
-                bar.advance(task)
+            show(build_one(sites[0], args.out, args.templates))
+            bar.advance(task)
     else:
-        # Workers fork from this process: import the pipeline once here instead of once per worker, and
-        # submit before the progress bar starts its refresh thread, so they fork from a quiet process.
+        # Workers fork from this process: import the pipeline once here instead of once per worker; the
+        # bar is refreshed from this thread (no refresh thread: they fork from a quiet process).
         import layout.design
         import layout.export.pdf  # noqa: F401
 
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures: dict[Future[Outcome], str] = {
-                pool.submit(build_one, s, args.out, args.templates): s for s in sites
-            }
-            with Progress(*columns, console=console, transient=True) as bar:
-                task = bar.add_task("reports", total=len(sites))
-                for fut in as_completed(futures):
-                    try:
-                        show(fut.result())
-                    except Exception as e:  # the worker process itself died (killed, out of memory)
-                        show(
-                            Outcome(
-                                futures[fut],
-                                EXIT_EXPORT_FAILED,
-                                lines=(f"{futures[fut]}: worker died: {type(e).__name__}: {e}",),
-                            )
-                        )
-                    bar.advance(task)
+        with Progress(*columns, console=console, transient=True, auto_refresh=False) as bar:
+            task = bar.add_task("reports", total=len(sites))
+
+            def done(o: Outcome) -> None:
+                show(o)
+                bar.advance(task)
+                bar.refresh()
+
+            build_isolated(sites, args.out, args.templates, jobs, done, bar.refresh)
     written = sum(o.code == EXIT_OK for o in outcomes)
     console.print(f"{written} of {len(sites)} report(s) written")
     return max(o.code for o in outcomes)

@@ -7,8 +7,10 @@
 - ``write_json(obj, path)``: sorted keys, two-space indent, NaN/inf as ``null``.
 - ``write_xlsx(sheets, path, date)``: one sheet per DataFrame, bold frozen header, column widths from
   the content, USD columns formatted ``#,##0.00``. Same input, same bytes: the workbook's created and
-  modified dates are the site's date (not the clock) and so are the timestamps of the zip entries. The
-  bytes are openpyxl's; the cells are written as strings, not through an element tree per cell.
+  modified dates are the site's date (not the clock) and so are the timestamps of the zip entries (the
+  nearest a zip can hold for a date outside 1980-2107). The bytes are openpyxl's; the cells are written
+  as strings, not through an element tree per cell. Every text value is a text cell: one starting with
+  ``=``, ``+``, ``-`` or ``@`` is never a live formula (formula injection), ``#N/A`` never an error.
 - ``links_table(fabric, placement, cabling)``: one row per link with device and rack ids (for CSV);
   ``links_summary(links)``: links and metres per network, kind and medium (for the XLSX);
   ``summary_rows(summary)``: ``summary.json`` flattened to (key, value) rows.
@@ -235,7 +237,7 @@ def xlsx_bytes(sheets: dict[str, pd.DataFrame], date: str, title: str = "") -> b
     openpyxl writes the workbook around the cells (properties, styles, widths, frozen header); the
     cells themselves are written here as the same XML openpyxl writes for them, a string per cell
     instead of an element tree per cell (seconds on a campus's Racks sheet). Values openpyxl would
-    treat specially (formulas, error codes, dates, characters it refuses, ...) send the whole workbook
+    treat specially (dates, characters it refuses, ...) send the whole workbook
     through openpyxl cell by cell, so the bytes never depend on the path."""
     stamp = _site_datetime(date)
     try:
@@ -251,6 +253,9 @@ def xlsx_bytes_openpyxl(sheets: dict[str, pd.DataFrame], date: str, title: str =
     for df, ws in zip(sheets.values(), wb.worksheets, strict=True):
         for row in df.itertuples(index=False, name=None):
             ws.append([_cell(v) for v in row])
+            for cell in ws[ws.max_row]:  # openpyxl makes "=..." a formula, "#N/A" an error: text here
+                if cell.data_type in ("f", "e"):
+                    cell.data_type = "s"
         for j, col in enumerate(df.columns):
             if str(col).endswith(USD_SUFFIX):
                 for cell in ws[_letter(j)][1:]:
@@ -342,13 +347,26 @@ def _splice(body: bytes, rows: str, dim: str) -> bytes:
     return f"{head}<sheetData>{rows}</sheetData>{tail}".encode()
 
 
+ZIP_YEARS = (1980, 2107)  # what a zip entry's date can hold (MS-DOS dates)
+
+
+def _zip_date(stamp: datetime.datetime) -> tuple[int, int, int, int, int, int]:
+    """The zip entries' date of a site dated ``stamp``: the date itself, or the nearest a zip holds
+    (1980-01-01 or 2107-12-31) for a date outside them; the workbook's properties keep the true date."""
+    if stamp.year < ZIP_YEARS[0]:
+        return (ZIP_YEARS[0], 1, 1, 0, 0, 0)
+    if stamp.year > ZIP_YEARS[1]:
+        return (ZIP_YEARS[1], 12, 31, 0, 0, 0)
+    return (stamp.year, stamp.month, stamp.day, 0, 0, 0)
+
+
 def _restamp_zip(
     data: bytes, stamp: datetime.datetime, splice: dict[str, Callable[[bytes], bytes]] | None = None
 ) -> bytes:
     """The same zip with every entry dated ``stamp`` (zip entries carry the clock otherwise), and the
     entries named in ``splice`` rewritten by their function."""
     out = io.BytesIO()
-    when = (stamp.year, stamp.month, stamp.day, 0, 0, 0)
+    when = _zip_date(stamp)
     with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():
             entry = zipfile.ZipInfo(info.filename, date_time=when)
@@ -361,7 +379,6 @@ def _restamp_zip(
     return out.getvalue()
 
 
-_ERROR_CODES = frozenset({"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"})
 _ILLEGAL = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")  # openpyxl's ILLEGAL_CHARACTERS_RE
 # text openpyxl writes as it is: no markup to escape, no control character, no space at either end, not a
 # formula ("=...") or an error code ("#...")
@@ -417,14 +434,10 @@ def _xml_cell(ref: str, v: Any, style: int) -> str:
         return f'<c r="{ref}"{s} t="b"><v>{int(v)}</v></c>'
     if t is int or t is float:
         return f'<c r="{ref}"{s} t="n"><v>{v:.16g}</v></c>'
-    if (
-        t is not str
-        or len(v) > 32767
-        or (len(v) > 1 and v[0] == "=")
-        or v in _ERROR_CODES
-        or _ILLEGAL.search(v)
-    ):
+    if t is not str or len(v) > 32767 or _ILLEGAL.search(v):
         raise _NotPlain(repr(v)[:40])
+    # text, always: "=..." (a formula to openpyxl, live in a spreadsheet: formula injection) and "#N/A"
+    # (an error code) are written as the text they are, as "+...", "-..." and "@..." are
     if v == "":
         return f'<c r="{ref}"{s} t="inlineStr" />'
     stripped = v.strip()

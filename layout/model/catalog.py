@@ -10,6 +10,9 @@ from layout.model.base import Strict
 MediaClass = Literal["dac", "aec", "mmf", "smf", "coherent", "utp"]
 MEDIA_CLASSES: tuple[MediaClass, ...] = ("dac", "aec", "mmf", "smf", "coherent", "utp")
 COPPER_CLASSES: tuple[MediaClass, ...] = ("dac", "aec", "utp")
+# A price above this is a typo (the dearest rack system is a few million): a BOM of such parts would not
+# add up to a finite total (1e308 x 2 is inf), and every export prints that total.
+MAX_PRICE_USD = 1e9
 
 
 class ServerSpec(Strict):
@@ -25,7 +28,7 @@ class ServerSpec(Strict):
     storage_ports: int = Field(ge=0, default=0)
     frontend_ports: int = Field(ge=0, default=0)
     oob_ports: int = Field(ge=0, default=1)
-    price_usd: float = Field(ge=0)
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
 
 
 class SwitchSpec(Strict):
@@ -37,14 +40,14 @@ class SwitchSpec(Strict):
     weight_kg: float = Field(gt=0, le=500)
     power_w_copper: float = Field(gt=0, le=50000)
     power_w_optics: float = Field(gt=0, le=50000)
-    price_usd: float = Field(ge=0)
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
 
 
 class NicSpec(Strict):
     name: str
     ports_per_module: int = Field(gt=0, le=8)
     power_w_extra: float = Field(ge=0, le=1000, default=0)
-    price_usd_extra: float = Field(ge=0, default=0)
+    price_usd_extra: float = Field(ge=0, le=MAX_PRICE_USD, default=0)
     link_mtbf_years: float | None = Field(default=None, gt=0, le=100)
 
 
@@ -59,8 +62,8 @@ class MediaSpec(Strict):
     module_power_w: float = Field(ge=0, le=100)
     twin_module_power_w: float | None = Field(default=None, ge=0, le=200)
     optical: bool
-    price_usd: float = Field(ge=0)
-    price_usd_per_m: float = Field(ge=0, default=0)
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+    price_usd_per_m: float = Field(ge=0, le=MAX_PRICE_USD, default=0)
     mtbf_years: float = Field(gt=0, le=1000)
     diameter_mm: float = Field(gt=0, le=50)
     kg_per_m: float = Field(ge=0, le=5)

@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState
 from layout.errors import InputError
 from layout.siteedit import (
     AddRow,
+    ChangedOnDisk,
     DeleteRow,
     Edit,
     MoveRow,
@@ -160,6 +161,8 @@ class DCLayoutApp(App[None]):
         self.drawn_plan: tuple[object, ...] = ()  # floor_plan() of the inputs the map was last drawn for
         self.tabs_shown: set[str] = set()  # tabs filled with the current result (see show_tab)
         self.gc_settled = False  # settle_gc() has run
+        self.failure: list[str] = []  # why the design of the site as it is now failed (shown in a panel)
+        self.save_after_design: Callable[[], None] | None = None  # ctrl+s waits for the running design
 
     @property
     def editor(self) -> SiteEditor | None:
@@ -191,6 +194,7 @@ class DCLayoutApp(App[None]):
                 with TabPane("Cabling", id="cabling"), VerticalScroll():
                     yield Static("", id="cabling-view")
             yield Inspector(id="inspector")
+        yield Static("", id="design-error", markup=False)
         yield Static("", id="status", markup=False)
         yield Footer(compact=True)
 
@@ -217,6 +221,8 @@ class DCLayoutApp(App[None]):
             self.push_screen(MessageScreen(f"Cannot open {path}", [str(p) for p in e.problems]))
             return False
         self.result = None
+        self.save_after_design = None
+        self.show_failure([])
         self.hall = self.session.halls()[0]
         self.moving = None
         self.map.set_ghost(None)
@@ -224,6 +230,34 @@ class DCLayoutApp(App[None]):
         return True
 
     def action_open(self) -> None:
+        self.unless_unsaved("Open another site", self.ask_open)
+
+    def unless_unsaved(self, what: str, then: Callable[[], None]) -> None:
+        """Run ``then`` now, or, with unsaved edits, after asking: save first, drop them, or cancel."""
+        if self.editor is None or not self.editor.dirty:
+            then()
+            return
+
+        def answer(choice: str | None) -> None:
+            if choice == "save":
+                self.save_site(then)
+            elif choice == "discard":
+                then()
+
+        self.push_screen(
+            ChoiceScreen(
+                f"Unsaved edits in {self.editor.path.name}",
+                [
+                    ("Cancel (keep editing)", None),
+                    (f"Save, then {what.lower()}", "save"),
+                    (f"{what} without saving (the edits are lost)", "discard"),
+                ],
+                None,
+            ),
+            answer,
+        )
+
+    def ask_open(self) -> None:
         folder = (
             self.editor.path.parent
             if self.editor
@@ -237,38 +271,93 @@ class DCLayoutApp(App[None]):
         self.push_screen(OpenScreen(folder.resolve()), opened)
 
     def action_save(self) -> None:
-        if self.editor is None:
+        self.save_site()
+
+    def save_site(self, then: Callable[[], None] | None = None, force: bool = False) -> None:
+        """Save the site (see Session.save), then run ``then``. What cannot be saved is shown in a dialog
+        and the edits are kept: a site that does not design, a file changed on disk (overwrite, reload or
+        cancel: cancel first), a folder that cannot be written. Waits for a design of the current text
+        that is running (save checks it designs)."""
+        editor = self.editor
+        if editor is None:
+            return
+        if editor.dirty and self.designing and self.session.known() is None and not self.session.failure():
+            self.save_after_design = lambda: self.save_site(then, force)
+            self.status = "saving when the design is done…"
+            self.update_title()
             return
         try:
-            path = self.session.save()
+            path = self.session.save(force=force)
         except InputError as e:
+            self.show_failure([str(p) for p in e.problems])
             self.push_screen(
-                MessageScreen("Not saved: the site does not validate", [str(p) for p in e.problems])
+                MessageScreen(
+                    f"Not saved: {editor.path.name} would not design",
+                    [
+                        *(str(p) for p in e.problems),
+                        "",
+                        "Nothing was written; your edits are kept (ctrl+z undoes).",
+                    ],
+                )
             )
             return
-        self.notify(f"saved {path.name} (previous version: {self.editor.backup_path.name})")
+        except ChangedOnDisk as e:
+            self.ask_changed_on_disk(e, then)
+            return
+        except OSError as e:
+            self.push_screen(
+                MessageScreen(
+                    f"Not saved: cannot write {editor.path.name}",
+                    [
+                        f"{e.filename or editor.path}: {e.strerror or type(e).__name__}",
+                        "",
+                        "Nothing was written; your edits are kept. Make the folder writable and save again.",
+                    ],
+                )
+            )
+            return
+        except Exception as e:  # noqa: BLE001 - never lose the app (and the edits) to a save
+            self.push_screen(
+                MessageScreen(
+                    f"Not saved: {editor.path.name}",
+                    [f"{type(e).__name__}: {e}", "", "Nothing was written; your edits are kept."],
+                )
+            )
+            return
+        if path is None:
+            self.notify("no edits to save: nothing written")
+        else:
+            self.notify(f"saved {path.name} (previous version: {editor.backup_path.name})")
         self.update_title()
+        if then is not None:
+            then()
+
+    def ask_changed_on_disk(self, e: ChangedOnDisk, then: Callable[[], None] | None) -> None:
+        def answer(choice: str | None) -> None:
+            if choice == "overwrite":
+                self.save_site(then, force=True)
+            elif choice == "reload":
+                self.reload_site()
+
+        self.push_screen(
+            ChoiceScreen(
+                f"{e.path.name}: {e.problem}. Saving would overwrite that change.",
+                [
+                    ("Cancel (nothing written, keep editing)", None),
+                    ("Overwrite the file with my edits", "overwrite"),
+                    ("Reload the file from disk (my edits are dropped)", "reload"),
+                ],
+                None,
+            ),
+            answer,
+        )
+
+    def reload_site(self) -> None:
+        if self.editor is not None:
+            self.open_site(self.editor.path)
 
     async def action_quit(self) -> None:
-        if self.editor is not None and self.editor.dirty:
-
-            def answer(choice: str | None) -> None:
-                if choice == "save":
-                    self.action_save()
-                    if self.editor is not None and not self.editor.dirty:
-                        self.exit()
-                elif choice == "discard":
-                    self.exit()
-
-            self.push_screen(
-                ChoiceScreen(
-                    "Unsaved edits",
-                    [("Save, then quit", "save"), ("Quit without saving", "discard"), ("Cancel", None)],
-                ),
-                answer,
-            )
-            return
-        self.exit()
+        self.unless_unsaved("Quit", self.exit)
 
     # ------------------------------------------------------------------------------------ edits
     def apply_edit(self, edit: Edit) -> bool:
@@ -528,6 +617,8 @@ class DCLayoutApp(App[None]):
         """The site text changed (open, edit, undo, redo): redraw what the inputs alone determine, or show
         the design of this very text at once if it is one of the recent ones (undo, redo)."""
         assert self.editor is not None
+        failed = self.session.failure()
+        self.show_failure([str(p) for p in failed.problems] if failed else [])
         if self.show_known():
             return
         self.start_design()  # first, so the worker computes while the screen is redrawn
@@ -616,8 +707,13 @@ class DCLayoutApp(App[None]):
     def design_done(self, worker: Worker[Any]) -> None:
         self.designing = False
         if worker.state == WorkerState.ERROR:
-            self.status = "design failed"
-            self.notify(f"the design pipeline failed: {worker.error!r}", severity="error", timeout=15)
+            self.status = "design failed: the map shows the last good design (stale)"
+            error = worker.error
+            if not isinstance(error, InputError):
+                self.show_failure([f"the design pipeline failed: {type(error).__name__}: {error}"])
+            elif (failed := self.session.failure()) is not None:  # of the site as it is now
+                self.show_failure([str(p) for p in failed.problems])
+                self.design_pending = False
         elif worker.state == WorkerState.SUCCESS and self.editor is not None:
             result = worker.result
             if isinstance(result, Result):
@@ -630,10 +726,28 @@ class DCLayoutApp(App[None]):
             self.start_design()
         else:
             self.update_title()
+        if not self.designing and self.save_after_design is not None:
+            save, self.save_after_design = self.save_after_design, None
+            save()
+
+    def show_failure(self, lines: list[str]) -> None:
+        """Show why the design of the site as it is now failed, in full, in a panel under the map, and
+        mark the map stale (it shows the last good design); no lines: hide it."""
+        self.failure = lines
+        panel = self.query_one("#design-error", Static)
+        if lines:
+            head = (
+                "Design failed — the map shows the last good design, not this site (ctrl+z undoes the edit):"
+            )
+            panel.update("\n".join([head, *lines]))
+        panel.set_class(bool(lines), "-shown")
+        self.map.set_class(bool(lines), "-stale")
+        self.update_legend()
 
     def show_result(self, result: Result) -> None:
         """Draw a finished design: map, tree, inspector, budgets, violations, BOM and cabling."""
         self.result = result
+        self.show_failure([])
         self.show_status_of(result)
         self.redraw()
         tab = self.query_one(TabbedContent).get_tab("violations")
@@ -704,7 +818,12 @@ class DCLayoutApp(App[None]):
     def update_legend(self) -> None:
         grid = self.map.grid
         where = f"{self.hall} · 1 col = {grid.m_per_col:.2g} m" if grid and self.hall else ""
-        self.query_one("#legend", Static).update(legend(self.map.colour_by, where), layout=False)
+        line = legend(self.map.colour_by, where)
+        if self.failure:  # first, so a narrow screen shows it too
+            line = Text.assemble(
+                ("STALE: design failed, last good design shown", "bold reverse red"), " ", line
+            )
+        self.query_one("#legend", Static).update(line, layout=False)
 
     @property
     def stale(self) -> bool:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from layout.errors import InputError
 from layout.load import Inputs
 from layout.model import Catalog
 from layout.model.site import Hall
@@ -91,6 +92,8 @@ class Session:
         self.editor: SiteEditor | None = None
         # the latest designs by (site file, site text): the design is a pure function of them
         self.recent: OrderedDict[tuple[Path, str], Result] = OrderedDict()
+        # the latest site texts whose design was refused (what `dclayout design` would say, exit 2)
+        self.failed: OrderedDict[tuple[Path, str], InputError] = OrderedDict()
 
     # ------------------------------------------------------------------------------------- site
     def open(self, path: str | Path) -> SiteEditor:
@@ -98,7 +101,12 @@ class Session:
         editor = SiteEditor(path, self.templates_dir)
         self.editor = editor
         self.recent.clear()
+        self.failed.clear()
         return editor
+
+    def reload(self) -> SiteEditor:
+        """Read the open site file again from disk (the edits and their undo history are dropped)."""
+        return self.open(self._editor().path)
 
     def _editor(self) -> SiteEditor:
         if self.editor is None:
@@ -141,9 +149,38 @@ class Session:
     def redo(self) -> str | None:
         return self._editor().redo()
 
-    def save(self) -> Path:
-        """Write the site file (the previous version kept as .bak); InputError if it does not validate."""
-        return self._editor().save()
+    def save(self, force: bool = False) -> Path | None:
+        """Write the site file (the previous version kept as .bak) if it has edits (None: nothing to
+        save, nothing written). Refuses, writing nothing, what ``dclayout design`` refuses (InputError
+        with its lines: the site is designed first unless this text's design is known), a file changed on
+        disk since it was read (:class:`~layout.siteedit.ChangedOnDisk`, unless ``force``) and a folder
+        or file that cannot be written (OSError); the edits are kept in every case."""
+        editor = self._editor()
+        if not editor.dirty:
+            return None
+        self.check()
+        return editor.save(force=force)
+
+    def check(self) -> None:
+        """Raise the InputError ``dclayout design`` would give the site as it is now (None if it designs).
+        A design of this text seen before answers at once; else it is designed here. A run that fails
+        for another reason (a fault of the tool, not of the site) does not keep the edits from being saved."""
+        failed = self.failure()
+        if failed is not None:
+            raise failed
+        if self.known() is None:
+            try:
+                self.design()
+            except InputError:
+                raise
+            except Exception:  # noqa: BLE001 - a fault of the tool, not of the site: the edits are saved
+                pass
+
+    def failure(self) -> InputError | None:
+        """Why the design of the site as it is now was refused, if it was tried and refused."""
+        if self.editor is None:
+            return None
+        return self.failed.get((self.editor.path, self.editor.text))
 
     # ----------------------------------------------------------------------------------- design
     @property
@@ -159,7 +196,13 @@ class Session:
     def compute(self, inputs: Inputs, text: str, progress: Callable[[str], None] | None = None) -> Result:
         """The design of ``inputs`` (whose site text is ``text``) with the session's cache, and the next
         edit's document parsed (both off the editing thread when called from a worker)."""
-        result = compute(inputs, text, progress, self.cache)
+        try:
+            result = compute(inputs, text, progress, self.cache)
+        except InputError as e:  # the site validates but does not design: remember it for save()
+            self.failed[(inputs.path, text)] = e
+            while len(self.failed) > RECENT_DESIGNS:
+                self.failed.popitem(last=False)
+            raise
         if self.editor is not None and self.editor.inputs.path == inputs.path:
             self.editor.prepare(text)
         return result

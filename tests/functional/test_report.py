@@ -6,6 +6,7 @@ import io
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -160,6 +161,50 @@ def test_batch_writes_the_good_sites_and_reports_the_bad_one(
     err = flat(res.stderr)
     assert f"{bad}: cluster.gpus: 1023 GPUs is not a whole number" in err
     assert "2 of 3 report(s) written" in err
+    for name in ("gb200-hall.pdf", "superpod-4su.pdf"):
+        assert PdfReader(out / name).pages, name
+
+
+DIES = """
+import os, signal, sys
+from layout import cli
+from layout.commands import report
+
+real = report.build_one
+
+def build_one(site, out, templates):  # the worker of one site dies; what it would have done for others
+    if site.endswith("exits.toml"):
+        os._exit(7)
+    if site.endswith("segfaults.toml"):
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return real(site, out, templates)
+
+report.build_one = build_one
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_worker_that_dies_is_reported_for_its_site_and_the_others_finish(tmp_path: Path, jobs: str) -> None:
+    exits, segfaults = tmp_path / "exits.toml", tmp_path / "segfaults.toml"
+    for site in (exits, segfaults):
+        site.write_text(SMALL.read_text())
+    out = tmp_path / "out"
+    sites = [str(exits), str(SMALL), str(segfaults), str(ROOT / "sites" / "gb200-hall.toml")]
+    res = subprocess.run(
+        [sys.executable, "-c", DIES, "report", *sites, "--out", str(out), "-j", jobs],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    assert res.returncode == 3, res.stderr
+    assert "Traceback" not in res.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["gb200-hall.pdf", "superpod-4su.pdf"]
+    err = flat(res.stderr)
+    assert f"{exits}: worker died (exit code 7); no report written for it" in err
+    assert f"{segfaults}: worker died (killed by SIGSEGV); no report written for it" in err
+    assert "2 of 4 report(s) written" in err
     for name in ("gb200-hall.pdf", "superpod-4su.pdf"):
         assert PdfReader(out / name).pages, name
 

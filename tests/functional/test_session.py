@@ -3,6 +3,7 @@ undo, redo, design, save; and the session module loads no Textual."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,8 @@ import pytest
 from layout import design
 from layout.errors import InputError
 from layout.load import load_site
-from layout.siteedit import AddRow, SetCluster, SetHall
+from layout.siteedit import AddRow, ChangedOnDisk, SetCluster, SetHall
+from layout.tui import session as session_mod
 from layout.tui.session import RECENT_DESIGNS, Session, locate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -117,3 +119,157 @@ def test_the_session_loads_no_textual() -> None:
         "assert not bad, bad[:5]\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=120)
+
+
+# ------------------------------------------------------------------ saving never loses anyone's work
+def listing(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_a_change_made_outside_is_not_overwritten_by_save(superpod: Path) -> None:
+    s = Session()
+    s.open(superpod)
+    assert s.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
+    outside = superpod.read_text() + "# added by another editor\n"
+    superpod.write_text(outside)
+    with pytest.raises(ChangedOnDisk) as e:
+        s.save()
+    assert "changed on disk" in e.value.problem
+    assert superpod.read_text() == outside and listing(superpod.parent) == ["superpod-4su.toml"]
+    assert s.editor is not None and s.editor.dirty  # the edit is kept
+    # reload: the file as it is now, the edit dropped
+    s.reload()
+    assert s.text == outside and s.editor is not None and not s.editor.dirty and s.undo() is None
+    # overwrite, when asked for
+    assert s.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
+    superpod.write_text(outside + "# and again\n")
+    assert s.save(force=True) == superpod
+    assert "max_rack_kw = 30.0" in superpod.read_text()
+    assert superpod.with_name("superpod-4su.toml.bak").read_text() == outside + "# and again\n"
+    # what save wrote is what it remembers: the next save is not refused
+    assert s.apply(SetHall("B1/H1", "max_rack_kw", 35.0)) and s.save() == superpod
+
+
+def test_a_deleted_site_file_counts_as_changed(superpod: Path) -> None:
+    s = Session()
+    s.open(superpod)
+    s.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
+    superpod.unlink()
+    with pytest.raises(ChangedOnDisk, match="deleted or moved"):
+        s.save()
+    assert listing(superpod.parent) == []
+
+
+def test_a_save_without_edits_writes_nothing(superpod: Path) -> None:
+    s = Session()
+    s.open(superpod)
+    backup = superpod.with_name("superpod-4su.toml.bak")
+    backup.write_text("the previous backup\n")
+    before = superpod.stat().st_mtime_ns
+    assert s.save() is None
+    s.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
+    s.undo()  # back to the text read: no edits
+    assert s.save() is None
+    assert superpod.stat().st_mtime_ns == before and backup.read_text() == "the previous backup\n"
+    assert listing(superpod.parent) == ["superpod-4su.toml", "superpod-4su.toml.bak"]
+
+
+def test_a_folder_that_cannot_be_written_keeps_the_edit(
+    superpod: Path, block_writes: Callable[[Path], bool]
+) -> None:
+    s = Session()
+    s.open(superpod)
+    s.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
+    s.design()
+    text = s.text
+    gone = block_writes(superpod)
+    if gone:
+        with pytest.raises(ChangedOnDisk):
+            s.save()
+    with pytest.raises(OSError):
+        s.save(force=True)
+    assert s.text == text and s.editor is not None and s.editor.dirty
+    if not gone:
+        assert listing(superpod.parent) == ["superpod-4su.toml"]
+        assert "max_rack_kw = 45.0" in superpod.read_text()
+
+
+def test_save_refuses_what_design_refuses(superpod: Path, tmp_path: Path) -> None:
+    """A 1 GbE management switch as the backend: `dclayout design` refuses it (exit 2); so does save,
+    with the same problem, writing nothing (if validate refuses it too, the edit itself is refused)."""
+    original = superpod.read_text()
+    bad = tmp_path / "bad" / "superpod-4su.toml"
+    bad.parent.mkdir()
+    bad.write_text(original.replace('switch = "qm9700"', 'switch = "sn2201"'))
+    with pytest.raises(InputError) as by_design:
+        design.run(load_site(bad))
+    expected = [(p.key, p.problem, p.allowed) for p in by_design.value.problems]
+    assert expected[0][0] == "cluster.switch"
+    s = Session()
+    s.open(superpod)
+    with pytest.raises(InputError) as e:
+        s.apply(SetCluster("switch", "sn2201"))
+        assert s.failure() is None
+        s.save()  # designs the site first: refused
+    assert [(p.key, p.problem, p.allowed) for p in e.value.problems] == expected
+    assert superpod.read_text() == original and listing(superpod.parent) == ["bad", "superpod-4su.toml"]
+    if s.editor is not None and s.editor.dirty:  # the edit was taken: its refused design is remembered
+        assert s.failure() is e.value
+        with pytest.raises(InputError):
+            s.design()
+        s.undo()
+        assert s.failure() is None and s.save() is None
+
+
+def test_crlf_and_symlinked_site_files_stay_as_they_were(superpod: Path, tmp_path: Path) -> None:
+    real = tmp_path / "real" / "site.toml"
+    real.parent.mkdir()
+    real.write_bytes(superpod.read_bytes().replace(b"\n", b"\r\n"))
+    link = tmp_path / "superpod-4su.toml"
+    superpod.unlink()
+    link.symlink_to(real)
+    s = Session()
+    s.open(link)
+    assert "\r" not in s.text
+    s.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
+    assert s.save() == link
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    data = real.read_bytes()
+    assert b"max_rack_kw = 30.0\r\n" in data and data.count(b"\n") == data.count(b"\r\n")
+    assert load_site(link).site.building[0].hall[0].max_rack_kw == 30.0
+    assert listing(real.parent) == ["site.toml"]  # no temporary file left beside the target
+    # an LF file stays LF
+    lf = tmp_path / "lf.toml"
+    lf.write_bytes(real.read_bytes().replace(b"\r\n", b"\n"))
+    s.open(lf)
+    s.apply(SetHall("B1/H1", "max_rack_kw", 35.0))
+    s.save()
+    assert b"\r" not in lf.read_bytes()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write a read-only file")
+def test_a_read_only_site_file_is_not_replaced(superpod: Path) -> None:
+    s = Session()
+    s.open(superpod)
+    s.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
+    s.design()
+    superpod.chmod(0o444)
+    with pytest.raises(PermissionError, match="read-only"):
+        s.save()
+    assert "max_rack_kw = 45.0" in superpod.read_text() and listing(superpod.parent) == ["superpod-4su.toml"]
+
+
+def test_a_fault_of_the_tool_does_not_keep_the_edits_from_being_saved(
+    superpod: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug in the pipeline")
+
+    monkeypatch.setattr(session_mod, "compute", broken)
+    s = Session()
+    s.open(superpod)
+    s.apply(SetHall("B1/H1", "max_rack_kw", 30.0))
+    with pytest.raises(RuntimeError):
+        s.design()
+    assert s.failure() is None  # not a refusal of the site
+    assert s.save() == superpod and "max_rack_kw = 30.0" in superpod.read_text()

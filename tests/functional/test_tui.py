@@ -20,7 +20,7 @@ import pytest
 from rich.console import Console
 from shapely.geometry import Polygon
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Tree
+from textual.widgets import DataTable, Input, Tree
 
 from layout import design
 from layout.load import load_site
@@ -52,18 +52,24 @@ def copy_site(name: str, folder: Path) -> Path:
 
 async def designed(pilot: Pilot[Any], timeout_s: float = 120.0) -> None:
     """Wait until the design of the site as it is now is on screen."""
+    await settled(
+        pilot,
+        timeout_s,
+        lambda app: app.editor is not None and app.result is not None and app.result.text == app.editor.text,
+    )
+
+
+async def settled(
+    pilot: Pilot[Any], timeout_s: float = 120.0, until: Callable[[DCLayoutApp], bool] = lambda app: True
+) -> None:
+    """Wait until no design runs (it may have failed) and ``until(app)`` holds."""
     app = pilot.app
     assert isinstance(app, DCLayoutApp)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         await app.workers.wait_for_complete()
         await pilot.pause()
-        if (
-            app.editor is not None
-            and app.result is not None
-            and app.result.text == app.editor.text
-            and not app.designing
-        ):
+        if not app.designing and until(app):
             return
     raise AssertionError("the design did not finish in time")
 
@@ -482,7 +488,8 @@ async def test_open_another_site_from_the_dialog(superpod: Path) -> None:
         await pilot.press("ctrl+o")
         assert isinstance(app.screen, OpenScreen)
         assert [p.name for p in app.screen.files] == ["gb200-hall.toml", "superpod-4su.toml"]
-        await pilot.press("enter")  # the first file of the folder
+        assert isinstance(app.focused, Input)  # typed text goes to the path field
+        await pilot.press("tab", "enter")  # the first file of the list
         await designed(pilot)
         assert app.editor is not None and app.editor.path == gb200
         assert app.result is not None and app.result.summary == design.run(load_site(gb200)).summary()
@@ -627,3 +634,193 @@ async def test_next_hall_shows_it_fitted_with_the_cursor_in_its_middle(tmp_path:
         assert abs(y - (y0 + y1) / 2) <= hall_map.grid.m_per_line  # type: ignore[union-attr]
         await pilot.press("left_square_bracket")
         assert app.hall == halls[0]
+
+
+# ---------------------------------------------------------------- the TUI never loses the user's work
+def message(app: DCLayoutApp) -> str:
+    screen = app.screen
+    assert isinstance(screen, MessageScreen), type(screen)
+    return screen.title_text + "\n" + "\n".join(screen.lines)
+
+
+@sync
+async def test_save_asks_before_overwriting_a_change_made_outside(superpod: Path) -> None:
+    backup = superpod.with_name("superpod-4su.toml.bak")
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        await pilot.press("ctrl+s")  # no edits: nothing written, no backup
+        await pilot.pause()
+        assert not backup.exists()
+        await pilot.press("k", *"60", "enter")
+        await designed(pilot)
+        outside = superpod.read_text() + "# a comment added in another editor\n"
+        superpod.write_text(outside)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen) and "changed on disk" in app.screen.title_text
+        await pilot.press("enter")  # the default: cancel
+        await pilot.pause()
+        assert superpod.read_text() == outside and not backup.exists()
+        assert app.editor is not None and app.editor.dirty and "max_rack_kw = 60.0" in app.editor.text
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await choose(pilot, "overwrite")
+        await designed(pilot)
+        assert "max_rack_kw = 60.0" in superpod.read_text() and backup.read_text() == outside
+        # again, and this time reload what is on disk
+        await pilot.press("k", *"50", "enter")
+        await designed(pilot)
+        superpod.write_text(outside)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await choose(pilot, "reload")
+        await designed(pilot)
+        assert app.editor.text == outside and not app.editor.dirty
+        assert app.editor.inputs.site.building[0].hall[0].max_rack_kw == 45.0
+        assert superpod.read_text() == outside
+
+
+@sync
+async def test_ctrl_o_asks_about_unsaved_edits_and_opens_what_was_typed(superpod: Path) -> None:
+    copy_site("gb200-hall", superpod.parent)
+    original = superpod.read_text()
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        await pilot.press("d")  # an edit
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen) and "Unsaved edits" in app.screen.title_text
+        await pilot.press("enter")  # the default: cancel
+        await pilot.pause()
+        assert not isinstance(app.screen, (ChoiceScreen, OpenScreen))
+        assert app.editor is not None and app.editor.dirty
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        await choose(pilot, "discard")
+        assert isinstance(app.screen, OpenScreen)
+        assert isinstance(app.focused, Input) and app.focused.id == "path"
+        # the list highlights gb200-hall first; what is typed wins
+        await pilot.press(*"superpod-4su.toml", "enter")
+        await designed(pilot)
+        assert app.editor.path == superpod and not app.editor.dirty and app.editor.text == original
+        assert superpod.read_text() == original
+
+
+@sync
+async def test_ctrl_o_can_save_first(superpod: Path) -> None:
+    gb200 = copy_site("gb200-hall", superpod.parent)
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        await pilot.press("k", *"60", "enter")
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        await choose(pilot, "save")
+        await settled(pilot)  # the save waited for the design of the edit, then asked for the file
+        assert isinstance(app.screen, OpenScreen)
+        assert "max_rack_kw = 60.0" in superpod.read_text()
+        await pilot.press(*str(gb200), "enter")
+        await designed(pilot)
+        assert app.editor is not None and app.editor.path == gb200
+
+
+@sync
+async def test_saving_into_a_folder_that_cannot_be_written_keeps_the_app_and_the_edit(
+    superpod: Path, block_writes: Callable[[Path], bool]
+) -> None:
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        await pilot.press("k", *"60", "enter")
+        await designed(pilot)
+        gone = block_writes(superpod)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        if gone:  # root: the folder went away, so the file reads as gone first
+            assert isinstance(app.screen, ChoiceScreen)
+            await choose(pilot, "overwrite")
+        text = message(app)
+        assert text.startswith("Not saved: cannot write superpod-4su.toml") and "edits are kept" in text
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.is_running and app.editor is not None and app.editor.dirty
+        assert "max_rack_kw = 60.0" in app.editor.text and app.sub_title.endswith("*")
+
+
+@sync
+async def test_a_site_that_does_not_design_is_not_saved_and_the_map_is_marked_stale(superpod: Path) -> None:
+    original = superpod.read_text()
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        good = app.result
+        await pilot.press("w")
+        await choose(pilot, "sn2201")  # a 1 GbE management switch as the backend
+        await settled(pilot)
+        assert app.editor is not None
+        if not app.editor.dirty:  # validate refuses it already: the edit was refused
+            return
+        panel = shown(app, "#design-error", width=400)
+        assert "Design failed" in panel
+        line = next(ln for ln in panel.splitlines() if "cluster.switch:" in ln).strip()
+        assert line.startswith(f"{superpod}: cluster.switch: sn2201 ports (1 Gb/s) are slower than")
+        assert "(allowed: " in line  # the whole line, not cut
+        assert app.map.has_class("-stale") and shown(app, "#legend").startswith("STALE")
+        assert app.result is good and app.stale
+        assert app.query_one("#design-error").has_class("-shown")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        text = message(app)
+        assert "would not design" in text and line in [ln.strip() for ln in text.splitlines()]
+        assert superpod.read_text() == original
+        assert not superpod.with_name("superpod-4su.toml.bak").exists()
+        await pilot.press("enter", "ctrl+z")  # undo: the good design again, not stale
+        await designed(pilot)
+        assert not app.map.has_class("-stale") and not app.query_one("#design-error").has_class("-shown")
+        assert not shown(app, "#legend").startswith("STALE")
+
+
+@sync
+async def test_crlf_symlinked_site_file_is_saved_through_the_link_as_crlf(
+    superpod: Path, tmp_path: Path
+) -> None:
+    real = tmp_path / "real" / "site.toml"
+    real.parent.mkdir()
+    real.write_bytes(superpod.read_bytes().replace(b"\n", b"\r\n"))
+    superpod.unlink()
+    superpod.symlink_to(real)
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        await pilot.press("k", *"60", "enter")
+        await pilot.press("ctrl+s")
+        await settled(pilot)
+    assert superpod.is_symlink() and superpod.resolve() == real.resolve()
+    data = real.read_bytes()
+    assert b"max_rack_kw = 60.0\r\n" in data and data.count(b"\n") == data.count(b"\r\n")
+
+
+@sync
+async def test_a_fault_of_the_pipeline_is_shown_in_full_and_the_edit_can_still_be_saved(
+    superpod: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from layout.tui import session as session_mod
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug in the pipeline, with a long explanation that must not be cut")
+
+    monkeypatch.setattr(session_mod, "compute", broken)
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("k", *"60", "enter")
+        await settled(pilot)
+        panel = " ".join(shown(app, "#design-error", width=400).split())
+        assert "the design pipeline failed: RuntimeError: a bug in the pipeline" in panel
+        assert panel.endswith("that must not be cut") and app.map.has_class("-stale")
+        await pilot.press("ctrl+s")
+        await settled(pilot)
+        assert app.is_running and app.editor is not None and not app.editor.dirty
+    assert "max_rack_kw = 60.0" in superpod.read_text()

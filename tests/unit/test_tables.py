@@ -283,18 +283,55 @@ def test_xlsx_cells_of_every_kind_are_openpyxl_s_bytes() -> None:
         assert fast == tables.xlsx_bytes_openpyxl(sheets, "2026-01-01")
 
 
-@pytest.mark.parametrize("value", ["=1+2", "#N/A", "bell\x07"])
-def test_xlsx_values_openpyxl_treats_specially_go_through_openpyxl(value: str) -> None:
-    df = pd.DataFrame({"a": [value, "plain"], "b": [1, 2]})
-    try:
-        want = tables.xlsx_bytes_openpyxl({"S": df}, "2026-01-01")
-    except Exception as e:  # openpyxl refuses it: so must the fast path, with the same error
-        with pytest.raises(type(e)):
-            tables.xlsx_bytes({"S": df}, "2026-01-01")
-        return
-    assert tables.xlsx_bytes({"S": df}, "2026-01-01") == want
-    cell = openpyxl.load_workbook(io.BytesIO(want))["S"]["A2"]
-    assert cell.data_type in ("f", "e")  # a formula or an error code, as openpyxl wrote it
+def test_xlsx_text_that_would_be_special_goes_through_openpyxl() -> None:
+    df = pd.DataFrame({"a": ["bell\x07", "plain"], "b": [1, 2]})
+    with pytest.raises(Exception) as by_openpyxl:  # openpyxl refuses it: so must the fast path
+        tables.xlsx_bytes_openpyxl({"S": df}, "2026-01-01")
+    with pytest.raises(type(by_openpyxl.value)):
+        tables.xlsx_bytes({"S": df}, "2026-01-01")
+
+
+INJECTION = ["=1+2", '=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "=", "#N/A", "#DIV/0!"]
+
+
+def test_xlsx_text_is_never_a_formula_or_an_error_code() -> None:
+    """Formula injection: text starting with =, +, - or @ is a text cell holding that very text."""
+    df = pd.DataFrame({"a": INJECTION, "n": range(len(INJECTION))})
+    fast = tables._xlsx_fast({"S": df}, datetime.datetime(2026, 1, 1), "")  # no fallback
+    assert fast == tables.xlsx_bytes_openpyxl({"S": df}, "2026-01-01")
+    with zipfile.ZipFile(io.BytesIO(fast)) as z:
+        sheet = z.read("xl/worksheets/sheet1.xml").decode()
+    assert "<f>" not in sheet and 't="e"' not in sheet and 't="str"' not in sheet
+    ws = openpyxl.load_workbook(io.BytesIO(fast))["S"]
+    cells = [ws.cell(row=r, column=1) for r in range(2, len(INJECTION) + 2)]
+    assert [c.value for c in cells] == INJECTION and {c.data_type for c in cells} == {"s"}
+
+
+def test_a_site_name_that_looks_like_a_formula_is_text_in_the_workbook(tmp_path: Path, superpod: Any) -> None:
+    summary = dict(superpod.summary, site='=HYPERLINK("http://x","y")')
+    (path,) = tables.write_design_tables(
+        tmp_path, "s", bom=superpod.bom, racks=superpod.design.placement.racks, links=superpod.links,
+        summary=summary, date="2026-11-29", csv=False,
+    )  # fmt: skip
+    ws = openpyxl.load_workbook(path)["Summary"]
+    site = next(r for r in ws.iter_rows(min_row=2) if r[0].value == "site")[1]
+    assert site.value == summary["site"] and site.data_type == "s"
+
+
+@pytest.mark.parametrize(
+    ("date", "zip_date"),
+    [("1979-12-31", (1980, 1, 1)), ("0001-01-01", (1980, 1, 1)), ("2099-12-31", (2099, 12, 31)),
+     ("2150-06-01", (2107, 12, 31)), ("9999-12-31", (2107, 12, 31)), ("1980-01-01", (1980, 1, 1))],
+)  # fmt: skip
+def test_xlsx_of_any_date_is_written_and_keeps_the_date(date: str, zip_date: tuple[int, int, int]) -> None:
+    df = pd.DataFrame({"a": ["x"], "b": [1]})
+    data = tables.xlsx_bytes({"S": df}, date)
+    assert data == tables.xlsx_bytes_openpyxl({"S": df}, date)
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        assert {i.date_time[:3] for i in z.infolist()} == {zip_date}
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    assert wb.properties.created == datetime.datetime.fromisoformat(date)
+    assert wb["S"]["A2"].value == "x"
 
 
 def test_design_command_writes_parquet_next_to_csv(tmp_path: Path) -> None:

@@ -80,7 +80,8 @@ class NumberScreen(ModalScreen[float | None]):
 
 
 class OpenScreen(ModalScreen[Path | None]):
-    """Open a site file: type a path, or pick one of the .toml files of a folder."""
+    """Open a site file: type a path (the field has the focus; enter opens what was typed, relative to
+    the current folder, else to the folder shown), or tab to the list of the folder's .toml files."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "cancel")]
 
@@ -94,18 +95,26 @@ class OpenScreen(ModalScreen[Path | None]):
             yield Label("Open a site file", classes="dialog-title")
             yield Input(placeholder="path/to/site.toml", id="path")
             yield OptionList(*[Option(p.name, id=str(i)) for i, p in enumerate(self.files)], id="files")
-            yield Label(f"{self.folder} · enter: open · tab: list · escape: cancel", classes="dialog-help")
+            yield Label(
+                f"{self.folder} · type a path, enter: open · tab: the list · escape: cancel",
+                classes="dialog-help",
+            )
 
     def on_mount(self) -> None:
-        if self.files:
-            self.query_one(OptionList).focus()
-        else:
-            self.query_one(Input).focus()
+        self.query_one(Input).focus()
+
+    def typed(self, value: str) -> Path:
+        """The file a typed path names: as typed if it exists from the current folder, else in the folder
+        shown."""
+        path = Path(value).expanduser()
+        if path.is_absolute() or path.exists():
+            return path
+        return self.folder / path
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         if event.value.strip():
-            self.dismiss(Path(event.value.strip()).expanduser())
+            self.dismiss(self.typed(event.value.strip()))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -99,13 +99,19 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
         )
     )
     cat = design.inputs.catalog
+
+    def medium(m: object) -> tuple[str, str]:
+        """Name and reach of a medium; links no medium of the catalog reaches have none."""
+        spec = cat.media.get(str(m))
+        return (spec.name, f"{spec.reach_m:g}") if spec else ("no medium reaches (see the violations)", "-")
+
     rows: list[list[Cell]] = [
         [
-            cat.media[str(m)].name,
+            medium(m)[0],
             fmt_int(r.n),
             fmt_num(r.avg_m, 1),
             fmt_num(r.max_m, 1),
-            f"{cat.media[str(m)].reach_m:g}",
+            medium(m)[1],
             fmt_num(r.stock_m / 1000, 2),
         ]
         for (m, _), r in by.iterrows()
