@@ -142,26 +142,73 @@ def _transceivers(inputs: Inputs, cabling: Cabling) -> list[Row]:
 
 
 def _cables(inputs: Inputs, cabling: Cabling) -> list[Row]:
-    """Per medium (catalog order) and stock length."""
+    """Per medium (catalog order), stock length and copper assembly: a breakout (one 800G cage to two
+    400G cages) or a twin cable (two links, one twin-port cage at each end) is one part for two links,
+    priced as the two links it carries."""
     media = inputs.catalog.media
     rank = {m: i for i, m in enumerate(media)}
-    c = cabling.cables
+    c = _cable_parts(cabling)
     keys = sorted(
         zip(
             c["media"].astype(str),
             c["stock_length_m"].astype(float),
+            c["assembly"].astype(str),
             c["count"].astype(np.int64),
             strict=True,
         ),
-        key=lambda k: (rank.get(k[0], len(rank)), k[1]),
+        key=lambda k: (rank.get(k[0], len(rank)), k[1], ASSEMBLY_ORDER.index(k[2])),
     )
     out: list[Row] = []
-    for media_id, length, n in keys:
+    for media_id, length, assembly, n in keys:
         spec = media[media_id]
         price = (0.0 if spec.optical else spec.price_usd) + spec.price_usd_per_m * length
-        item = f"{spec.name} {'fibre' if spec.optical else 'cable'}, {length:g} m"
-        out.append(("cables", item, f"{media_id}/{length:g}m", int(n), "each", price))
+        what = "fibre" if spec.optical else "cable"
+        if assembly in ASSEMBLY_ITEMS:
+            item = f"{spec.name} {ASSEMBLY_ITEMS[assembly]}, {length:g} m"
+            out.append(("cables", item, f"{media_id}/{assembly}/{length:g}m", int(n), "each", 2 * price))
+        else:
+            item = f"{spec.name} {what}, {length:g} m"
+            out.append(("cables", item, f"{media_id}/{length:g}m", int(n), "each", price))
     return out
+
+
+ASSEMBLY_ORDER = ("", "breakout", "twin")
+ASSEMBLY_ITEMS = {"breakout": "breakout cable (800G to 2 x 400G)", "twin": "twin-port cable (2 x 400G)"}
+
+
+def _cable_parts(cabling: Cabling) -> pd.DataFrame:
+    """Cables to buy per (media, stock_length_m, assembly): ``cabling.cables`` with the copper links of
+    breakouts and twin cables counted as one part per two links (assembly ``""``: one link, one part)."""
+    c = cabling.cables.assign(assembly="")
+    pm = getattr(cabling, "ports", None)  # hand-made cablings in tests may have no port map
+    if pm is None:
+        return c
+    from layout.ports import ASSEMBLIES
+
+    links = cabling.links
+    pair_codes = [ASSEMBLIES.index(a) for a in ASSEMBLY_ITEMS]
+    two = np.isin(pm.assembly, pair_codes)
+    if not two.any():
+        return c
+    mcode = links["media"].cat.codes.to_numpy().astype(np.int64)[two]
+    mm = np.round(links["stock_length_m"].to_numpy(float)[two] * 1000).astype(np.int64)
+    key = (mcode * len(ASSEMBLIES) + pm.assembly[two]) * (1 << 32) + mm
+    keys, counts = np.unique(key, return_counts=True)
+    names = np.asarray(links["media"].cat.categories, dtype=object)
+    n = pd.DataFrame(
+        {
+            "media": names[(keys >> 32) // len(ASSEMBLIES)],
+            "stock_length_m": (keys & ((1 << 32) - 1)) / 1000.0,
+            "assembly": np.array(ASSEMBLIES, dtype=object)[(keys >> 32) % len(ASSEMBLIES)],
+            "links": counts.astype(np.int64),
+        }
+    )
+    per_link = c.set_index(["media", "stock_length_m"])["count"].astype(np.int64)
+    taken = n.groupby(["media", "stock_length_m"])["links"].sum()
+    left = per_link.sub(taken, fill_value=0).astype(np.int64)
+    single: pd.DataFrame = left[left > 0].reset_index(name="count").assign(assembly="")
+    n["count"] = -(-n.pop("links") // 2)
+    return pd.concat([single, n], ignore_index=True)
 
 
 def _trays(inputs: Inputs, cabling: Cabling) -> list[Row]:

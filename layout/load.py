@@ -605,6 +605,19 @@ def check_catalog(catalog: Catalog, file: str) -> list[Problem]:
                     f"lengths up to reach_m = {_num(m.reach_m)} m",
                 )
             )
+    for sid, sw in catalog.switch.items():
+        if sw.cages is not None and sw.cages * sw.ports_per_cage != sw.ports:
+            p.append(
+                Problem(
+                    file,
+                    f"switch.{sid}.cages",
+                    f"{sw.cages} cages x {sw.ports_per_cage} ports per cage is not the switch's "
+                    f"{sw.ports} ports",
+                    f"cages = {sw.ports // sw.ports_per_cage}"
+                    if sw.ports % sw.ports_per_cage == 0
+                    else f"cages x ports_per_cage = {sw.ports}",
+                )
+            )
     return p
 
 

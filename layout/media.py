@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from layout import ports as portlib
 from layout import power as powerlib
 from layout import route as routing
 from layout import trays as traylib
@@ -162,6 +163,7 @@ class Cabling:
     cables: pd.DataFrame
     violations: list[Violation] = field(default_factory=list)
     module_w: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ports: portlib.PortMap | None = None  # every link end's port and cage (layout.ports)
 
     def media_counts(self) -> dict[str, int]:
         """Links per media class (summary.json ``media``)."""
@@ -195,6 +197,7 @@ class Cabling:
             "transceivers": self.transceivers(),
             "node_optics": self.node_optics(),
             "tray_m": self.trays.tray_m(),
+            **({"ports": self.ports.summary()} if self.ports is not None else {}),
         }
 
 
@@ -249,7 +252,22 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
     reach = np.isfinite(length) & (code < 0)
     status[reach] = STATUS.index("reach")
     code[status != 0] = -1
-    stock = mt.stock_length(length, code)
+    # ports and cages: one medium per cage (the longest link sharing it decides), copper assemblies
+    rack_ids = racks["rack_id"].to_numpy() if len(racks) else np.zeros(0, dtype=object)
+    port_map = portlib.assign(
+        devices,
+        links,
+        code,
+        length,
+        ends.rack_a,
+        ends.rack_b,
+        mt,
+        catalog,
+        getattr(fabric, "nic", ""),
+        rack_ids,
+    )
+    code = port_map.code
+    stock = mt.stock_length(port_map.stock_basis_m, code)
 
     route_code = np.zeros(n, dtype=np.int8)  # ROUTES
     route_code[is_jumper & (ends.jumper == routing.JUMPER_RACK)] = 1
@@ -282,7 +300,7 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
     load = routing.edge_loads(trays, paths, area, tcode, k)
     edge_fill = _edge_fill(trays, load, mt)
 
-    modules = _modules(devices, links, code, mt, catalog, fabric)
+    modules = port_map.modules(devices, links, mt)  # as plugged: one per optical cage
     module_w = module_power_w(devices, links, code, mt, catalog, modules)
     optical_ports = _optical_ports(devices, links, code, mt)
     power_kw = powerlib.switch_power_kw(catalog, devices, module_w)
@@ -291,6 +309,7 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
         *trays.violations,
         *_link_violations(out, racks, devices, placement, inputs),
         *_fill_violations(trays, edge_fill),
+        *port_map.violations,
     ]
     return Cabling(
         trays=trays,
@@ -303,6 +322,7 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
         cables=cables,
         violations=violations,
         module_w=module_w,
+        ports=port_map,
     )
 
 
@@ -340,47 +360,6 @@ def _cable_counts(code: np.ndarray, stock: np.ndarray, mt: MediaTable) -> pd.Dat
             "media": np.array(mt.ids, dtype=object)[keys >> 40],
             "stock_length_m": (keys & ((1 << 40) - 1)) / 1000.0,
             "count": counts.astype(np.int64),
-        }
-    )
-
-
-def _modules(
-    devices: pd.DataFrame,
-    links: pd.DataFrame,
-    code: np.ndarray,
-    mt: MediaTable,
-    catalog: Catalog,
-    fabric: Any,
-) -> pd.DataFrame:
-    """Transceiver modules per (device, medium) for optical links: ceil(links / links per module)."""
-    opt = (code >= 0) & mt.optical[np.clip(code, 0, None)]
-    k = len(mt.ids)
-    backend = (links["kind"] == "gpu_leaf").to_numpy()[opt].astype(np.int64)  # compares category codes
-    dev = np.r_[links["a"].to_numpy(np.int64)[opt], links["b"].to_numpy(np.int64)[opt]]
-    key = (dev * k + np.r_[code[opt], code[opt]]) * 2 + np.r_[backend, backend]
-    per_key = np.bincount(key, minlength=len(devices) * k * 2)  # (device, medium, backend) -> links
-    uk = np.flatnonzero(per_key)
-    n_links = per_key[uk]
-    d, rest = uk // (2 * k), uk % (2 * k)
-    med, bk = rest // 2, (rest % 2).astype(bool)
-    model_code, models = pd.factorize(devices["model"].to_numpy())
-    cage_of = np.array(
-        [catalog.switch[m].ports_per_cage if m in catalog.switch else 1 for m in models], dtype=np.int64
-    )
-    nic_id = getattr(fabric, "nic", "")
-    nic_ports = catalog.nic[nic_id].ports_per_module if nic_id in catalog.nic else 1
-    is_server = devices["role"].to_numpy()[d] == "server"
-    per = np.where(is_server, np.where(bk, nic_ports, 1), cage_of[model_code[d]])
-    return pd.DataFrame(
-        {
-            "device": d,
-            "device_id": devices["device_id"].to_numpy()[d],
-            "end": np.where(is_server, "server", "switch"),
-            "media": np.array(mt.ids, dtype=object)[med],
-            "backend": bk,
-            "links": n_links,
-            "links_per_module": per.astype(np.int64),
-            "modules": -(-n_links // per),
         }
     )
 

@@ -31,8 +31,8 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--dxf", action="store_true", help="write STEM.dxf (millimetres, one layout per hall)")
     p.add_argument("--pdf", action="store_true", help="write STEM.pdf, the design report with the BOM")
-    p.add_argument("--csv", action="store_true", help="write STEM-bom.csv and STEM-links.csv")
-    p.add_argument("--xlsx", action="store_true", help="write STEM.xlsx (BOM, racks, links, summary)")
+    p.add_argument("--csv", action="store_true", help="write STEM-bom.csv, STEM-links.csv and STEM-ports.csv")
+    p.add_argument("--xlsx", action="store_true", help="write STEM.xlsx (BOM, racks, links, ports, summary)")
     p.add_argument(
         "--parquet",
         action="store_true",

@@ -13,12 +13,15 @@
   ``=``, ``+``, ``-`` or ``@`` is never a live formula (formula injection), ``#N/A`` never an error.
 - ``links_table(fabric, placement, cabling)``: one row per link with device and rack ids (for CSV);
   ``links_summary(links)``: links and metres per network, kind and medium (for the XLSX);
-  ``summary_rows(summary)``: ``summary.json`` flattened to (key, value) rows.
+  ``summary_rows(summary)``: ``summary.json`` flattened to (key, value) rows;
+  ``ports_table(fabric, placement, cabling, site_code)``: one row per link with both ends' device,
+  rack, RU, port, cage and module and a TIA-606-style ``cable_id`` (``STEM-ports.csv``).
 - ``write_fabric_csv(fabric, out_dir)``: ``fabric-devices.csv`` (one row per device: server, switch;
   tier 0 servers, 1 leaf, 2 spine, 3 core, 4 super) and ``fabric-links.csv`` (one row per link, its
   two ends by device id) of `dclayout fabric --csv DIR`, for checking the fabric with other tools.
-- ``write_design_tables(out_dir, stem, ...)``: ``{stem}-bom.csv``, ``{stem}-links.csv``, their
-  Parquet twins and ``{stem}.xlsx`` (sheets BOM, Racks, Links summary, Summary) of one design.
+- ``write_design_tables(out_dir, stem, ...)``: ``{stem}-bom.csv``, ``{stem}-links.csv``,
+  ``{stem}-ports.csv``, their Parquet twins and ``{stem}.xlsx`` (sheets BOM, Racks, Links summary,
+  Ports, Summary) of one design.
 """
 
 from __future__ import annotations
@@ -527,6 +530,101 @@ def _str_series(arr: Any) -> pd.Series:
     return pd.Series(pd.array(arr, dtype=pd.StringDtype("pyarrow", na_value=np.nan)))
 
 
+PORT_COLUMNS = [
+    "cable_id", "network", "kind",
+    "a_device", "a_model", "a_rack", "a_ru", "a_port", "a_cage", "a_form", "a_module",
+    "b_device", "b_model", "b_rack", "b_ru", "b_port", "b_cage", "b_form", "b_module",
+    "media", "media_class", "assembly", "length_m", "stock_length_m",
+]  # fmt: skip
+
+
+def ports_table(fabric: Fabric, placement: Placement, cabling: Cabling, site_code: str) -> pd.DataFrame:
+    """One row per link of ``cabling.links`` (same order) with both ends' device, model, rack, RU, port,
+    cage, form factor and module (``PORT_COLUMNS``).
+
+    ``cable_id`` is one TIA-606-style label printed on both ends: ``SITE.`` then the near end and the
+    far end, ``/`` between them, each end as building.hall.row.rack, ``-U`` and the device's RU, ``:``
+    and the port (``7.2`` = cage 7, port 2), e.g. ``SUPERPOD-4SU.B1.H1.R01.K05-U41:7.2/B1.H1.R01.K01-
+    U02:be1.1``. An end whose device is not placed is named by the device id instead of rack and RU.
+    ``a_module``: what plugs into the cage, ``mmf/x2`` (a twin-port multimode module), ``dac/breakout``
+    (a copper assembly: ``straight``, ``twin`` or ``breakout``), empty without a medium.
+    """
+    from layout.ports import ASSEMBLIES, FORMS, cage_label_codes, port_label_codes
+
+    pm = cabling.ports
+    if pm is None:
+        raise ValueError("the cabling has no port map")
+    links = cabling.links
+    dev = fabric.devices
+
+    def take(values: Any, idx: np.ndarray) -> pd.Series:  # arrow strings taken by index, no Python str
+        return pd.Series(values, dtype="string").take(idx).reset_index(drop=True)
+
+    rack_ids = [*placement.racks["rack_id"].astype(str).tolist(), ""]
+    rack_label = [r.replace("/", ".") for r in rack_ids]
+    ru = np.asarray(placement.device_ru, dtype=np.int64)
+    ru_label = [f"-U{u:02d}:" for u in range(max(int(ru.max(initial=0)), 0) + 1)]
+    media_ids = [str(c) for c in links["media"].cat.categories]  # catalog ids, then "" (no medium)
+    mcode = links["media"].cat.codes.to_numpy().astype(np.int64)
+    optical = links["media_class"].astype(str).isin(["mmf", "smf", "coherent"]).to_numpy()
+    group = pm.group.astype(np.int64)
+    port_names, port_inv = port_label_codes(group, pm.cage, pm.port, pm.per_cage)
+    dotted = [p.replace("/", ".") for p in port_names]
+    cage_names, cage_inv = cage_label_codes(group, pm.cage)
+    per_max = int(pm.per_cage.max(initial=1)) + 1
+    # module names: (medium, per-cage ports or copper assembly)
+    kinds = [f"/x{k}" for k in range(per_max)] + [f"/{a}" for a in ASSEMBLIES]
+    module_names = [m + k if m else "" for m in media_ids for k in kinds]
+    dev_ids = dev["device_id"].astype("string")
+    dev_models = dev["model"].astype("string")
+    cols: dict[str, Any] = {}
+    ends: dict[str, pd.Series] = {}
+    for side, dcol, rcol in (("a", "a", "rack_a"), ("b", "b", "rack_b")):
+        sl = pm.end(side)
+        d = links[dcol].to_numpy(np.int64)
+        r = links[rcol].to_numpy(np.int64)
+        r = np.where(r >= 0, r, len(rack_ids) - 1)
+        module = mcode * len(kinds) + np.where(optical, pm.per_cage[sl], per_max + pm.assembly)
+        port = take(port_names, port_inv[sl])
+        cols[f"{side}_device"] = device = take(dev_ids, d)
+        cols[f"{side}_model"] = take(dev_models, d)
+        cols[f"{side}_rack"] = take(rack_ids, r)
+        cols[f"{side}_ru"] = ru[d]
+        cols[f"{side}_port"] = port
+        cols[f"{side}_cage"] = take(cage_names, cage_inv[sl])
+        cols[f"{side}_form"] = take(list(FORMS), pm.form[sl])
+        cols[f"{side}_module"] = take(module_names, module)
+        where = take(rack_label, r).where(r < len(rack_ids) - 1, device)
+        ends[side] = where + take(ru_label, np.maximum(ru[d], 0)) + take(dotted, port_inv[sl])
+    out = pd.DataFrame(
+        {
+            "cable_id": f"{site_code}." + ends["a"] + "/" + ends["b"],
+            "network": links["network"].to_numpy(),
+            "kind": links["kind"].to_numpy(),
+            **cols,
+            "media": links["media"].to_numpy(),
+            "media_class": links["media_class"].to_numpy(),
+            "assembly": take(list(ASSEMBLIES), pm.assembly),
+            "length_m": links["length_m"].round(3).to_numpy(),
+            "stock_length_m": links["stock_length_m"].to_numpy(),
+        }
+    )
+    return out[PORT_COLUMNS]
+
+
+def port_tables(design: Design, ports: bool = True) -> dict[str, pd.DataFrame]:
+    """``write_design_tables``'s ``ports`` (the port map, only when ``ports``: one row per link) and
+    ``cages`` (the Ports sheet) of a design; nothing when its cabling has no port map."""
+    pm = design.cabling.ports
+    if pm is None:
+        return {}
+    out = {"cages": pm.cages}
+    if ports:
+        code = design.inputs.stem.upper()
+        out["ports"] = ports_table(design.fabric, design.placement, design.cabling, code)
+    return out
+
+
 def links_summary(links: pd.DataFrame) -> pd.DataFrame:
     """Links, routed metres and cable bought per network, kind and medium (``cabling.links`` columns)."""
     df = pd.DataFrame({
@@ -578,23 +676,31 @@ def write_design_tables(
     csv: bool = True,
     xlsx: bool = True,
     parquet: bool = False,
+    ports: pd.DataFrame | None = None,
+    cages: pd.DataFrame | None = None,
 ) -> list[Path]:
     """``{stem}-bom.csv`` and ``{stem}-links.csv`` (``csv``), ``{stem}-bom.parquet`` and
     ``{stem}-links.parquet`` (``parquet``) and ``{stem}.xlsx`` (``xlsx``); ``links`` is
-    ``links_table(...)``. Returns the paths written."""
+    ``links_table(...)``. Given ``ports`` (``ports_table(...)``) also ``{stem}-ports.csv`` / ``.parquet``,
+    given ``cages`` (the port map's cages per model and group) a Ports sheet. Returns the paths written."""
     out = Path(out_dir)
     written: list[Path] = []
     if csv:
         written.append(write_csv(bom, out / f"{stem}-bom.csv"))
         written.append(write_csv(links, out / f"{stem}-links.csv"))
+        if ports is not None:
+            written.append(write_csv(ports, out / f"{stem}-ports.csv"))
     if parquet:
         written.append(write_parquet(bom, out / f"{stem}-bom.parquet"))
         written.append(write_parquet(links, out / f"{stem}-links.parquet"))
+        if ports is not None:
+            written.append(write_parquet(ports, out / f"{stem}-ports.parquet"))
     if xlsx:
         sheets = {
             "BOM": bom,
             "Racks": racks,
             "Links summary": links_summary(links),
+            **({"Ports": cages} if cages is not None else {}),
             "Summary": summary_rows(summary),
         }
         written.append(write_xlsx(sheets, out / f"{stem}.xlsx", date, title=str(summary.get("site", stem))))
@@ -612,6 +718,7 @@ def write_tables_of(
 ) -> list[Path]:
     """The table exports of a finished design (``write_design_tables`` with its links table built once);
     ``summary``: ``design.summary()`` when the caller has it already."""
+    pt = port_tables(design, ports=csv or parquet)
     return write_design_tables(
         out_dir,
         design.inputs.stem,
@@ -623,4 +730,6 @@ def write_tables_of(
         csv=csv,
         xlsx=xlsx,
         parquet=parquet,
+        ports=pt.get("ports"),
+        cages=pt.get("cages"),
     )

@@ -10,6 +10,8 @@ from layout.model.base import Strict
 MediaClass = Literal["dac", "aec", "mmf", "smf", "coherent", "utp"]
 MEDIA_CLASSES: tuple[MediaClass, ...] = ("dac", "aec", "mmf", "smf", "coherent", "utp")
 COPPER_CLASSES: tuple[MediaClass, ...] = ("dac", "aec", "utp")
+CageForm = Literal["osfp", "qsfp", "sfp", "rj45"]
+CAGE_FORMS: tuple[CageForm, ...] = ("osfp", "qsfp", "sfp", "rj45")
 # A price above this is a typo (the dearest rack system is a few million): a BOM of such parts would not
 # add up to a finite total (1e308 x 2 is inf), and every export prints that total.
 MAX_PRICE_USD = 1e9
@@ -29,6 +31,13 @@ class ServerSpec(Strict):
     frontend_ports: int = Field(ge=0, default=0)
     oob_ports: int = Field(ge=0, default=1)
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+    # how the ports are caged (layout.ports): backend NIC cages take the NIC option's ports_per_module
+    # ports each (8 single-port cages for 8 PCIe CX-7, 4 twin-port cages for Cedar-7); frontend and
+    # storage ports one per cage; oob_ports are RJ45 management ports
+    backend_cage: CageForm = "osfp"
+    backend_lanes: int = Field(gt=0, le=16, default=8)
+    frontend_cage: CageForm = "qsfp"
+    storage_cage: CageForm = "qsfp"
 
 
 class SwitchSpec(Strict):
@@ -36,16 +45,27 @@ class SwitchSpec(Strict):
     ports: int = Field(gt=1, le=1024)
     port_gbps: int = Field(gt=0)
     ports_per_cage: int = Field(gt=0, le=8, default=2)
+    # data cages: ``cages`` x ``ports_per_cage`` = ``ports`` (checked by layout.load.check_catalog);
+    # management ports are separate RJ45 ports, never data cages
+    cage: CageForm = "osfp"
+    cages: int | None = Field(default=None, gt=0, le=1024)  # None: ports / ports_per_cage
+    lanes_per_cage: int = Field(gt=0, le=16, default=8)
+    mgmt_ports: int = Field(ge=0, le=8, default=1)
     height_ru: int = Field(gt=0, le=20)
     weight_kg: float = Field(gt=0, le=500)
     power_w_copper: float = Field(gt=0, le=50000)
     power_w_optics: float = Field(gt=0, le=50000)
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
 
+    @property
+    def data_cages(self) -> int:
+        """Data cages: ``cages``, or as many as ``ports`` fill when the catalog does not say."""
+        return self.cages if self.cages is not None else -(-self.ports // self.ports_per_cage)
+
 
 class NicSpec(Strict):
     name: str
-    ports_per_module: int = Field(gt=0, le=8)
+    ports_per_module: int = Field(gt=0, le=8)  # backend ports per server cage (twin-port OSFP: 2)
     power_w_extra: float = Field(ge=0, le=1000, default=0)
     price_usd_extra: float = Field(ge=0, le=MAX_PRICE_USD, default=0)
     link_mtbf_years: float | None = Field(default=None, gt=0, le=100)

@@ -165,8 +165,12 @@ def test_switch_power_follows_the_media() -> None:
     assert c.switch_power_kw[5] == pytest.approx((qm.power_w_copper + 5 * 17.0) / 1000)
     assert c.switch_power_kw[6] == pytest.approx(qm.power_w_copper / 1000)
     assert np.isnan(c.switch_power_kw[:5]).all()
-    # Cedar-7: one twin-port module per server (17 W, even with one of its two ports used)
-    assert transceiver_site("cedar7").module_w.tolist() == [17.0] * 5 + [5 * 17.0, 0.0]
+    # Cedar-7: one twin-port module per server (17 W, even with one of its two ports used); s4's cage
+    # holds its 8.5 m link to l0 and its in-rack link to l1, so both are multimode (one medium per
+    # cage) and l1 plugs a twin-port module for it
+    ced = transceiver_site("cedar7")
+    assert ced.links["media"].tolist() == ["mmf"] * 9 + ["dac"] * 4 + ["mmf"]
+    assert ced.module_w.tolist() == [17.0] * 5 + [5 * 17.0, 17.0]
 
 
 def test_module_power_per_medium_and_width() -> None:

@@ -52,7 +52,8 @@ def test_neighbouring_racks_and_same_rack_use_copper_jumpers() -> None:
     same, adjacent = c.links.iloc[0], c.links.iloc[1]
     assert same["route"] == "rack"
     assert same["length_m"] == pytest.approx(30 * RU + 0.3, abs=0.005)  # 1.6335 m
-    assert (same["media"], same["stock_length_m"]) == ("dac", 2.0)
+    # one breakout cable with the adjacent link (both in one twin-port leaf cage): the longer leg's length
+    assert (same["media"], same["stock_length_m"]) == ("dac", 2.5)
     assert adjacent["route"] == "adjacent"
     assert adjacent["length_m"] == pytest.approx(0.5 + 30 * RU + 0.6, abs=0.005)  # 2.4335 m
     assert (adjacent["media"], adjacent["stock_length_m"]) == ("dac", 2.5)

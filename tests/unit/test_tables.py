@@ -343,8 +343,9 @@ def test_design_command_writes_parquet_next_to_csv(tmp_path: Path) -> None:
     assert main(["design", str(site), "--out", str(tmp_path), "--no-svg", "--csv", "--parquet"]) == 0
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["summary.json", "superpod-4su-bom.csv", "superpod-4su-bom.parquet",
-                     "superpod-4su-links.csv", "superpod-4su-links.parquet"]  # fmt: skip
-    for stem in ("bom", "links"):
+                     "superpod-4su-links.csv", "superpod-4su-links.parquet",
+                     "superpod-4su-ports.csv", "superpod-4su-ports.parquet"]  # fmt: skip
+    for stem in ("bom", "links", "ports"):
         from_csv = pd.read_csv(tmp_path / f"superpod-4su-{stem}.csv", keep_default_na=False, na_values=[""])
         from_parquet = pq.read_table(tmp_path / f"superpod-4su-{stem}.parquet").to_pandas()
         assert from_parquet.columns.tolist() == from_csv.columns.tolist()

@@ -1,0 +1,473 @@
+"""Ports, cages and modules: every link end on a real port of a real cage (vectorised, no loop per link).
+
+A device's ports come in *cage groups* (GROUPS): a switch has its ``data`` cages (catalog ``cages`` x
+``ports_per_cage``, e.g. QM9700 32 OSFP x 2) and separate RJ45 ``mgmt`` ports; a server has its
+``backend`` NIC cages (``backend_ports`` / the NIC option's ``ports_per_module`` ports each: 8
+single-port OSFP with cx7, 4 twin-port with cedar7), one-port ``frontend`` and ``storage`` cages and
+RJ45 ``mgmt`` (BMC) ports. A link end goes to the group its kind asks for: GPU links to ``backend``,
+frontend / storage links to those, out-of-band links to ``mgmt`` (on the out-of-band switch itself, to
+its RJ45 data ports).
+
+Order of the ports: a server's ports follow the fabric's link order (rail i on backend port i); a
+switch's links are sorted by kind and far device before they fill its cages in turn, so that links
+that go to the same place (the two parallel links of a leaf-spine pair, the rails of one server on a
+middle-of-rack leaf) share a cage, and the pairs line up at both ends: the links that must share a
+medium stay a handful (two leaves x two spines, two servers x two rails with Cedar-7).
+
+One cage holds one module of one medium: the links that share a cage (at either end, transitively)
+get the medium ``pick`` gives for the longest of them, so a twin-port cage with a 3 m and a 40 m link
+carries two multimode links. Copper links in a shared cage are one cable assembly: ``twin`` (the same
+two links share a cage at both ends: one 2 x 400G cable), ``breakout`` (a twin cage to two single-port
+cages: one 800G port to 2 x 400G), its stock length that of the longer leg; a lone link is ``straight``.
+
+A device with more links in a group than the group has ports is a ``ports`` violation naming the
+device, its rack and the counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+import pandas as pd
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from layout.model.catalog import CAGE_FORMS
+from layout.violations import Violation
+
+if TYPE_CHECKING:
+    from layout.model import Catalog
+
+
+class MediaTable(Protocol):
+    """What the port map needs of layout.media.MediaTable (media call ports, not the other way)."""
+
+    @property
+    def ids(self) -> tuple[str, ...]: ...
+
+    @property
+    def optical(self) -> np.ndarray: ...
+
+    def pick(self, length_m: np.ndarray, speed_gbps: np.ndarray | int = 400) -> np.ndarray: ...
+
+
+GROUPS = ("data", "backend", "frontend", "storage", "mgmt")
+GROUP_LABELS = ("", "be", "fe", "st", "mgmt")  # cage label prefix: "7" on a switch, "be3" on a server
+FORMS = ("", *CAGE_FORMS)  # PortMap.form codes
+ASSEMBLIES = ("", "fibre", "straight", "twin", "breakout", "split")
+MAX_PORT_VIOLATIONS = 50  # one per device up to this many, then one for the rest
+
+
+@dataclass(frozen=True)
+class PortMap:
+    """Per link end (``2 x links``: the a ends, then the b ends): ``group`` (GROUPS code), ``cage`` and
+    ``port`` (0-based inside the group; port = cage x ports per cage + slot), ``per_cage`` (ports per
+    cage of that group), per cage of the design ``cage_end`` (its first end) and ``cage_size``
+    (its links), ``form`` (FORMS code: osfp, qsfp, sfp, rj45). Per link: ``code`` (medium index after cage sharing, -1 without a medium),
+    ``stock_basis_m`` (the length its stock length is chosen for: the longest leg of a copper
+    assembly), ``medium_for_m`` (the length its medium is chosen for: the longest link it shares
+    cages with), ``assembly`` (ASSEMBLIES code). ``cages``: one row per device model and group (model,
+    group, form, devices, cages, ports, used_cages, used_ports, over_devices). ``changed``: links
+    whose medium the cage sharing changed."""
+
+    group: np.ndarray
+    cage: np.ndarray
+    port: np.ndarray
+    per_cage: np.ndarray
+    cage_end: np.ndarray
+    cage_size: np.ndarray
+    form: np.ndarray
+    code: np.ndarray
+    stock_basis_m: np.ndarray
+    medium_for_m: np.ndarray
+    assembly: np.ndarray
+    cages: pd.DataFrame
+    changed: int
+    violations: list[Violation] = field(default_factory=list)
+
+    def end(self, side: str) -> slice:
+        n = len(self.code)
+        return slice(0, n) if side == "a" else slice(n, 2 * n)
+
+    def modules(self, devices: pd.DataFrame, links: pd.DataFrame, mt: MediaTable) -> pd.DataFrame:
+        """Transceiver modules as plugged: one per cage that holds optical links (``Cabling.modules``
+        columns: device, device_id, end, media, backend, links, links_per_module, modules, plus the
+        cage's ``form``). A twin-port cage with one link is still one twin-port module; an optical
+        management link on an RJ45 port counts one module per end, never a data-cage module."""
+        n = len(self.code)
+        end = self.cage_end
+        lk = np.where(end < n, end, end - n)  # a link of each cage (a cage holds one medium)
+        med = self.code[lk]
+        opt = med >= 0
+        opt[opt] = mt.optical[med[opt]]
+        end, lk, med, count = end[opt], lk[opt], med[opt], self.cage_size[opt]
+        a = links["a"].to_numpy(np.int64)
+        b = links["b"].to_numpy(np.int64)
+        dev = np.where(end < n, a[lk], b[lk])
+        kinds = links["kind"]
+        if isinstance(kinds.dtype, pd.CategoricalDtype):
+            names = np.asarray(kinds.cat.categories, dtype=object)
+            is_gpu = (names == "gpu_leaf")[kinds.cat.codes.to_numpy()[lk]]
+        else:
+            is_gpu = kinds.to_numpy()[lk] == "gpu_leaf"
+        backend = is_gpu.astype(np.int64)  # the cage's first link: a server's backend cages are pure
+        per, form = self.per_cage[end], self.form[end]
+        k = len(mt.ids) + 1
+        mkey = (((dev * k + med) * 2 + backend) * 16 + per) * len(FORMS) + form
+        srt = np.argsort(mkey, kind="stable")  # nearly sorted already (cages come in device order)
+        ms = mkey[srt]
+        brk = np.r_[True, ms[1:] != ms[:-1]] if len(ms) else np.zeros(0, dtype=bool)
+        mk = ms[brk]
+        inv = np.empty(len(mkey), dtype=np.int64)
+        inv[srt] = np.cumsum(brk) - 1
+        links_n = np.bincount(inv, weights=count, minlength=len(mk)).astype(np.int64)
+        cages_n = np.bincount(inv).astype(np.int64)
+        f = mk % len(FORMS)
+        rest = mk // len(FORMS)
+        p, rest = rest % 16, rest // 16
+        bk, rest = rest % 2, rest // 2
+        m, d = rest % k, rest // k
+        roles = devices["role"].to_numpy()[d]
+        return pd.DataFrame(
+            {
+                "device": d,
+                "device_id": devices["device_id"].to_numpy()[d],
+                "end": np.where(roles == "server", "server", "switch"),
+                "media": np.array([*mt.ids, ""], dtype=object)[m],
+                "backend": bk.astype(bool),
+                "links": links_n,
+                "links_per_module": p.astype(np.int64),
+                "modules": cages_n,
+                "form": np.array(FORMS, dtype=object)[f],
+            }
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """summary.json ``ports``: cages used and available per model and group, overflows."""
+        by_model: dict[str, dict[str, Any]] = {}
+        counts = ("devices", "cages", "ports", "used_cages", "used_ports", "over_devices")
+        for r in self.cages.to_dict("records"):
+            by_model.setdefault(str(r["model"]), {})[str(r["group"])] = {
+                "form": str(r["form"]),
+                **{c: int(r[c]) for c in counts},
+            }
+        return {
+            "by_model": by_model,
+            "overflows": int(self.cages["over_devices"].sum()) if len(self.cages) else 0,
+            "media_changed_links": int(self.changed),
+            "assemblies": {
+                a: int(np.count_nonzero(self.assembly == i)) for i, a in enumerate(ASSEMBLIES) if a
+            },
+        }
+
+
+def _group_tables(models: pd.Index, catalog: Catalog, nic: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per (model, group): cages, ports per cage and form factor."""
+    g = len(GROUPS)
+    cages = np.zeros((len(models), g), dtype=np.int64)
+    per = np.ones((len(models), g), dtype=np.int64)
+    form = np.full((len(models), g), "", dtype=object)
+    nic_ports = catalog.nic[nic].ports_per_module if nic in catalog.nic else 1
+    for i, m in enumerate(models):
+        if m in catalog.switch:
+            sw = catalog.switch[m]
+            cages[i, 0], per[i, 0], form[i, 0] = sw.data_cages, sw.ports_per_cage, sw.cage
+            cages[i, 4], form[i, 4] = sw.mgmt_ports, "rj45"
+        elif m in catalog.server:
+            s = catalog.server[m]
+            cages[i, 1], per[i, 1], form[i, 1] = -(-s.backend_ports // nic_ports), nic_ports, s.backend_cage
+            cages[i, 2], form[i, 2] = s.frontend_ports, s.frontend_cage
+            cages[i, 3], form[i, 3] = s.storage_ports, s.storage_cage
+            cages[i, 4], form[i, 4] = s.oob_ports, "rj45"
+    return cages, per, form
+
+
+def _run_starts(key: np.ndarray) -> np.ndarray:
+    """For a sorted key, the index of the first element of each element's run."""
+    n = len(key)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    new = np.r_[True, key[1:] != key[:-1]]
+    return np.maximum.accumulate(np.where(new, np.arange(n), 0))
+
+
+def assign(
+    devices: pd.DataFrame,
+    links: pd.DataFrame,
+    code: np.ndarray,
+    length_m: np.ndarray,
+    rack_a: np.ndarray,
+    rack_b: np.ndarray,
+    mt: MediaTable,
+    catalog: Catalog,
+    nic: str,
+    rack_ids: np.ndarray | None = None,
+) -> PortMap:
+    """Ports and cages of every link end, one medium per cage (module docstring)."""
+    n = len(links)
+    a = links["a"].to_numpy(np.int64)
+    b = links["b"].to_numpy(np.int64)
+    kinds = links["kind"]
+    if isinstance(kinds.dtype, pd.CategoricalDtype):
+        kind = kinds.cat.codes.to_numpy().astype(np.int64)
+        kind_names = np.asarray(kinds.cat.categories, dtype=object)
+    else:
+        codes, uniq = pd.factorize(kinds.to_numpy())
+        kind, kind_names = np.asarray(codes, dtype=np.int64), np.asarray(uniq, dtype=object)
+    speed = links["speed_gbps"].to_numpy(np.int64)
+    length = np.asarray(length_m, dtype=float)
+    role_code, roles = pd.factorize(devices["role"].to_numpy())
+    roles = np.asarray(roles, dtype=object)
+    model_code, models = pd.factorize(devices["model"].to_numpy())
+    cage_n, per_tab, form_tab = _group_tables(pd.Index(models), catalog, nic)
+
+    # the cage group of every end: servers by the link's kind, switches data (mgmt for oob links)
+    server_group_of_kind = np.array(
+        [{"gpu_leaf": 1, "frontend": 2, "storage": 3, "oob": 4}.get(str(k), 1) for k in kind_names], np.int64
+    )
+    oob_kind = np.array([str(k) == "oob" for k in kind_names], dtype=bool)
+    is_server_dev = np.isin(np.arange(len(roles)), np.flatnonzero(roles == "server"))[role_code]
+    is_oob_dev = np.isin(np.arange(len(roles)), np.flatnonzero(roles == "oob"))[role_code]
+    dev = np.r_[a, b]
+    far = np.r_[b, a]
+    k2 = np.r_[kind, kind]
+    is_server = is_server_dev[dev]
+    group = np.where(
+        is_server, server_group_of_kind[k2], np.where(oob_kind[k2] & ~is_oob_dev[dev], 4, 0)
+    ).astype(np.int64)
+
+    # order: (device, group), then on switches kind and far device (stable: link order), so links to
+    # one place share a cage and the pairs line up at both ends (leaf L's cage holds its links to
+    # spines 2j and 2j+1, spine S's its links from leaves 2k and 2k+1: four links decide together);
+    # on servers the link order alone (rail i on port i)
+    sw = ~is_server
+    n_dev = max(len(devices), 1)
+    bits_far = int(n_dev).bit_length()
+    bits_kind = int(len(kind_names) + 1).bit_length()
+    local = np.where(sw, (k2 << bits_far) | far, 0)
+    bits_local = bits_kind + bits_far
+    devgroup = dev * len(GROUPS) + group
+    if bits_local + int(n_dev * len(GROUPS)).bit_length() <= 63:
+        order = np.argsort(devgroup << bits_local | local, kind="stable")
+    else:  # pragma: no cover - beyond ~2^40 devices x kinds
+        order = np.lexsort((local, devgroup))
+    dg_sorted = devgroup[order]
+    rank_sorted = np.arange(2 * n) - _run_starts(dg_sorted)
+    port = np.empty(2 * n, dtype=np.int64)
+    port[order] = rank_sorted
+    per = per_tab[model_code[dev], group]
+    cage = port // per
+
+    # cages in sorted order: runs of (device, group, cage)
+    link = np.r_[np.arange(n), np.arange(n)]
+    link_sorted = link[order]
+    cage_sorted = cage[order]
+    new_cage = np.r_[True, (dg_sorted[1:] != dg_sorted[:-1]) | (cage_sorted[1:] != cage_sorted[:-1])]
+    starts = np.flatnonzero(new_cage)
+    run_len = np.diff(np.r_[starts, 2 * n])
+    occ = np.empty(2 * n, dtype=np.int64)
+    occ[order] = np.repeat(run_len, run_len)
+    mate = np.empty(2 * n, dtype=np.int64)  # the lowest link of the end's cage
+    mate[order] = np.repeat(np.minimum.reduceat(link_sorted, starts) if len(starts) else starts, run_len)
+
+    # one medium per cage: links sharing a cage (at either end) take the medium of the longest
+    same = ~new_cage[1:]
+    u, v = link_sorted[:-1][same], link_sorted[1:][same]
+    new_code = code.copy()
+    basis = length.copy()
+    medium_for = length.copy()
+    shared = np.zeros(n, dtype=bool)
+    ok = code >= 0
+    if len(u):
+        graph = coo_matrix((np.ones(len(u), dtype=np.int8), (u, v)), shape=(n, n))
+        comp = np.asarray(connected_components(graph, directed=False)[1], dtype=np.int64)
+        longest = np.full(int(comp.max()) + 1, -np.inf)
+        np.maximum.at(longest, comp[ok], length[ok])
+        size = np.bincount(comp)
+        shared = (size[comp] > 1) & ok
+        # a medium is picked by length (and speed): only groups whose links got different media change
+        lo_code = np.full(len(size), np.iinfo(np.int64).max)
+        hi_code = np.full(len(size), -1)
+        np.minimum.at(lo_code, comp[ok], code[ok])
+        np.maximum.at(hi_code, comp[ok], code[ok])
+        mixed = shared & (lo_code[comp] != hi_code[comp])
+        picked = mt.pick(longest[comp[mixed]], speed[mixed])
+        new_code[mixed] = np.where(picked >= 0, picked, code[mixed])
+        basis[shared] = longest[comp[shared]]
+        medium_for[shared] = longest[comp[shared]]
+    changed = int(np.count_nonzero(new_code != code))
+
+    # copper assemblies: a lone link, a twin (same mates at both ends), a breakout (twin to singles)
+    assembly = np.zeros(n, dtype=np.int8)
+    has = new_code >= 0
+    optical = np.zeros(n, dtype=bool)
+    optical[has] = mt.optical[new_code[has]]
+    assembly[has & optical] = ASSEMBLIES.index("fibre")
+    occ_a, occ_b = occ[:n], occ[n:]
+    copper = has & ~optical
+    straight = copper & (occ_a == 1) & (occ_b == 1)
+    twin = copper & (occ_a > 1) & (occ_a == occ_b) & (mate[:n] == mate[n:])
+    breakout = copper & ((occ_a > 1) ^ (occ_b > 1))
+    assembly[straight] = ASSEMBLIES.index("straight")
+    assembly[twin] = ASSEMBLIES.index("twin")
+    assembly[breakout] = ASSEMBLIES.index("breakout")
+    assembly[copper & ~(straight | twin | breakout)] = ASSEMBLIES.index("split")
+    basis[~copper] = length[~copper]  # fibre: every link its own patch cord; copper: the longest leg
+
+    cage_end = order[starts]  # the first end of each cage
+    cages, violations = _cage_budget(
+        devices,
+        models,
+        model_code,
+        dev,
+        group,
+        port,
+        per,
+        cage_n,
+        per_tab,
+        form_tab,
+        rack_a,
+        rack_b,
+        rack_ids,
+    )
+    return PortMap(
+        group=group.astype(np.int8),
+        cage=cage,
+        port=port,
+        per_cage=per,
+        cage_end=cage_end,
+        cage_size=run_len,
+        form=np.vectorize(FORMS.index, otypes=[np.int8])(form_tab)[model_code[dev], group]
+        if len(form_tab)
+        else np.zeros(2 * n, dtype=np.int8),
+        code=new_code,
+        stock_basis_m=basis,
+        medium_for_m=medium_for,
+        assembly=assembly,
+        cages=cages,
+        changed=changed,
+        violations=violations,
+    )
+
+
+def _cage_budget(
+    devices: pd.DataFrame,
+    models: Any,
+    model_code: np.ndarray,
+    dev: np.ndarray,
+    group: np.ndarray,
+    port: np.ndarray,
+    per: np.ndarray,
+    cage_n: np.ndarray,
+    per_tab: np.ndarray,
+    form_tab: np.ndarray,
+    rack_a: np.ndarray,
+    rack_b: np.ndarray,
+    rack_ids: np.ndarray | None,
+) -> tuple[pd.DataFrame, list[Violation]]:
+    g = len(GROUPS)
+    nd = len(devices)
+    used_ports = np.bincount(dev * g + group, minlength=nd * g).reshape(nd, g)
+    per_dev = per_tab[model_code]
+    used_cages = -(-used_ports // per_dev)
+    have = cage_n[model_code]
+    over = used_cages > have
+    rows = []
+    for i, m in enumerate(models):
+        sel = model_code == i
+        for j, name in enumerate(GROUPS):
+            if cage_n[i, j] == 0 and not used_ports[sel, j].any():
+                continue
+            rows.append(
+                (
+                    str(m),
+                    name,
+                    str(form_tab[i, j]),
+                    int(sel.sum()),
+                    int(cage_n[i, j] * sel.sum()),
+                    int(cage_n[i, j] * per_tab[i, j] * sel.sum()),
+                    int(used_cages[sel, j].sum()),
+                    int(used_ports[sel, j].sum()),
+                    int(over[sel, j].sum()),
+                )
+            )
+    cages = pd.DataFrame(
+        rows,
+        columns=[
+            "model",
+            "group",
+            "form",
+            "devices",
+            "cages",
+            "ports",
+            "used_cages",
+            "used_ports",
+            "over_devices",
+        ],
+    )
+    violations: list[Violation] = []
+    bad_dev, bad_grp = np.nonzero(over)
+    if len(bad_dev):
+        rack_of = np.full(nd, -1, dtype=np.int64)
+        rack_of[dev[: len(rack_a)]] = rack_a
+        rack_of[dev[len(rack_a) :]] = rack_b
+        ids = devices["device_id"].to_numpy()
+        mdl = devices["model"].to_numpy()
+        for d, j in list(zip(bad_dev.tolist(), bad_grp.tolist(), strict=True))[:MAX_PORT_VIOLATIONS]:
+            r = int(rack_of[d])
+            where = str(rack_ids[r]) if rack_ids is not None and 0 <= r < len(rack_ids) else "unplaced"
+            form = str(form_tab[model_code[d], j]).upper()
+            violations.append(
+                Violation(
+                    "ports",
+                    where,
+                    f"{ids[d]} ({mdl[d]}) in {where} needs {int(used_cages[d, j])} {GROUPS[j]} {form} cages "
+                    f"for {int(used_ports[d, j])} ports; it has {int(have[d, j])}",
+                    "fewer links on this device (a switch with more ports, fewer servers per leaf) or a "
+                    "model with more cages",
+                    {
+                        "device": str(ids[d]),
+                        "group": GROUPS[j],
+                        "cages_needed": int(used_cages[d, j]),
+                        "cages": int(have[d, j]),
+                        "ports_used": int(used_ports[d, j]),
+                    },
+                )
+            )
+        if len(bad_dev) > MAX_PORT_VIOLATIONS:
+            violations.append(
+                Violation(
+                    "ports",
+                    "site",
+                    f"{len(bad_dev) - MAX_PORT_VIOLATIONS} more devices need more cages than they have",
+                    "see summary.json ports.by_model",
+                    {"devices": int(len(bad_dev) - MAX_PORT_VIOLATIONS)},
+                )
+            )
+    return cages, violations
+
+
+def cage_label_codes(group: np.ndarray, cage: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Cage names, 1-based: ``7`` (switch data cage 7, as NVIDIA numbers them), ``be3``, ``fe1``,
+    ``st2``, ``mgmt1``, as (distinct names, index of each end's name)."""
+    g = len(GROUPS)
+    uniq, inv = np.unique(cage * g + group, return_inverse=True)
+    return [f"{GROUP_LABELS[k % g]}{k // g + 1}" for k in uniq.tolist()], inv
+
+
+def port_label_codes(
+    group: np.ndarray, cage: np.ndarray, port: np.ndarray, per_cage: np.ndarray
+) -> tuple[list[str], np.ndarray]:
+    """Port names: cage and port inside it, ``7/2`` (NVIDIA's split-port naming), ``be3/1``, as
+    (distinct names, index of each end's name)."""
+    g, m = len(GROUPS), 16
+    uniq, inv = np.unique((cage * g + group) * m + (port - cage * per_cage), return_inverse=True)
+    return [f"{GROUP_LABELS[(k // m) % g]}{k // m // g + 1}/{k % m + 1}" for k in uniq.tolist()], inv
+
+
+def port_labels(group: np.ndarray, cage: np.ndarray, port: np.ndarray, per_cage: np.ndarray) -> np.ndarray:
+    """Each end's port name (``port_label_codes``) as an object array."""
+    names, inv = port_label_codes(group, cage, port, per_cage)
+    return np.asarray(names, dtype=object)[inv]

@@ -1,0 +1,233 @@
+"""layout.ports: every link end on a port and a cage, one medium per cage; hand-checked small cases and
+the invariants on every shipped site (no port used twice, no cage with two media, no switch over its
+cages, unique cable ids), and the ports table read back against the links table."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from layout import design, ports
+from layout.export import tables
+from layout.load import DEFAULT_TEMPLATES_DIR, InputError, load_catalog, load_site
+from layout.media import MediaTable
+
+ROOT = Path(__file__).resolve().parents[2]
+SITES = sorted((ROOT / "sites").glob("*.toml"))
+CAT = load_catalog()
+MT = MediaTable.of(CAT)
+
+
+def _assign(devices: list[tuple[str, str, str]], links: list[tuple[int, int, str, float]], nic: str = "cx7"):
+    """Small case: devices (id, role, model); links (a, b, kind, length_m), every device in rack 0."""
+    dev = pd.DataFrame(devices, columns=["device_id", "role", "model"])
+    lk = pd.DataFrame([(a, b, k, 400) for a, b, k, _ in links], columns=["a", "b", "kind", "speed_gbps"])
+    length = np.array([x[3] for x in links], dtype=float)
+    code = MT.pick(length, 400)
+    zeros = np.zeros(len(links), dtype=np.int64)
+    pm = ports.assign(dev, lk, code, length, zeros, zeros, MT, CAT, nic, np.array(["B1/H1/R01/K01"]))
+    return pm, code
+
+
+def _media(pm: ports.PortMap) -> list[str]:
+    return [MT.ids[c] for c in pm.code]
+
+
+def test_a_twin_cage_with_a_3_m_and_a_40_m_link_carries_two_multimode_links() -> None:
+    pm, before = _assign(
+        [("leaf", "leaf", "qm9700"), ("s0", "server", "dgx-h100"), ("s1", "server", "dgx-h100")],
+        [(1, 0, "gpu_leaf", 3.0), (2, 0, "gpu_leaf", 40.0)],
+    )
+    assert [MT.ids[c] for c in before] == ["dac", "mmf"]  # per link, the 3 m one would be copper
+    assert _media(pm) == ["mmf", "mmf"]
+    assert pm.changed == 1
+    n = 2
+    assert pm.cage[n:].tolist() == [0, 0] and pm.port[n:].tolist() in ([0, 1], [1, 0])  # one leaf cage
+    assert pm.port[:n].tolist() == [0, 0]  # each server's first backend cage
+    assert [ports.ASSEMBLIES[a] for a in pm.assembly] == ["fibre", "fibre"]
+    assert pm.stock_basis_m.tolist() == [3.0, 40.0]  # fibre: every link its own patch cord
+
+
+def test_two_copper_links_in_one_switch_cage_to_two_servers_are_one_breakout_cable() -> None:
+    pm, _ = _assign(
+        [("leaf", "leaf", "qm9700"), ("s0", "server", "dgx-h100"), ("s1", "server", "dgx-h100")],
+        [(1, 0, "gpu_leaf", 1.0), (2, 0, "gpu_leaf", 2.5)],
+    )
+    assert _media(pm) == ["dac", "dac"]
+    assert [ports.ASSEMBLIES[a] for a in pm.assembly] == ["breakout", "breakout"]
+    assert pm.stock_basis_m.tolist() == [2.5, 2.5]  # one cable: the longer leg's length
+    assert pm.changed == 0
+
+
+def test_two_parallel_copper_links_between_two_switches_are_one_twin_cable_and_a_lone_one_straight() -> None:
+    pm, _ = _assign(
+        [("leaf", "leaf", "qm9700"), ("spine", "spine", "qm9700")],
+        [(0, 1, "leaf_spine", 2.0), (0, 1, "leaf_spine", 2.0), (0, 1, "leaf_spine", 2.0)],
+    )
+    a = [ports.ASSEMBLIES[x] for x in pm.assembly]
+    assert sorted(a) == ["straight", "twin", "twin"]
+    assert pm.port[:3].tolist() == [0, 1, 2] and pm.cage[:3].tolist() == [0, 0, 1]
+
+
+def test_cedar7_servers_use_four_twin_port_cages_and_their_leaf_cages_pair_the_same_servers() -> None:
+    # two servers, 8 rails each, to 8 leaves; server 0's rail 0 is 3 m, everything else 40 m
+    devs = [("s0", "server", "dgx-h100"), ("s1", "server", "dgx-h100")]
+    devs += [(f"leaf{r}", "leaf", "qm9700") for r in range(8)]
+    links = [(s, 2 + r, "gpu_leaf", 3.0 if (s, r) == (0, 0) else 40.0) for s in (0, 1) for r in range(8)]
+    pm, before = _assign(devs, links, nic="cedar7")
+    n = len(links)
+    assert MT.ids[before[0]] == "dac"
+    assert pm.port[:n].tolist() == [r for _ in (0, 1) for r in range(8)]  # rail i on backend port i
+    assert pm.cage[:n].tolist() == [r // 2 for _ in (0, 1) for r in range(8)]  # 4 twin-port cages
+    assert pm.per_cage[:n].tolist() == [2] * n
+    # at leaf r both servers' rail r share cage 0
+    assert pm.cage[n:].tolist() == [0] * n
+    assert set(_media(pm)) == {"mmf"}
+    summary = pm.summary()["by_model"]["dgx-h100"]["backend"]
+    assert (summary["cages"], summary["used_cages"], summary["used_ports"]) == (8, 8, 16)
+
+
+def test_management_links_go_to_rj45_ports_not_to_data_cages() -> None:
+    devs = [("leaf", "leaf", "qm9700"), ("oob", "oob", "sn2201"), ("s0", "server", "dgx-h100")]
+    pm, _ = _assign(devs, [(0, 1, "oob", 10.0), (2, 1, "oob", 10.0), (2, 0, "gpu_leaf", 10.0)])
+    assert [ports.GROUPS[g] for g in pm.group[:3]] == ["mgmt", "mgmt", "backend"]
+    assert [ports.GROUPS[g] for g in pm.group[3:]] == ["data", "data", "data"]
+    assert [ports.FORMS[f] for f in pm.form[:3]] == ["rj45", "rj45", "osfp"]
+    cages = pm.cages.set_index(["model", "group"])
+    assert cages.loc[("qm9700", "data"), "used_ports"] == 1  # the GPU link only
+    assert cages.loc[("qm9700", "mgmt"), "used_ports"] == 1
+
+
+def test_a_leaf_with_more_links_than_ports_is_a_ports_violation_with_device_rack_and_counts() -> None:
+    devs = [("leaf", "leaf", "qm9700"), *[(f"s{i}", "server", "dgx-h100") for i in range(9)]]
+    links = [(1 + i // 8, 0, "gpu_leaf", 10.0) for i in range(66)]  # 9 servers x 8 > 64 after 66
+    pm, _ = _assign(devs, links)
+    assert len(pm.violations) == 1
+    v = pm.violations[0]
+    assert v.kind == "ports" and v.where == "B1/H1/R01/K01"
+    assert "leaf (qm9700)" in v.message and "needs 33 data OSFP cages for 66 ports; it has 32" in v.message
+    assert v.figures["cages_needed"] == 33 and v.figures["cages"] == 32
+    assert pm.summary()["overflows"] == 1
+
+
+def test_catalog_cages_must_match_the_ports(tmp_path: Path) -> None:
+    shutil.copytree(DEFAULT_TEMPLATES_DIR, tmp_path / "t")
+    cat = tmp_path / "t" / "catalog.toml"
+    text = cat.read_text()
+    cat.write_text(text.replace("cages = 32\n", "cages = 33\n", 1))
+    with pytest.raises(InputError) as e:
+        load_catalog(tmp_path / "t")
+    msg = str(e.value)
+    assert (
+        "catalog.toml: switch.qm9700.cages: 33 cages x 2 ports per cage is not the switch's 64 ports" in msg
+    )
+    assert "(allowed: cages = 32)" in msg
+    cat.write_text(text.replace('cage = "osfp"', 'cage = "cfp"', 1))
+    with pytest.raises(InputError) as e:
+        load_catalog(tmp_path / "t")
+    assert (
+        'catalog.toml: server.dgx-h100.backend_cage: unknown value "cfp" (allowed: "osfp", "qsfp", "sfp", "rj45")'
+        in str(e.value)
+    )
+
+
+# ------------------------------------------------------------------------------------- shipped sites
+@pytest.fixture(scope="module")
+def designs() -> dict[str, Any]:
+    return {p.stem: design.run(load_site(p)) for p in SITES}
+
+
+def _check_invariants(d: Any) -> None:
+    c = d.cabling
+    pm = c.ports
+    links = c.links
+    n = len(links)
+    dev = np.r_[links["a"].to_numpy(), links["b"].to_numpy()]
+    g = pm.group.astype(np.int64)
+    # no port used twice
+    key = (dev * len(ports.GROUPS) + g) * 4096 + pm.port
+    assert len(np.unique(key)) == 2 * n
+    # no cage with two media
+    media = np.r_[pm.code, pm.code]
+    has = media >= 0
+    cage_key = (dev * len(ports.GROUPS) + g) * 4096 + pm.cage
+    per_cage = pd.Series(media[has]).groupby(cage_key[has]).nunique()
+    assert (per_cage == 1).all()
+    # the links table shows the medium the cage decided
+    assert (links["media"].cat.codes.to_numpy()[pm.code >= 0] == pm.code[pm.code >= 0]).all()
+    # no device over its cages: the highest cage used is below the model's count
+    models = d.fabric.devices["model"].to_numpy()[dev]
+    for (model, group), have in pm.cages.set_index(["model", "group"])["cages"].items():
+        sel = (models == model) & (g == ports.GROUPS.index(group))
+        per_dev = have // int(pm.cages.set_index(["model", "group"]).loc[(model, group), "devices"])
+        assert pm.cage[sel].max(initial=-1) < per_dev
+    assert not [v for v in d.violations if v.kind == "ports"]
+
+
+@pytest.mark.parametrize("stem", [p.stem for p in SITES])
+def test_every_shipped_site_uses_each_port_once_one_medium_per_cage_and_no_switch_over_its_cages(
+    designs: dict[str, Any], stem: str
+) -> None:
+    _check_invariants(designs[stem])
+
+
+@pytest.mark.parametrize("stem", [p.stem for p in SITES])
+def test_ports_csv_reads_back_as_the_links_table_with_unique_cable_ids(
+    designs: dict[str, Any], stem: str
+) -> None:
+    d = designs[stem]
+    pt = tables.ports_table(d.fabric, d.placement, d.cabling, stem.upper())
+    back = pd.read_csv(io.BytesIO(tables.csv_bytes(pt)), keep_default_na=False, dtype=str)
+    lt = tables.links_table(d.fabric, d.placement, d.cabling)
+    assert len(back) == len(lt)
+    assert back["cable_id"].is_unique
+    for a, b in (
+        ("a_device", "a_device"),
+        ("b_device", "b_device"),
+        ("media", "media"),
+        ("a_rack", "rack_a"),
+    ):
+        assert (back[a].to_numpy() == lt[b].astype(str).to_numpy()).all()
+    stock = pd.to_numeric(back["stock_length_m"], errors="coerce").to_numpy()
+    assert np.allclose(stock, lt["stock_length_m"].to_numpy(float), equal_nan=True)
+    assert set(tables.PORT_COLUMNS) <= set(back.columns)
+    # every cable id names the site, then both ends' rack, RU and port
+    first = back.iloc[0]
+    ru = f"{int(first['a_ru']):02d}"
+    assert first["cable_id"].startswith(f"{stem.upper()}.{first['a_rack'].replace('/', '.')}-U{ru}:")
+
+
+def test_superpod_leaves_fit_their_32_osfp_cages(designs: dict[str, Any]) -> None:
+    d = designs["superpod-4su"]
+    pm = d.cabling.ports
+    links = d.cabling.links
+    dev = np.r_[links["a"].to_numpy(), links["b"].to_numpy()]
+    roles = d.fabric.devices["role"].to_numpy()
+    leaf = (roles[dev] == "leaf") & (pm.group == ports.GROUPS.index("data"))
+    cages_per_leaf = pd.Series(pm.cage[leaf]).groupby(dev[leaf]).nunique()
+    assert len(cages_per_leaf) == 32
+    assert (cages_per_leaf == 32).all()  # 32 down + 32 up 400G ports in exactly 32 twin-port cages
+    # per-link media would need 33 on half of them (odd DAC / AEC / MMF runs): one medium per cage fixes it
+    assert pm.changed > 0
+    s = d.summary()["ports"]
+    assert s["overflows"] == 0 and s["by_model"]["qm9700"]["data"]["cages"] == 68 * 32
+
+
+def test_breakout_and_twin_cables_are_one_bom_part_per_two_links(designs: dict[str, Any]) -> None:
+    for d in designs.values():
+        bom = d.bom[d.bom["category"] == "cables"]
+        pair = bom["part_id"].str.contains("/breakout/|/twin/", regex=True)
+        links = d.cabling.links
+        asm = np.array(ports.ASSEMBLIES, dtype=object)[d.cabling.ports.assembly]
+        n_pair = int(np.isin(asm, ["breakout", "twin"]).sum())
+        assert int(bom.loc[pair, "qty"].sum()) == -(-n_pair // 2) or n_pair % 2 == 0
+        assert 2 * int(bom.loc[pair, "qty"].sum()) >= n_pair
+        # every link with a medium is in exactly one cable part
+        covered = int(bom.loc[~pair, "qty"].sum()) + n_pair
+        assert covered == int((links["media"] != "").sum())
