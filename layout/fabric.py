@@ -18,7 +18,11 @@ two 400G links counts twice):
   the full block's planes (column ``planes``) and spreads its up links evenly over them, at least one
   into each while it has the ports, so that every leaf reaches every plane above with its bandwidth;
   a lower switch without the ports for ``ceil(share/C)`` to every upper spreads its share instead
-  (counts differ by at most one). The top of a single pod may instead be wired by *slots*: the ``U``
+  (counts differ by at most one). With several pods, a partial group below the pod top gets as many
+  upper switches as a full one wherever its switches have the ports for a link to each (a partial
+  block then has one spine per plane, its leaves taking more links up than down): the pods meet above
+  their tops position by position, so the partial blocks of every pod must reach every position
+  evenly. The top of a single pod may instead be wired by *slots*: the ``U``
   links a full switch takes into plane ``q`` take slots ``q*U..q*U+U-1`` and slot ``i`` goes to top
   switch ``i mod C``; every full block then reaches the top switches with the same links (what full
   bisection between two full blocks requires) with ``C`` not bound to divisors; it is used when it
@@ -473,6 +477,7 @@ def _tier_up(
     radix: int,
     planes_above: bool,
     count_only: bool = False,
+    full_fan: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | int:
     """Wire ``lower`` to a new tier. Returns (link lower, link upper, upper block, upper position,
     upper plane range lo, hi), or with ``count_only`` the number of uppers.
@@ -516,6 +521,18 @@ def _tier_up(
             c = _fewest_uppers(u, spare, down_max)
             cache[sig] = c
         g_c[g] = c
+    if full_fan and n_grp:
+        # several pods: a partial group gets as many uppers as a full one where its lower switches have
+        # the ports for ceil(share/C) to each, so that each upper position (column) of every pod sees
+        # the same links from the partial block as from a full one: the pods' tiers above are wired
+        # column by column, and a partial block whose links pile onto the first uppers would leave the
+        # partial blocks of the other pods only those columns into this pod
+        fan = int(g_c.max())
+        for g, (s, e) in enumerate(groups):
+            if g_c[g] < fan:
+                each = -(-e_sorted[s:e] // fan)
+                if int(each.sum()) <= down_max and bool((each * fan <= spare_sorted[s:e]).all()):
+                    g_c[g] = fan
     if planes_above and n_grp:
         # a partial group's uppers split the planes of a full one evenly: a divisor of its count
         fan = int(g_c.max())
@@ -747,7 +764,9 @@ def _clos(
             pos = lo = np.arange(n_top, dtype=np.int64)
             hi = lo + 1
         else:
-            wired = _tier_up(layer, new_block, down_max, radix, t < tiers)
+            wired = _tier_up(
+                layer, new_block, down_max, radix, t < tiers, full_fan=join_tier and t < pod_tiers
+            )
             assert not isinstance(wired, int)
             a, b, blocks, pos, lo, hi = wired
         n_up = len(blocks)

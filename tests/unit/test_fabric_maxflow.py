@@ -176,6 +176,11 @@ def test_non_blocking_sweep(gpus: int, switch: str) -> None:
         (200, "gpu1", "tiny8", "rail", 64, 3.0),  # pods joined 3:1, partial last pod
         (6_144, "dgx-h100", "qm9700", "rail", 2048, 3.0),
         (10_000, "dgx-h100", "qm9700", "rail", 3000, 7.0),
+        # several pods each ending in a partial scalable unit (issue 12: 42 of 48, 57 %, 67 % before)
+        (624, "dgx-h100", "tiny12", "rail", 160, 1.0),
+        (624, "dgx-h100", "tiny12", "rail", 160, 3.0),
+        (158, "gpu2x3", "tiny12", "rail", 80, 1.0),
+        (70, "gpu1", "tiny8", "rail", 35, 1.0),
     ],
 )
 def test_non_blocking_small_shapes(
@@ -183,6 +188,38 @@ def test_non_blocking_small_shapes(
 ) -> None:
     fab = size(gpus, server, switch, design, pod_gpus, ratio, catalog=SMALL)
     check_non_blocking(fab)
+
+
+def test_partial_blocks_of_several_pods_get_a_full_blocks_spines() -> None:
+    """78 DGX H100 on a 12-port switch in 4 pods of 20 (the last 18): each pod of 20 is 3 scalable units
+    of 6 servers and one of 2, 32 leaves in 2-tier blocks of 6 (the last two, 6 and 2 leaves of the
+    partial unit, 2 GPU ports each). Several pods meet above the cores column by column (core i of
+    every pod on the same super-spines), so a partial block wired as for one pod (2 spines of 3 planes
+    and 1 of 6, their links on the first cores of each plane) left the partial units of pods 0-2 only
+    those cores into pod 0: 42 of 48. Now a partial block has one spine per plane like a full one (each
+    partial leaf sends one link to each of its block's 6 spines), and every core takes 6 links down."""
+    fab = size(624, "dgx-h100", "tiny12", "rail", pod_gpus=160, oversubscription=1.0, catalog=SMALL)
+    d, lk = fab.devices, fab.links
+    assert fab.pods == 4 and fab.tiers == 4
+    spines = d[(d["role"] == "spine") & (d["pod"] == 0)]
+    assert spines.groupby("group").size().tolist() == [6] * 6 and (spines["planes"] == 1).all()
+    assert fab.summary()["switches"] == {
+        "leaf": 120,
+        "spine": 3 * 36 + 24,
+        "core": 144,
+        "super": 72,
+        "total": 468,
+    }
+    leaves = d.index[(d["role"] == "leaf") & (d["pod"] == 0)]
+    up = lk[(lk["kind"] == "leaf_spine") & lk["a"].isin(leaves)].groupby("a").size()
+    assert (up == 6).all() and len(up) == 32
+    cores = d.index[(d["role"] == "core") & (d["pod"] == 0)]
+    assert (lk[(lk["kind"] == "spine_core") & lk["b"].isin(cores)].groupby("b").size() == 6).all()
+    vf = ValleyFree(fab)
+    ports = vf.ports[vf.leaves]
+    small = vf.leaves[ports < ports.max()]
+    assert len(small) == 24 and int(vf.ports[small].sum()) == 48  # 8 leaves of 2 ports in pods 0-2
+    assert vf.flow(small, vf.leaves[:24]) == 48
 
 
 @pytest.mark.slow

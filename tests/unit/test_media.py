@@ -55,6 +55,20 @@ def test_the_cheapest_medium_at_its_stock_length_wins_not_the_first_listed() -> 
     assert np.array_equal(price, every.min(axis=0))
 
 
+def test_pick_prices_each_distinct_length_once_and_gives_each_link_its_own_pick() -> None:
+    # pick prices the distinct (speed, length) pairs only: a long, shuffled array with repeats, NaN,
+    # inf, -0.0 and mixed speeds gets, link by link, what that link alone would get
+    mt = MediaTable.of(hb.site("one-row").catalog)
+    rng = np.random.default_rng(7)
+    lengths = np.r_[rng.choice([0.5, 3.0, 7.0, 50.0, 300.0, 300.5, 2000.0, 9e9], 300), np.nan, np.inf, -0.0]
+    speeds = rng.choice([1, 400, 800], len(lengths))
+    got = mt.pick(lengths, speeds)
+    alone = [int(mt.pick(np.array([x]), np.array([sp]))[0]) for x, sp in zip(lengths, speeds, strict=True)]
+    assert got.tolist() == alone
+    assert got[-3:-1].tolist() == [-1, -1]  # NaN and inf: no medium
+    assert (got[lengths == 9e9] == -1).all() and (got[lengths == 3.0] >= 0).any()
+
+
 def test_thresholds_move_with_the_catalog() -> None:
     inputs = hb.with_media(hb.site("one-row"), ["dac", "aec", "mmf"], dac=2.0, aec=9.0)
     mt = MediaTable.of(inputs.catalog)
