@@ -23,10 +23,13 @@ import pytest
 from ezdxf.entities import Dimension
 from ezdxf.lldxf.const import VALID_DXF_LINEWEIGHTS
 from ezdxf.tools.juliandate import juliandate
+from handbuilt import rack_record
 
 from layout.export import dxf
 from layout.load import Inputs
 from layout.violations import Violation
+
+rack = rack_record
 
 HALL = {
     "columns": [{"at": [9.0, 5.0], "size_m": [0.6, 0.6]}],
@@ -34,17 +37,6 @@ HALL = {
 }
 DAC_AREA = math.pi * 4.7**2  # 9.4 mm copper (catalog media.dac.diameter_mm)
 MMF_AREA = math.pi * 1.5**2  # 3.0 mm fibre (catalog media.mmf.diameter_mm)
-
-
-def rack(
-    rid: str, template: str, kind: str, x: float, y: float, rot: float, width: float, servers: int
-) -> dict[str, Any]:
-    b, h, r, _k = rid.split("/")
-    return {
-        "rack_id": rid, "building": b, "hall": f"{b}/{h}", "row": f"{b}/{h}/{r}", "pos": int(rid[-2:]),
-        "template": template, "kind": kind, "x_m": x, "y_m": y, "rotation_deg": rot, "width_m": width,
-        "depth_m": 1.2, "user_row": False, "servers": servers,
-    }  # fmt: skip
 
 
 def placement() -> SimpleNamespace:

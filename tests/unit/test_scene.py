@@ -17,6 +17,7 @@ import ezdxf
 import numpy as np
 import pandas as pd
 import pytest
+from handbuilt import rack_record
 
 from layout.export import dxf
 from layout.load import Inputs
@@ -27,13 +28,9 @@ LIMIT = 45.0
 
 
 def _rack(rid: str, kind: str, x: float, y: float, rot: float, width: float, servers: int) -> dict[str, Any]:
-    b, h, r, _k = rid.split("/")
-    template = "net-leaf" if kind == "network" else "dgx-h100-x4"
-    return {
-        "rack_id": rid, "building": b, "hall": f"{b}/{h}", "row": f"{b}/{h}/{r}", "pos": int(rid[-2:]),
-        "template": template, "kind": kind, "x_m": x, "y_m": y, "rotation_deg": rot, "width_m": width,
-        "depth_m": 1.2, "user_row": False, "servers": servers,
-    }  # fmt: skip
+    return rack_record(
+        rid, "net-leaf" if kind == "network" else "dgx-h100-x4", kind, x, y, rot, width, servers
+    )
 
 
 def placement() -> SimpleNamespace:

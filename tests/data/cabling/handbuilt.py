@@ -18,6 +18,19 @@ from layout.load import Inputs, load_site
 HERE = Path(__file__).resolve().parent
 
 
+def rack_record(
+    rid: str, template: str, kind: str, x: float, y: float, rot: float, width: float, servers: int
+) -> dict[str, Any]:
+    """One row of placement.racks (docs/tables.md) for the drawing tests: rack ``B1/H1/R01/K05`` at
+    (x, y) centre, ``rot`` degrees, ``width`` metres wide, 1.2 m deep."""
+    b, h, r, _k = rid.split("/")
+    return {
+        "rack_id": rid, "building": b, "hall": f"{b}/{h}", "row": f"{b}/{h}/{r}", "pos": int(rid[-2:]),
+        "template": template, "kind": kind, "x_m": x, "y_m": y, "rotation_deg": rot, "width_m": width,
+        "depth_m": 1.2, "user_row": False, "servers": servers,
+    }  # fmt: skip
+
+
 def site(name: str) -> Inputs:
     return load_site(HERE / f"{name}.toml")
 
