@@ -95,3 +95,9 @@ def test_installed_design_runs_from_another_folder(installed: Path, tmp_path: Pa
     checkout = run(load_site(ROOT / "sites/superpod-4su.toml")).summary()
     assert json.loads((tmp_path / "out/summary.json").read_text()) == json.loads(json.dumps(checkout))
 
+
+def test_installed_version(installed: Path, tmp_path: Path) -> None:
+    from layout import __version__
+
+    res = _run([str(installed / "dclayout"), "--version"], tmp_path)
+    assert (res.returncode, res.stdout) == (0, f"dclayout {__version__}\n")
