@@ -85,6 +85,7 @@ class NicSpec(Strict):
     ports_per_module: int = Field(gt=0, le=8)  # backend ports per server cage (twin-port OSFP: 2)
     # split: links per server backend port (2: an 800G port run as 2 x 400G), at 1/split of its speed
     split: int = Field(default=1, ge=1, le=8)
+    port_gbps: int | None = Field(default=None, gt=0)  # one link's speed (listing; None: the server's)
     power_w_extra: float = Field(ge=0, le=1000, default=0)
     price_usd_extra: float = Field(ge=0, le=MAX_PRICE_USD, default=0)
     link_mtbf_years: float | None = Field(default=None, gt=0, le=100)
