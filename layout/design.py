@@ -72,6 +72,7 @@ class Design:
             "halls": halls,
             "switches": fab["switches"],
             "links": fab["links"],
+            "scalable_unit": fab["scalable_unit"],
             **self.cabling.summary(),
             "power": self.power.summary(),
             "reliability": self.reliability,
