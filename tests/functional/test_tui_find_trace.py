@@ -338,3 +338,38 @@ def test_longest_links_name_their_ports_so_no_two_lines_are_alike(result: Result
         r = table.iloc[i]
         assert f"{r['a_rack']} {r['a_device']} {r['a_port']}" in line
         assert f"{r['b_rack']} {r['b_device']} {r['b_port']}" in line
+
+
+# ------------------------------------------------------------------------------ quitting at once
+def test_q_quits_while_a_design_runs_without_waiting_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A design run held in its thread until released: q ends the app, and the event loop's shutdown
+    (asyncio.run, which joins its default executor, where Textual's thread workers run) does not wait
+    for the run: its thread is still waiting when the app is gone."""
+    import asyncio
+    import threading
+
+    started, release = threading.Event(), threading.Event()
+    real = Session.compute
+
+    def held(self: Session, inputs: Any, text: str, progress: Any = None) -> Result:
+        started.set()
+        release.wait(60)
+        return real(self, inputs, text, progress)
+
+    monkeypatch.setattr(Session, "compute", held)
+    app = DCLayoutApp(SUPERPOD)
+
+    async def run() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            while not started.is_set():
+                await pilot.pause(0.01)
+            assert app.designing
+            await pilot.press("q")
+
+    asyncio.run(run())
+    thread = app.design_thread
+    assert thread is not None and thread.is_alive() and not release.is_set()
+    assert app.quitting  # the run stops at its next stage instead of finishing
+    release.set()
+    thread.join(60)
+    assert not thread.is_alive()
