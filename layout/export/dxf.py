@@ -917,8 +917,8 @@ def rack_marks(order: pd.DataFrame, templates: Mapping[str, RackTemplate], scale
     sc = order["hall"].astype(str).map(scales.hall).fillna(scales.site).to_numpy(float)
     chars = order["label"].astype(str).str.len().to_numpy(float)
     per = 0.8 * np.maximum(chars, 1.0)
-    # across the rack: 90 % of the width; its height may not reach the front band from 30 % of the depth
-    across = np.minimum(0.9 * w / per, 2.0 * (0.2 * d - band))
+    # across the rack: 75 % of the width (neighbours' tags stay apart); clear of the front band from 30 %
+    across = np.minimum(0.75 * w / per, 2.0 * (0.2 * d - band))
     # along the depth: 90 % of the depth behind the band; its height within 70 % of the width
     along = np.minimum(0.9 * (d - band) / per, 0.7 * w)
     target, least = NOTE_MM * sc, MIN_TEXT_MM * sc

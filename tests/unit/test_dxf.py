@@ -293,10 +293,12 @@ def test_rack_tags_turn_or_are_left_off_to_stay_legible_at_the_sheet_scale(scene
         scales.hall = {"B1/H1": scale}
         return dxf.rack_marks(order, scene.templates, scales)[dgx.to_numpy()]
 
-    # 1:100: 2 mm = 200 mm; across 90 % of 600 mm fits 225 mm: across the rack, as it faces
+    # 1:100: 75 % of 600 mm holds 3 characters 187.5 mm high: under 2 mm (200), over 1.8 mm (180)
     m = marks(100)
-    assert set(m["tag_h"]) == {200.0} and set(m["tag_rot"]) == {0.0}
-    # 1:200: 1.8 mm = 360 mm > 225: turned along the depth (R01 faces +y: reads at 90 degrees)
+    assert set(m["tag_h"]) == {187.5} and set(m["tag_rot"]) == {0.0}
+    # 1:50: 2 mm = 100 mm fits across
+    assert set(marks(50)["tag_h"]) == {100.0}
+    # 1:200: 1.8 mm = 360 mm > 187.5: turned along the depth (R01 faces +y: reads at 90 degrees)
     m = marks(200)
     assert set(m["tag_h"]) == {400.0} and set(m["tag_rot"]) == {90.0}
     # 1:500: 1.8 mm = 900 mm fits neither way (the width allows 70 % of 600 = 420 mm): no tag
