@@ -50,6 +50,7 @@ from layout.tui.results import Result, settle_gc
 from layout.tui.runner import Outcome, RunCancelled, RunFinished, run_daemon
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
 from layout.tui.screens.find import FindScreen
+from layout.tui.screens.help import HelpScreen, key_rows
 from layout.tui.session import EXPORTS, Session, export, locate, snap
 from layout.tui.trace import Trace, trace_rack
 from layout.tui.widgets.hall_map import MIN_M_PER_COL, HallMap, legend
@@ -129,6 +130,10 @@ ACTIONS: tuple[Action, ...] = (
 __all__ = ["ACTIONS", "EXPORTS", "DCLayoutApp", "export", "run_app", "snap"]
 
 
+BOM_COLUMNS = ("category", "part", "qty", "unit", "unit $", "extended $", "item")
+WIDE_TABS = ("violations", "bom", "cabling")  # shown without the tree and the inspector
+
+
 class DCLayoutApp(App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere find it
     TITLE = "dclayout"
@@ -139,7 +144,7 @@ class DCLayoutApp(App[None]):
         Binding("ctrl+s", "save", "save"),
         Binding("q", "quit", "quit", show=False),
         Binding("e", "export", "export", show=False),
-        Binding("f1", "keys", "keys", show=False),
+        Binding("f1", "keys", "keys"),
         Binding("ctrl+z", "undo", "undo"),
         Binding("ctrl+y", "redo", "redo", show=False),
         Binding("a", "add_row", "add"),
@@ -150,7 +155,7 @@ class DCLayoutApp(App[None]):
         Binding("g", "cluster_rack", "GPU rack", show=False),
         Binding("k", "hall_kw", "kW"),
         Binding("o", "hall_cooling", "cooling", show=False),
-        Binding("d", "design_toggle", "rail/MoR"),
+        Binding("d", "design_toggle", "rail/MoR", show=False),
         Binding("w", "switch_model", "switch", show=False),
         Binding("n", "nic", "NIC", show=False),
         Binding("slash,ctrl+f", "find", "find", key_display="/"),
@@ -226,9 +231,9 @@ class DCLayoutApp(App[None]):
 
     def on_mount(self) -> None:
         self.query_one("#violations-table", DataTable).add_columns("kind", "where", "message")
-        self.query_one("#bom-table", DataTable).add_columns(
-            "category", "item", "part", "qty", "unit", "unit $", "extended $"
-        )
+        # the figures before the long item names: quantity and prices are on screen at 120 columns
+        self.query_one("#bom-table", DataTable).add_columns(*BOM_COLUMNS)
+        self.screen_stack[0].add_class("-no-site")  # until a site is open: the map says what to do
         if self.site_arg is not None:
             self.open_site(self.site_arg)
         else:
@@ -246,8 +251,11 @@ class DCLayoutApp(App[None]):
         except InputError as e:
             self.push_screen(MessageScreen(f"Cannot open {path}", [str(p) for p in e.problems]))
             return False
+        self.screen_stack[0].remove_class("-no-site")
         self.result = None
         self.save_after_design = None
+        self.trace = None
+        self.map.set_trace(None)
         self.show_failure([])
         self.hall = self.session.halls()[0]
         self.moving = None
@@ -598,6 +606,7 @@ class DCLayoutApp(App[None]):
         self.moving = None
         self.map.set_ghost(None)
         self.map.show_floor(self.floors[key], keep_view=False)
+        self.query_one(SiteTree).show_hall(key)
         self.update_legend()
 
     def action_next_hall(self) -> None:
@@ -612,10 +621,17 @@ class DCLayoutApp(App[None]):
             self.show_hall(halls[(halls.index(self.hall) + step) % len(halls)])
 
     def action_keys(self) -> None:
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
+        """Every key on one screen (it fits 80 x 24; Textual's help panel did not)."""
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss(None)
         else:
-            self.action_show_help_panel()
+            titles = {a.name: a.title.split(": ", 1)[-1].rstrip("…") for a in ACTIONS}
+            titles |= {
+                a.name.removeprefix("map_"): t
+                for a in ACTIONS
+                if (t := titles[a.name]) and a.name.startswith("map_")
+            }
+            self.push_screen(HelpScreen(key_rows((self.BINDINGS, HallMap.BINDINGS), titles)))  # type: ignore[arg-type]
 
     def action_toggle_tree(self) -> None:
         self.screen.toggle_class("-tree-toggled")
@@ -626,8 +642,11 @@ class DCLayoutApp(App[None]):
 
     @on(TabbedContent.TabActivated)
     def tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        self.show_tab(event.pane.id or "")
-        self.focus_tab(event.pane.id or "")
+        tab = event.pane.id or ""
+        # the tables get the whole width: the tree and the inspector are about the map
+        self.screen_stack[0].set_class(tab in WIDE_TABS, "-wide-tab")
+        self.show_tab(tab)
+        self.focus_tab(tab)
 
     def focus_tab(self, tab: str) -> None:
         """Give the keys to what a tab is for: the map, or its table."""
@@ -895,18 +914,20 @@ class DCLayoutApp(App[None]):
             )
             for i, v in enumerate(result.design.violations):
                 vt.add_row(v.kind, v.where, v.message, key=str(i))
+            if result.design.violations:
+                self.show_violation(0)
         elif tab == "bom":
             bt = self.query_one("#bom-table", DataTable)
             bt.clear()
             for r in result.bom.itertuples():
                 bt.add_row(
                     r.category,
-                    r.item,
                     r.part_id,
-                    f"{r.qty:,}",
+                    Text(f"{r.qty:,}", justify="right"),
                     r.unit,
-                    f"{r.unit_price_usd:,.0f}",
-                    f"{r.extended_usd:,.0f}",
+                    Text(f"{r.unit_price_usd:,.0f}", justify="right"),
+                    Text(f"{r.extended_usd:,.0f}", justify="right"),
+                    r.item,
                 )
             by = ", ".join(f"{k} ${v / 1e6:,.2f} M" for k, v in result.cost["by_category"].items() if v)
             self.query_one("#bom-total", Static).update(
@@ -971,6 +992,11 @@ class DCLayoutApp(App[None]):
     def map_redrawn(self) -> None:
         self.update_legend()
 
+    @on(HallMap.FocusChanged)
+    def map_focus(self, event: HallMap.FocusChanged) -> None:
+        """The bar under the map lights up while the map has the keys."""
+        self.query_one("#legend").set_class(event.focused, "-focused")
+
     @on(Tree.NodeSelected)
     def tree_selected(self, event: Tree.NodeSelected[tuple[str, str]]) -> None:
         level, key = event.node.data or ("", "")
@@ -994,7 +1020,11 @@ class DCLayoutApp(App[None]):
         """The whole of the highlighted violation under the table: message, suggestion and figures."""
         if self.result is None or event.row_key.value is None:
             return
-        v = self.result.design.violations[int(str(event.row_key.value))]
+        self.show_violation(int(str(event.row_key.value)))
+
+    def show_violation(self, i: int) -> None:
+        assert self.result is not None
+        v = self.result.design.violations[i]
         lines = [f"{v.kind} at {v.where}", v.message]
         if v.suggestion:
             lines.append(f"suggestion: {v.suggestion}")

@@ -135,7 +135,7 @@ def test_trace_lists_every_link_of_the_rack_with_its_ports(result: Result) -> No
     assert list(t.far_port) == list(np.where(here_is_a, rows["b_port"], rows["a_port"]))
     assert list(t.far_rack_id) == list(np.where(here_is_a, rows["b_rack"], rows["a_rack"]))
     assert set(t.far_racks.tolist()) == {rack_no(result, "B1/H1/R01/K05"), rack_no(result, "B1/H1/R01/K06")}
-    g = t.groups()
+    g = t.groups
     gpu = g[g["kind"] == "gpu_leaf"].iloc[0]
     assert (gpu["far_rack_id"], gpu["media_class"], int(gpu["links"])) == ("B1/H1/R01/K05", "mmf", 32)
     lengths = links["length_m"].to_numpy()[scan][t.kind == "gpu_leaf"]
@@ -297,7 +297,7 @@ async def test_trace_key_draws_the_racks_cables_and_lists_them() -> None:
         legend = str(app.query_one("#legend", Static).content)
         assert legend.startswith(f"trace B1/H1/R01/K05: 520 links, {far} racks")
         inspector = shown(app, "#inspector-body", 60)
-        assert f"Trace R01/K05: 520 links, {far} racks" in inspector and "128 mmf" in inspector
+        assert f"Trace R01/K05\n520 links to {far} racks" in inspector and "128 mmf" in inspector
         await pilot.press("5")  # the cabling tab lists every link of the traced rack with its ports
         assert "Links of the traced rack B1/H1/R01/K05" in shown(app, "#trace-view", 160)
         await pilot.press("1", "r")  # r again on the same rack: no trace
