@@ -42,7 +42,7 @@ from ezdxf.layouts import BaseLayout, Paperspace
 from ezdxf.tools.juliandate import juliandate
 
 from layout.export import atomic
-from layout.export.labels import Board, Box, grow, text_box, text_width
+from layout.export.labels import Board, Box, grow, runs_text, text_box, text_width
 from layout.model import RackTemplate
 from layout.scene import MEDIA_CLASSES, Scene, scene_from_parts, scene_of, tray_edge_table
 from layout.violations import hall_key
@@ -1410,13 +1410,7 @@ def numbered_violations(scene: Scene) -> list[tuple[int, str, str, str]]:
 
 def _tag_list(numbers: Sequence[int]) -> str:
     """V3, V4, V5, V9 -> 'V3-V5, V9'."""
-    runs: list[list[int]] = []
-    for n in numbers:
-        if runs and n == runs[-1][-1] + 1:
-            runs[-1].append(n)
-        else:
-            runs.append([n])
-    return ", ".join(f"V{r[0]}" if len(r) == 1 else f"V{r[0]}-V{r[-1]}" for r in runs)
+    return runs_text(numbers, "V")
 
 
 def _draw_violations(msp: BaseLayout, scene: Scene, scales: _Scales, boards: _Boards) -> None:
