@@ -141,6 +141,11 @@ class Fabric:
         """Mean minutes to the first failure of a node-side optical link (inf without any)."""
         return time_to_first_failure_min(self.link_mtbf_years, self.node_optics)
 
+    def switches_all_networks(self) -> int:
+        """Switches of every network: the backend fabric's (summary ``switches``), the frontend's, the
+        storage network's and the management network's."""
+        return int((self.device_arrays["role"] != "server").sum())
+
     def summary(self) -> dict[str, Any]:
         """The JSON object of `dclayout fabric --json` (DESIGN.md); backend counts only (a new copy each
         call, worked out once: the TUI asks again for every edit that keeps the fabric)."""
