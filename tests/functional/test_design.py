@@ -219,7 +219,11 @@ def test_design_command_writes_summary_and_svgs(tmp_path: Path, capsys: pytest.C
     assert len(titles) == s["racks"]["total"] and all(re.match(r"B1/H1/R\d+/K\d+ ", t) for t in titles)
     texts = [t.text or "" for t in root.iter(f"{SVG}text")]
     assert "N" in texts and any(t.endswith(" m") for t in texts) and "Legend" in texts
-    assert sorted(p.name for p in out.iterdir()) == ["summary.json", "superpod-4su-B1-H1.svg"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "summary.json",
+        "superpod-4su-B1-H1.svg",
+        "superpod-4su-site.svg",
+    ]
     printed = capsys.readouterr().out
     assert "1,024 GPUs" in printed and "no violations" in printed
     # the same input gives the same bytes

@@ -158,7 +158,7 @@ def read_back(inputs: Inputs, paths: list[Path], out: Path) -> dict[str, int]:
     names = sorted(p.name for p in paths)
     expected = ["summary.json", f"{stem}.dxf", f"{stem}.pdf", f"{stem}.xlsx"]
     expected += [f"{stem}-{t}.{ext}" for t in ("bom", "links", "ports") for ext in ("csv", "parquet")]
-    expected += [f"{stem}-{h.replace('/', '-')}.svg" for h in halls]
+    expected += [f"{stem}-{h.replace('/', '-')}.svg" for h in halls] + [f"{stem}-site.svg"]
     assert names == sorted(expected)
     assert sorted(p.name for p in out.iterdir()) == names  # nothing else: no staging, no temporary file
     summary = json.loads((out / "summary.json").read_text("utf-8"))
