@@ -373,12 +373,13 @@ def row_labels(
 
 
 def trace_overlay(
-    grid: Grid, segments: np.ndarray, cls: np.ndarray, rack: np.ndarray, near: int, far: np.ndarray
+    grid: Grid, segments: np.ndarray, cls: np.ndarray, near: np.ndarray, far: np.ndarray
 ) -> np.ndarray:
-    """What a trace adds to a hall raster (shape of ``rack``, NO_TRACE elsewhere): each route piece
-    (x0, y0, x1, y1 per row of ``segments``, media class ``cls``) over the cells it crosses, the racks
-    ``far`` its cables reach and the traced rack ``near`` on top (``rack``: rasterise's rack numbers)."""
-    out = np.full(rack.shape, NO_TRACE, dtype=np.int16)
+    """What a trace adds to a hall raster ((lines, cols), NO_TRACE elsewhere): each route piece
+    (x0, y0, x1, y1 per row of ``segments``, media class ``cls``) over the cells it crosses, then the
+    footprints (x0, y0, x1, y1 per row) of the racks its cables reach (``far``) and of the traced rack
+    (``near``) on top: marked whole, even where a cell also holds a neighbour the map shows instead."""
+    out = np.full((grid.lines, grid.cols), NO_TRACE, dtype=np.int16)
     if len(segments):
         order = np.argsort(cls, kind="stable")  # a cell crossed by several media shows the last class
         seg, c = segments[order], cls[order]
@@ -387,7 +388,12 @@ def trace_overlay(
             np.abs(seg[:, 3] - seg[:, 1]) / grid.m_per_line > np.abs(seg[:, 2] - seg[:, 0]) / grid.m_per_col
         )
         out[line, col] = TRACE + 2 * c[si] + upright[si]
-    if len(far):
-        out[np.isin(rack, far)] = TRACE_FAR
-    out[rack == near] = TRACE_NEAR
+    for boxes, code in ((far, TRACE_FAR), (near, TRACE_NEAR)):
+        if len(boxes):
+            c0, c1 = grid.span(boxes[:, 0], boxes[:, 2], "x")
+            l0, l1 = grid.span(boxes[:, 1], boxes[:, 3], "y")
+            c0, c1 = np.clip(c0, 0, grid.cols - 1), np.clip(c1, 0, grid.cols - 1)
+            l0, l1 = np.clip(l0, 0, grid.lines - 1), np.clip(l1, 0, grid.lines - 1)
+            for i in range(len(boxes)):
+                out[l0[i] : l1[i] + 1, c0[i] : c1[i] + 1] = code
     return out

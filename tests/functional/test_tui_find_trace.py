@@ -168,19 +168,20 @@ def test_a_traced_cable_runs_the_route_the_design_priced(result: Result) -> None
 
 
 def test_trace_overlay_by_hand() -> None:
-    """A 10 x 4 cell grid at 1 m per column: a piece along y = 5 over cells 1..6 of line 0, one up
-    x = 6.5 from line 0 to 2, the traced rack and a far rack on top."""
+    """A 10 x 4 cell grid at 1 m per column (2 m per line, y = 8 at the top): a piece along y = 7 over
+    cells 1..6 of line 0, one down x = 6.5 from line 0 to 2; the traced rack's footprint and a far
+    rack's on top, each marked whole."""
     grid = Grid(0.0, 8.0, 1.0, 10, 4)
-    rack = np.full((4, 10), -1)
-    rack[0, 0], rack[2, 6] = 3, 9
     seg = np.array([[1.2, 7.0, 6.5, 7.0], [6.5, 7.0, 6.5, 3.0]])
-    out = trace_overlay(grid, seg, np.array([2, 0]), rack, near=3, far=np.array([9]))
+    near = np.array([[0.1, 6.5, 0.9, 7.5]])  # the cell (0, 0)
+    far = np.array([[5.6, 2.6, 8.4, 3.4]])  # the cells of line 2 whose centres it holds: 6 and 7
+    out = trace_overlay(grid, seg, np.array([2, 0]), near, far)
     mmf, dac = TRACE + 2 * TRACE_CLASSES.index("mmf"), TRACE + 2 * TRACE_CLASSES.index("dac")
     assert list(out[0, 1:6]) == [mmf] * 5
     assert out[0, 6] == mmf  # the corner: both pieces cross it, the later class (mmf) wins
     assert out[1, 6] == dac + 1  # north-south
-    assert out[2, 6] == TRACE_FAR and out[0, 0] == TRACE_NEAR
-    assert (out[3] == -1).all() and (out[:, 7:] == -1).all()
+    assert list(out[2, 5:9]) == [-1, TRACE_FAR, TRACE_FAR, -1] and out[0, 0] == TRACE_NEAR  # over the piece
+    assert (out[3] == -1).all() and (out[:, 9] == -1).all()
 
 
 # ----------------------------------------------------------------------------- outline and labels

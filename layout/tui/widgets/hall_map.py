@@ -208,17 +208,23 @@ class HallMap(Widget, can_focus=True):
 
     def _draw_trace(self) -> None:
         t = self.trace
-        if t is None or self.grid is None:
+        if t is None or self.grid is None or self.floor is None:
             self.overlay = None
             return
         seg = t.segments
+        racks = self.floor.racks
+        if len(racks):
+            no = racks["rack_no"].to_numpy(np.int64)
+            boxes = racks[["x0", "y0", "x1", "y1"]].to_numpy(float)
+            near, far = boxes[no == t.rack_no], boxes[np.isin(no, t.far_racks)]
+        else:
+            near = far = np.zeros((0, 4))
         self.overlay = trace_overlay(
             self.grid,
             seg[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float),
             seg["cls"].to_numpy(np.int64),
-            self.rack,
-            t.rack_no,
-            t.far_racks,
+            near,
+            far,
         )
 
     def _place_labels(self) -> None:
