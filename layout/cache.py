@@ -7,8 +7,9 @@ part of it:
 
 - the fabric (``design.build_fabric``), by the cluster (with which of its keys were given), the catalog,
   the servers per rack the halls allow and the site file it is built for;
-- each hall's floor grid, and each fabric's devices grouped for placement (``place.place``): see
-  :class:`layout.place.PlaceCache`;
+- the last placements, by all the placer reads (``place.placement_key``: a hall's cooling, or a max kW
+  that keeps its GPU rack, places nothing again), each hall's floor grid, and each fabric's devices
+  grouped for placement (``place.place``): see :class:`layout.place.PlaceCache`;
 - the last cablings, by all the cabling stage reads (``media.cabling_key``: an edit of a hall's
   cooling, power budget or floor load that moves no rack re-cables nothing), and each fabric's port
   skeleton (every end's port and cage): see :class:`layout.media.CableCache`.
@@ -51,6 +52,7 @@ class DesignCache:
         """How many values each store holds (for tests and the benchmarks' notes)."""
         return {
             "fabrics": len(self.fabrics),
+            "placements": len(self.place.placements),
             "grids": len(self.place.grids),
             "groups": len(self.place.groups),
             "cablings": len(self.cable.cablings),

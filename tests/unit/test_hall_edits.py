@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from conftest import SMALL_SITE
 
-from layout import design, media
+from layout import design, media, place
 from layout.cache import DesignCache
 from layout.load import (
     DEFAULT_TEMPLATES_DIR,
@@ -193,81 +193,113 @@ def _taller_gpu_racks(d: dict[str, Any]) -> Inputs:
     return Inputs(inputs.site, inputs.catalog, templates, inputs.path, inputs.templates_dir)
 
 
-# (key part, a site that differs from TWO_HALLS in that part alone and cables differently)
-VARIANTS: list[tuple[str, Callable[[], Inputs]]] = [
-    ("fabric", lambda: inputs_of(patch(TWO_HALLS, lambda d: d["cluster"].update(nic="cedar7")))),
-    ("catalog", lambda: _thicker_cables(TWO_HALLS)),
-    ("rack_heights", lambda: _taller_gpu_racks(TWO_HALLS)),
-    ("buildings", lambda: inputs_of(patch(TWO_HALLS, lambda d: d["building"][1].update(entry=[200, 12])))),
-    ("halls", lambda: inputs_of(patch(TWO_HALLS, lambda d: hall_of(d, 0, 1).update(tray={"height_m": 3.5})))),
-    (
-        "ducts",
-        lambda: inputs_of(
-            patch(TWO_HALLS, lambda d: d["duct"][0].update(path=[[0, 10], [0, -40], [200, -40], [200, 10]]))
-        ),
-    ),
-    (
-        "tray_block",
-        lambda: inputs_of(
-            patch(TWO_HALLS, lambda d: d.update(tray_block=[{"hall": "B1/H1", "line": [[14, 2], [14, 18]]}]))
-        ),
-    ),
-    (
-        "tray_add",
-        lambda: inputs_of(
-            patch(TWO_HALLS, lambda d: d.update(tray_add=[{"hall": "B1/H1", "line": [[4, 3], [24, 17]]}]))
-        ),
-    ),
-    ("placement", lambda: inputs_of(patch(TWO_HALLS, lambda d: hall_of(d, 0, 1).update(max_rack_kw=30.0)))),
-]
+def _wider_gpu_racks(d: dict[str, Any]) -> Inputs:
+    """The GPU rack 10 cm wider: the same GPU rack (servers, kW) in every hall, the racks elsewhere."""
+    inputs = inputs_of(d)
+    wide = inputs.templates["dgx-h100-x4"].model_copy(update={"width_mm": 700.0})
+    templates = {**inputs.templates, "dgx-h100-x4": wide}
+    return Inputs(inputs.site, inputs.catalog, templates, inputs.path, inputs.templates_dir)
 
 
-def test_the_variants_cover_every_part_of_the_cabling_key() -> None:
+def _taller_leaf_switch(d: dict[str, Any]) -> Inputs:
+    inputs = inputs_of(d)
+    sw = inputs.catalog.switch["qm9700"]
+    switches = {**inputs.catalog.switch, "qm9700": sw.model_copy(update={"height_ru": sw.height_ru + 8})}
+    catalog = inputs.catalog.model_copy(update={"switch": switches})
+    return Inputs(inputs.site, catalog, inputs.templates, inputs.path, inputs.templates_dir)
+
+
+def _site(fn: Callable[[dict[str, Any]], None]) -> Callable[[], Inputs]:
+    return lambda: inputs_of(patch(TWO_HALLS, fn))
+
+
+# per stage, (key part, a site that differs from TWO_HALLS in that part alone and that the stage makes
+# differently); the fabric variants are the fabric of another cluster, given for the same site
+VARIANTS: dict[str, list[tuple[str, Callable[[], Inputs]]]] = {
+    "cable": [
+        ("fabric", _site(lambda d: d["cluster"].update(nic="cedar7"))),
+        ("catalog", lambda: _thicker_cables(TWO_HALLS)),
+        ("rack_heights", lambda: _taller_gpu_racks(TWO_HALLS)),
+        ("buildings", _site(lambda d: d["building"][1].update(entry=[200, 12]))),
+        ("halls", _site(lambda d: hall_of(d, 0, 1).update(tray={"height_m": 3.5}))),
+        ("ducts", _site(lambda d: d["duct"][0].update(path=[[0, 10], [0, -40], [200, -40], [200, 10]]))),
+        (
+            "tray_block",
+            _site(lambda d: d.update(tray_block=[{"hall": "B1/H1", "line": [[14, 2], [14, 18]]}])),
+        ),
+        ("tray_add", _site(lambda d: d.update(tray_add=[{"hall": "B1/H1", "line": [[4, 3], [24, 17]]}]))),
+        ("placement", _site(lambda d: hall_of(d, 0, 1).update(max_rack_kw=30.0))),
+    ],
+    "place": [
+        ("fabric", _site(lambda d: d["cluster"].update(design="mor"))),
+        ("catalog", lambda: _taller_leaf_switch(TWO_HALLS)),
+        ("templates", lambda: _wider_gpu_racks(TWO_HALLS)),
+        ("gpu_racks", _site(lambda d: hall_of(d, 0, 1).update(max_rack_kw=30.0))),
+        ("site", _site(lambda d: hall_of(d, 0, 1).update(max_row_racks=4))),
+    ],
+}
+
+
+def test_the_variants_cover_every_part_of_each_key() -> None:
     d = design.run(inputs_of(TWO_HALLS))
-    assert [name for name, _ in VARIANTS] == list(media.cabling_key(d.inputs, d.fabric, d.placement))
+    assert [n for n, _ in VARIANTS["cable"]] == list(media.cabling_key(d.inputs, d.fabric, d.placement))
+    assert [n for n, _ in VARIANTS["place"]] == list(place.placement_key(d.inputs, d.fabric))
 
 
-def _cablings(name: str, cache: media.CableCache) -> tuple[Any, Any, Any, Any]:
-    """The base site cabled with ``cache``, then the variant ``name`` with it (warm) and without (cold),
-    and the variant's design. Each variant is cabled for the base's fabric (the very object, as a cache
-    gives it: the variants other than ``fabric`` have the same cluster), the catalog variant for the
-    base's placement too (a fabric and a placement are made with the catalog)."""
+CASES = [(stage, name) for stage, parts in VARIANTS.items() for name, _ in parts]
+
+
+def _twice(stage: str, name: str) -> tuple[Any, Any, Any, Any, Any]:
+    """The base site through ``stage`` with a cache, then the variant ``name`` with it (warm) and without
+    (cold); and the variant's design with the base's parts the variant is given, to compare in. Each
+    variant gets the base's fabric (the very object, as a cache gives it: the variants other than
+    ``fabric`` have the same cluster), the ``fabric`` variant the base's site with another cluster's
+    fabric; the cabling's catalog variant the base's placement too (a fabric and a placement are made
+    with the catalog)."""
     base = design.run(inputs_of(TWO_HALLS))
-    inputs = dict(VARIANTS)[name]()
-    other = design.run(inputs)
+    other = design.run(dict(VARIANTS[stage])[name]())
+    inputs = base.inputs if name == "fabric" else other.inputs
     fabric = other.fabric if name == "fabric" else base.fabric
+    if stage == "place":
+        cache = place.PlaceCache()
+        kept = place.place(base.inputs, base.fabric, cache)
+        warm, cold = place.place(inputs, fabric, cache), place.place(inputs, fabric)
+        return kept, warm, cold, dataclasses.replace(other, fabric=fabric, placement=warm), "placement"
     placement = base.placement if name == "catalog" else other.placement
-    kept = media.cable(base.inputs, base.fabric, base.placement, cache)
-    warm = media.cable(inputs, fabric, placement, cache)
-    cold = media.cable(inputs, fabric, placement)
-    return kept, warm, cold, dataclasses.replace(other, fabric=fabric, placement=placement)
+    cables = media.CableCache()
+    kept = media.cable(base.inputs, base.fabric, base.placement, cables)
+    warm, cold = media.cable(inputs, fabric, placement, cables), media.cable(inputs, fabric, placement)
+    return kept, warm, cold, dataclasses.replace(other, fabric=fabric, placement=placement), "cabling"
 
 
-@pytest.mark.parametrize("name", [name for name, _ in VARIANTS])
-def test_a_kept_cabling_is_made_again_when_any_part_of_its_key_changes(name: str, same_design: Same) -> None:
-    kept, warm, cold, other = _cablings(name, media.CableCache())
+@pytest.mark.parametrize(("stage", "name"), CASES)
+def test_a_kept_value_is_made_again_when_any_part_of_its_key_changes(
+    stage: str, name: str, same_design: Same
+) -> None:
+    kept, warm, cold, other, part = _twice(stage, name)
     assert warm is not kept
-    same_design(dataclasses.replace(other, cabling=warm), dataclasses.replace(other, cabling=cold))
+    same_design(dataclasses.replace(other, **{part: warm}), dataclasses.replace(other, **{part: cold}))
 
 
-@pytest.mark.parametrize("name", [name for name, _ in VARIANTS])
-def test_leaving_a_part_out_of_the_cabling_key_gives_a_stale_cabling(
-    name: str, monkeypatch: pytest.MonkeyPatch, same_design: Same
+@pytest.mark.parametrize(("stage", "name"), CASES)
+def test_leaving_a_part_out_of_a_key_gives_a_stale_value(
+    stage: str, name: str, monkeypatch: pytest.MonkeyPatch, same_design: Same
 ) -> None:
     """The check above would catch an incomplete key: without ``name`` in it, the variant (whose other
-    parts equal the base's) hits the base's cabling, which is not the variant's."""
-    full = media.cabling_key
+    parts equal the base's) hits the base's value, which is not the variant's."""
+    module, fn = (media, "cabling_key") if stage == "cable" else (place, "placement_key")
+    full = getattr(module, fn)
 
     def without(*args: Any) -> dict[str, Any]:
         key = full(*args)
         del key[name]
         return key
 
-    monkeypatch.setattr(media, "cabling_key", without)
-    kept, warm, cold, other = _cablings(name, media.CableCache())
+    monkeypatch.setattr(module, fn, without)
+    kept, warm, cold, other, part = _twice(stage, name)
     assert warm is kept  # the stale hit
     with pytest.raises(AssertionError):
-        same_design(dataclasses.replace(other, cabling=warm), dataclasses.replace(other, cabling=cold))
+        same_design(dataclasses.replace(other, **{part: warm}), dataclasses.replace(other, **{part: cold}))
 
 
 @pytest.mark.slow
