@@ -63,9 +63,9 @@ class Result:
         kind codes and their names, media-class codes and their names ("none" for no medium), and
         whether the link has no route or medium (status other than ok)."""
         links = self.design.cabling.links
-        kind = links["kind"].astype("category")
-        media = links["media_class"].astype("category")
-        status = links["status"].astype(str).to_numpy()
+        kind, media = (_categorical(links[c]) for c in ("kind", "media_class"))
+        # compared as a categorical (its codes), not as 450,000 strings: ~0.1 s less per design
+        bad = (_categorical(links["status"]) != "ok").to_numpy(bool)
         media_names = [str(c) or "none" for c in media.cat.categories] + ["nan"]
         media_codes = media.cat.codes.to_numpy(np.int64)
         media_codes = np.where(media_codes < 0, len(media_names) - 1, media_codes)
@@ -74,7 +74,7 @@ class Result:
             [str(c) for c in kind.cat.categories],
             media_codes,
             media_names,
-            status != "ok",
+            bad,
         )
 
     @cached_property
@@ -108,6 +108,11 @@ class Result:
         a = order_a[starts_a[rack_no] : starts_a[rack_no + 1]]
         b = order_b[starts_b[rack_no] : starts_b[rack_no + 1]]
         return np.union1d(a, b)
+
+
+def _categorical(column: pd.Series) -> pd.Series:
+    """The column as a categorical (the cabling's links already are: then it is taken as it is)."""
+    return column if isinstance(column.dtype, pd.CategoricalDtype) else column.astype("category")
 
 
 def settle_gc() -> None:
