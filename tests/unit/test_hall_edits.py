@@ -323,3 +323,17 @@ def test_hall_edits_of_the_100k_campus_warm_give_cold(tmp_path: Path, same_desig
         assert (warm.cabling is not kept[-1]) == recabled, edit
         kept.append(warm.cabling)
         same_design(warm, design.run(cold_inputs(editor)))
+
+
+def test_exports_leave_the_kept_placement_and_cabling_as_they_were(tmp_path: Path, same_design: Same) -> None:
+    """Designs share the kept placement and cabling: writing every export of one (as the TUI's export
+    does) must not change them, or the next warm run would show the change."""
+    from layout import export
+
+    inputs = inputs_of(TWO_HALLS)
+    cache = DesignCache()
+    first = design.run(inputs, cache=cache)
+    export.write(first, export.KINDS, tmp_path)
+    again = design.run(inputs_of(TWO_HALLS), cache=cache)
+    assert again.cabling is first.cabling and again.placement is first.placement
+    same_design(again, design.run(inputs_of(TWO_HALLS)))
