@@ -83,6 +83,20 @@ class Result:
         dev = self.design.fabric.devices
         return tuple(dev[c].to_numpy().astype(str) for c in ("role", "model", "device_id"))  # type: ignore[return-value]
 
+    def take_indexes_of(self, earlier: Result | None) -> None:
+        """The inspector's indexes (device arrays, link codes, links by rack) of an ``earlier`` result
+        whose fabric and cabling are the very objects of this one (a design cache gives them again after
+        an edit that re-cables nothing): they are made from nothing else, so they need not be made again."""
+        if earlier is None:
+            return
+        done = earlier.__dict__
+        if earlier.design.fabric is self.design.fabric and "device_arrays" in done:
+            self.__dict__["device_arrays"] = done["device_arrays"]
+        if earlier.design.cabling is self.design.cabling:  # and so the same placement (cabling_key)
+            if "link_codes" in done:
+                self.__dict__["link_codes"] = done["link_codes"]
+            self._by_rack = self._by_rack or earlier._by_rack
+
     def view(self, name: str, make: Callable[[Result], RenderableType]) -> RenderableType:
         """A tab's content made from this result the first time it is asked for (the cabling tab: when it
         is first shown for this design), the same object after."""
