@@ -6,7 +6,11 @@
   design pipeline (per stage), the BOM, and redrawing the UI; an undo or redo back to a site text the
   app designed a moment ago shows that design again without running the pipeline (marked "recent");
 - a cursor move: a key press through the app, until the map cursor, the inspector and the screen are
-  updated.
+  updated; through Pilot's ``press`` (which sleeps at least 2 x 20 ms a key waiting for the process to
+  be idle) and from the key event to the screen update composed after it (the figure a user sees).
+
+Edits report wall time and the CPU time of the process (both threads), which the load of other
+programs on a shared machine does not inflate.
 
     .venv/bin/python bench/bench_tui.py [SITE]
 """
@@ -19,8 +23,12 @@ STARTED = time.perf_counter()
 
 import asyncio  # noqa: E402
 import os  # noqa: E402
+import statistics  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+from textual import events  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -40,6 +48,21 @@ class TimedApp(DCLayoutApp):
     again: list[bool] = []  # a design shown before (from the app's recent designs: no pipeline run)
     shown_event = asyncio.Event()
 
+    frames: list[float] = []  # when each screen update was composed (headless: not written anywhere)
+    frame_event = asyncio.Event()
+
+    def _display(self, screen: Any, renderable: Any) -> None:
+        super()._display(screen, renderable)
+        if renderable is not None:
+            self.frames.append(time.perf_counter())
+            self.frame_event.set()
+
+    inspected: list[float] = []  # when the inspector was last updated (after a cursor move)
+
+    def update_inspector(self) -> None:
+        super().update_inspector()
+        self.inspected.append(time.perf_counter())
+
     def show_result(self, result: Result) -> None:
         t = time.perf_counter()
         super().show_result(result)
@@ -57,6 +80,29 @@ async def wait_for_design(app: TimedApp, shown: int) -> float:
         app.shown_event.clear()
         await app.shown_event.wait()
     return app.shown_at[shown - 1]
+
+
+async def key_to_frame(app: TimedApp, pilot: Any, key: str, moves: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU milliseconds from a key event sent to the app (as a terminal would) until the screen
+    update composed after it has moved the map cursor and updated the inspector, for ``moves`` keys,
+    the app idle before each."""
+    wall: list[float] = []
+    cpu: list[float] = []
+    driver = app._driver
+    assert driver is not None
+    for _ in range(moves):
+        await pilot.pause()
+        app.frame_event.clear()
+        inspected = len(app.inspected)
+        t, c = time.perf_counter(), time.process_time()
+        driver.send_message(events.Key(key, None))
+        while len(app.inspected) == inspected or app.frames[-1] < app.inspected[inspected]:
+            await app.frame_event.wait()
+            app.frame_event.clear()
+        frame = next(f for f in app.frames if f > app.inspected[inspected])
+        wall.append((frame - t) * 1000)
+        cpu.append((time.process_time() - c) * 1000)
+    return wall, cpu
 
 
 def stage_times(app: DCLayoutApp) -> dict[str, float]:
@@ -100,7 +146,13 @@ async def main(site: str) -> None:
         per_key_ms = (time.perf_counter() - t) / moves * 1000
         per_key_cpu = (time.thread_time() - cpu) / moves * 1000
         print(
-            f"cursor move, painted:                             {per_key_ms:.0f} ms per key ({per_key_cpu:.0f} ms CPU)"
+            f"cursor move through Pilot's press:                {per_key_ms:.0f} ms per key ({per_key_cpu:.0f} ms CPU; "
+            "Pilot sleeps >= 2 x 20 ms per key until the process is idle)"
+        )
+        wall, cpu_ms = await key_to_frame(app, pilot, "left", moves)
+        print(
+            f"cursor move, key to frame:                        {statistics.median(wall):.0f} ms median, "
+            f"{max(wall):.0f} ms worst ({statistics.median(cpu_ms):.0f} ms CPU median)"
         )
 
         # (what, keys that open and fill a dialog, the key that applies the edit: timed from there)
@@ -114,14 +166,15 @@ async def main(site: str) -> None:
         for label, prepare, key in edits:
             await pilot.press(*prepare)
             before = app.designs_shown
-            t, cpu = time.perf_counter(), time.thread_time()
+            t, cpu, all_cpu = time.perf_counter(), time.thread_time(), time.process_time()
             await pilot.press(key)
             done = await wait_for_design(app, before + 1)
             ui_cpu = time.thread_time() - cpu
+            used = time.process_time() - all_cpu  # both threads: the UI and the design worker
             how = "recent design, no run" if app.again[-1] else f"pipeline + BOM {app.result.seconds:.2f} s"
             print(
-                f"edit {label:<24} figures back in {done - t:.2f} s ({how}, redraw {app.redraw_s[-1]:.2f} s, "
-                f"UI thread {ui_cpu:.2f} s CPU)"
+                f"edit {label:<24} figures back in {done - t:.2f} s, {used:.2f} s CPU ({how}, "
+                f"redraw {app.redraw_s[-1]:.2f} s, UI thread {ui_cpu:.2f} s CPU)"
             )
         stages = stage_times(app)
         print(

@@ -7,12 +7,17 @@ part of it:
 
 - the fabric (``design.build_fabric``), by the cluster (with which of its keys were given), the catalog,
   the servers per rack the halls allow and the site file it is built for;
-- each hall's floor grid, and each fabric's devices grouped for placement (``place.place``): see
-  :class:`layout.place.PlaceCache`.
+- the last placements, by all the placer reads (``place.placement_key``: a hall's cooling, or a max kW
+  that keeps its GPU rack, places nothing again), each hall's floor grid, and each fabric's devices
+  grouped for placement (``place.place``): see :class:`layout.place.PlaceCache`;
+- the last cablings, by all the cabling stage reads (``media.cabling_key``: an edit of a hall's
+  cooling, power budget or floor load that moves no rack re-cables nothing), and each fabric's port
+  skeleton (every end's port and cage): see :class:`layout.media.CableCache`.
 
 Each store is a bounded :class:`layout.kept.Kept` keyed by everything its value is made from, so a run
-with a cache gives the same design as one without (tests/unit/test_cache.py checks this on every
-shipped site and on a sequence of edits). Values are immutable or only read; a cache may be shared by
+with a cache gives the same design as one without (tests/unit/test_cache.py and test_hall_edits.py
+check this on every shipped site and on sequences of edits, and that leaving any part out of the
+cabling's key is caught). Values are immutable or only read; a cache may be shared by
 the runs of one thread after another (the TUI's design worker), not by runs at the same time.
 """
 
@@ -22,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from layout.kept import Kept
+from layout.media import CableCache
 from layout.place import PlaceCache
 
 if TYPE_CHECKING:
@@ -40,11 +46,15 @@ class DesignCache:
 
     fabrics: Kept[FabricKey, Fabric] = field(default_factory=lambda: Kept(FABRICS_KEPT))
     place: PlaceCache = field(default_factory=PlaceCache)
+    cable: CableCache = field(default_factory=CableCache)
 
     def sizes(self) -> dict[str, Any]:
         """How many values each store holds (for tests and the benchmarks' notes)."""
         return {
             "fabrics": len(self.fabrics),
+            "placements": len(self.place.placements),
             "grids": len(self.place.grids),
             "groups": len(self.place.groups),
+            "cablings": len(self.cable.cablings),
+            "port_skeletons": len(self.cable.skeletons),
         }

@@ -122,7 +122,7 @@ def run(inputs: Inputs, progress: Progress | None = None, cache: DesignCache | N
     step("place")
     placement = place_mod.place(inputs, fabric, cache.place if cache is not None else None)
     step("cable")
-    cabling = media_mod.cable(inputs, fabric, placement)
+    cabling = media_mod.cable(inputs, fabric, placement, cache.cable if cache is not None else None)
     step("power")
     power = power_mod.check(inputs, fabric, placement, module_w=cabling.module_w)
     step("bom")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+import pandas as pd
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -33,3 +36,41 @@ class Kept(Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+class Content:
+    """Tables and arrays inside a cache key, compared by what they hold (``DataFrame.equals`` with the
+    same columns and dtypes, ``np.array_equal`` with the same dtype and shape; NaN equals NaN), not by
+    identity: two runs that placed the same racks give equal keys though their tables are new objects."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, *items: Any):
+        self.items = items
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Content) or len(other.items) != len(self.items):
+            return False
+        return all(_same(a, b) for a, b in zip(self.items, other.items, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # compared, never hashed (Kept compares keys with ==)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, pd.DataFrame):
+        return (
+            isinstance(b, pd.DataFrame)
+            and list(a.columns) == list(b.columns)
+            and list(a.dtypes) == list(b.dtypes)
+            and a.equals(b)
+        )
+    if isinstance(a, np.ndarray):
+        return (
+            isinstance(b, np.ndarray)
+            and a.dtype == b.dtype
+            and a.shape == b.shape
+            and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+        )
+    return bool(a == b)

@@ -39,6 +39,7 @@ from layout import power as powerlib
 from layout import route as routing
 from layout import trays as traylib
 from layout.arrays import unique_counts
+from layout.kept import Content, Kept
 from layout.load import Inputs
 from layout.model import Catalog
 from layout.model.catalog import MEDIA_CLASSES
@@ -226,9 +227,41 @@ def copper_share_pct(copper: int, links: int) -> float:
     return round(100.0 * copper / links, 2) if links else 0.0
 
 
-def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
+def cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None = None) -> Cabling:
     """Lay the trays, route every link, pick its medium and stock length, count modules, switch power
-    and tray fill, and report what breaks the rules."""
+    and tray fill, and report what breaks the rules. ``cache``: what earlier runs kept for later ones
+    (:class:`CableCache`); the cabling is the same with or without it."""
+    if cache is None:
+        return _cable(inputs, fabric, placement, None)
+    key = tuple(cabling_key(inputs, fabric, placement).values())
+    got = cache.cablings.get(key)
+    if got is None:
+        got = _cable(inputs, fabric, placement, cache)
+    cache.cablings.put(key, got)
+    return got
+
+
+def cabling_key(inputs: Inputs, fabric: Any, placement: Any) -> dict[str, Any]:
+    """Everything the cabling stage reads, by name (a cache keeps a Cabling by all of it): the fabric
+    (the very object: immutable), the catalog, the rack heights, where the buildings, their entries and
+    the halls' trays are (polygon, tray spec, cross aisle), the ducts and tray edits, and the placement's
+    tables. Not the halls' power, cooling or floor load, which the cabling never reads: an edit of those
+    re-cables nothing."""
+    site = inputs.site
+    return {
+        "fabric": fabric,
+        "catalog": inputs.catalog,
+        "rack_heights": sorted((t, tpl.height_ru) for t, tpl in inputs.templates.items()),
+        "buildings": [(b.id, b.footprint, b.entry) for b in site.building],
+        "halls": [(b.id, h.id, h.polygon, h.tray, h.cross_aisle_m) for b, h in site.halls()],
+        "ducts": list(site.duct),
+        "tray_block": list(site.tray_block),
+        "tray_add": list(site.tray_add),
+        "placement": Content(placement.racks, placement.rows, placement.device_rack, placement.device_ru),
+    }
+
+
+def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None) -> Cabling:
     catalog = inputs.catalog
     trays = traylib.build(inputs, placement)
     mt = MediaTable.of(catalog)
@@ -279,17 +312,8 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
     code[status != 0] = -1
     # ports and cages: one medium per cage (the longest link sharing it decides), copper assemblies
     rack_ids = racks["rack_id"].to_numpy() if len(racks) else np.zeros(0, dtype=object)
-    port_map = portlib.assign(
-        devices,
-        links,
-        code,
-        length,
-        ends.rack_a,
-        ends.rack_b,
-        mt,
-        catalog,
-        getattr(fabric, "nic", ""),
-        rack_ids,
+    port_map = portlib.finish(
+        port_skeleton(fabric, catalog, cache), devices, code, length, ends.rack_a, ends.rack_b, mt, rack_ids
     )
     code = port_map.code
     stock = mt.stock_length(port_map.stock_basis_m, code)
@@ -349,6 +373,38 @@ def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:
         module_w=module_w,
         ports=port_map,
     )
+
+
+PORT_SKELETONS_KEPT = 4  # as many as the fabrics a DesignCache keeps
+CABLINGS_KEPT = 2  # the design shown and the one before (undo and redo show a recent design anyway)
+
+
+@dataclass(eq=False)
+class CableCache:
+    """What the cabling stage keeps from one run for the next when given a cache (the TUI's
+    :class:`layout.cache.DesignCache`): the last cablings, by all they are made from
+    (:func:`cabling_key`: an edit of a hall's power or cooling that moves no rack re-cables nothing), and
+    each fabric's port skeleton (layout.ports: every end's port and cage, which links share a cage), by
+    the fabric (compared as the very object: a fabric is immutable), the catalog and the NIC. Without
+    one, a cabling keeps nothing."""
+
+    cablings: Kept[tuple[Any, ...], Cabling] = field(default_factory=lambda: Kept(CABLINGS_KEPT))
+    skeletons: Kept[tuple[Any, Catalog, str], portlib.PortSkeleton] = field(
+        default_factory=lambda: Kept(PORT_SKELETONS_KEPT)
+    )
+
+
+def port_skeleton(fabric: Any, catalog: Catalog, cache: CableCache | None = None) -> portlib.PortSkeleton:
+    """The fabric's port skeleton, kept in ``cache`` (if given) by the fabric, catalog and NIC."""
+    nic = getattr(fabric, "nic", "")
+    if cache is None:
+        return portlib.skeleton(fabric.devices, fabric.links, catalog, nic)
+    key = (fabric, catalog, nic)
+    got = cache.skeletons.get(key)
+    if got is None:
+        got = portlib.skeleton(fabric.devices, fabric.links, catalog, nic)
+    cache.skeletons.put(key, got)
+    return got
 
 
 def _edge_fill(trays: traylib.Trays, load: routing.EdgeLoad, mt: MediaTable) -> pd.DataFrame:

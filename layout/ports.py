@@ -210,6 +210,39 @@ def _run_starts(key: np.ndarray) -> np.ndarray:
     return np.maximum.accumulate(np.where(new, np.arange(n), 0))
 
 
+@dataclass(frozen=True)
+class PortSkeleton:
+    """What of the port map depends on the fabric alone (its devices and links, the catalog's cages and
+    the NIC), not on where the racks stand or how long the links are: every end's group, port and cage,
+    the cages (runs of ends), which links share a cage (``comp``: connected components under "shares a
+    cage at either end"), and the cage budget. A front end that re-cables the same fabric (the TUI after
+    an edit of a hall) keeps it (layout.cache): :func:`finish` adds what the routed lengths decide."""
+
+    n: int
+    group: np.ndarray
+    cage: np.ndarray
+    port: np.ndarray
+    per: np.ndarray
+    cage_end: np.ndarray
+    run_len: np.ndarray
+    occ: np.ndarray
+    mate: np.ndarray
+    form: np.ndarray
+    speed: np.ndarray
+    comp_order: np.ndarray  # links sorted by component (empty: no link shares a cage)
+    comp_starts: np.ndarray  # where each component starts in comp_order
+    comp_of: np.ndarray  # each link's component, as an index into comp_starts
+    comp_size: np.ndarray  # links per component
+    cages: pd.DataFrame
+    over: tuple[np.ndarray, ...]  # (devices, groups) over their cages
+    used_cages: np.ndarray
+    used_ports: np.ndarray
+    have: np.ndarray
+    form_tab: np.ndarray
+    model_code: np.ndarray
+    dev: np.ndarray
+
+
 def assign(
     devices: pd.DataFrame,
     links: pd.DataFrame,
@@ -223,6 +256,13 @@ def assign(
     rack_ids: np.ndarray | None = None,
 ) -> PortMap:
     """Ports and cages of every link end, one medium per cage (module docstring)."""
+    return finish(
+        skeleton(devices, links, catalog, nic), devices, code, length_m, rack_a, rack_b, mt, rack_ids
+    )
+
+
+def skeleton(devices: pd.DataFrame, links: pd.DataFrame, catalog: Catalog, nic: str) -> PortSkeleton:
+    """The fabric's part of the port map (:class:`PortSkeleton`)."""
     n = len(links)
     a = links["a"].to_numpy(np.int64)
     b = links["b"].to_numpy(np.int64)
@@ -234,12 +274,10 @@ def assign(
         codes, uniq = pd.factorize(kinds.to_numpy())
         kind, kind_names = np.asarray(codes, dtype=np.int64), np.asarray(uniq, dtype=object)
     speed = links["speed_gbps"].to_numpy(np.int64)
-    length = np.asarray(length_m, dtype=float)
     role_code, roles = pd.factorize(devices["role"].to_numpy())
     roles = np.asarray(roles, dtype=object)
     model_code, models = pd.factorize(devices["model"].to_numpy())
     cage_n, per_tab, form_tab, gbps_tab = _group_tables(pd.Index(models), catalog, nic)
-
     # the cage group of every end: servers by the link's kind, switches data (mgmt for oob links)
     server_group_of_kind = np.array(
         [{"gpu_leaf": 1, "frontend": 2, "storage": 3, "oob": 4}.get(str(k), 1) for k in kind_names], np.int64
@@ -301,28 +339,84 @@ def assign(
     mate = np.empty(2 * n, dtype=np.int64)  # the lowest link of the end's cage
     mate[order] = np.repeat(np.minimum.reduceat(link_sorted, starts) if len(starts) else starts, run_len)
 
-    # one medium per cage: links sharing a cage (at either end) take the medium of the longest
+    # links that share a cage (at either end, transitively) decide their medium together
     same = ~new_cage[1:]
     u, v = link_sorted[:-1][same], link_sorted[1:][same]
-    new_code = code.copy()
-    basis = length.copy()
-    medium_for = length.copy()
-    shared = np.zeros(n, dtype=bool)
-    ok = code >= 0
     if len(u):
         graph = coo_matrix((np.ones(len(u), dtype=np.int8), (u, v)), shape=(n, n))
         comp = np.asarray(connected_components(graph, directed=False)[1], dtype=np.int64)
-        longest = np.full(int(comp.max()) + 1, -np.inf)
-        np.maximum.at(longest, comp[ok], length[ok])
-        size = np.bincount(comp)
-        shared = (size[comp] > 1) & ok
+        comp_order = np.argsort(comp, kind="stable")
+        cs = comp[comp_order]
+        comp_starts = np.flatnonzero(np.r_[True, cs[1:] != cs[:-1]])
+        comp_size = np.diff(np.r_[comp_starts, n])
+        comp_of = comp  # connected_components numbers the components 0..k-1, so sorted runs are 0..k-1
+    else:
+        comp_order = comp_starts = comp_size = comp_of = np.zeros(0, dtype=np.int64)
+    cage_end = order[starts]  # the first end of each cage
+    g = len(GROUPS)
+    nd = len(devices)
+    used_ports = np.bincount(dev * g + group, minlength=nd * g).reshape(nd, g)
+    top = np.zeros(nd * g, dtype=np.int64)  # cages filled in turn: the highest used + 1
+    np.maximum.at(top, dev * g + group, cage + 1)
+    used_cages = top.reshape(nd, g)
+    have = cage_n[model_code]
+    over = used_cages > have
+    return PortSkeleton(
+        n=n,
+        group=group.astype(np.int8),
+        cage=cage,
+        port=port,
+        per=per,
+        cage_end=cage_end,
+        run_len=run_len,
+        occ=occ,
+        mate=mate,
+        form=np.vectorize(FORMS.index, otypes=[np.int8])(form_tab)[model_code[dev], group]
+        if len(form_tab)
+        else np.zeros(2 * n, dtype=np.int8),
+        speed=speed,
+        comp_order=comp_order,
+        comp_starts=comp_starts,
+        comp_of=comp_of,
+        comp_size=comp_size,
+        cages=_cage_table(models, model_code, cage_n, per_tab, form_tab, used_ports, used_cages, over),
+        over=np.nonzero(over),
+        used_cages=used_cages,
+        used_ports=used_ports,
+        have=have,
+        form_tab=form_tab,
+        model_code=model_code,
+        dev=dev,
+    )
+
+
+def finish(
+    sk: PortSkeleton,
+    devices: pd.DataFrame,
+    code: np.ndarray,
+    length_m: np.ndarray,
+    rack_a: np.ndarray,
+    rack_b: np.ndarray,
+    mt: MediaTable,
+    rack_ids: np.ndarray | None = None,
+) -> PortMap:
+    """The port map of a fabric's skeleton for the links' media and routed lengths: one medium per cage
+    (the longest link sharing it decides), copper assemblies, the stock basis, the ``ports`` violations."""
+    n = sk.n
+    length = np.asarray(length_m, dtype=float)
+    new_code = code.copy()
+    basis = length.copy()
+    medium_for = length.copy()
+    ok = code >= 0
+    if len(sk.comp_starts):
+        order, starts, comp = sk.comp_order, sk.comp_starts, sk.comp_of
+        longest = np.maximum.reduceat(np.where(ok, length, -np.inf)[order], starts)
+        shared = (sk.comp_size[comp] > 1) & ok
         # a medium is picked by length (and speed): only groups whose links got different media change
-        lo_code = np.full(len(size), np.iinfo(np.int64).max)
-        hi_code = np.full(len(size), -1)
-        np.minimum.at(lo_code, comp[ok], code[ok])
-        np.maximum.at(hi_code, comp[ok], code[ok])
+        lo_code = np.minimum.reduceat(np.where(ok, code, np.iinfo(np.int64).max)[order], starts)
+        hi_code = np.maximum.reduceat(np.where(ok, code, -1)[order], starts)
         mixed = shared & (lo_code[comp] != hi_code[comp])
-        picked = mt.pick(longest[comp[mixed]], speed[mixed])
+        picked = mt.pick(longest[comp[mixed]], sk.speed[mixed])
         new_code[mixed] = np.where(picked >= 0, picked, code[mixed])
         basis[shared] = longest[comp[shared]]
         medium_for[shared] = longest[comp[shared]]
@@ -334,6 +428,7 @@ def assign(
     optical = np.zeros(n, dtype=bool)
     optical[has] = mt.optical[new_code[has]]
     assembly[has & optical] = ASSEMBLIES.index("fibre")
+    occ, mate = sk.occ, sk.mate
     occ_a, occ_b = occ[:n], occ[n:]
     copper = has & ~optical
     straight = copper & (occ_a == 1) & (occ_b == 1)
@@ -344,66 +439,35 @@ def assign(
     assembly[breakout] = ASSEMBLIES.index("breakout")
     assembly[copper & ~(straight | twin | breakout)] = ASSEMBLIES.index("split")
     basis[~copper] = length[~copper]  # fibre: every link its own patch cord; copper: the longest leg
-
-    cage_end = order[starts]  # the first end of each cage
-    cages, violations = _cage_budget(
-        devices,
-        models,
-        model_code,
-        dev,
-        group,
-        port,
-        cage,
-        cage_n,
-        per_tab,
-        form_tab,
-        rack_a,
-        rack_b,
-        rack_ids,
-    )
     return PortMap(
-        group=group.astype(np.int8),
-        cage=cage,
-        port=port,
-        per_cage=per,
-        cage_end=cage_end,
-        cage_size=run_len,
-        form=np.vectorize(FORMS.index, otypes=[np.int8])(form_tab)[model_code[dev], group]
-        if len(form_tab)
-        else np.zeros(2 * n, dtype=np.int8),
+        group=sk.group,
+        cage=sk.cage,
+        port=sk.port,
+        per_cage=sk.per,
+        cage_end=sk.cage_end,
+        cage_size=sk.run_len,
+        form=sk.form,
         code=new_code,
         stock_basis_m=basis,
         medium_for_m=medium_for,
         assembly=assembly,
-        cages=cages,
+        cages=sk.cages,
         changed=changed,
-        violations=violations,
+        violations=_port_violations(sk, devices, rack_a, rack_b, rack_ids),
     )
 
 
-def _cage_budget(
-    devices: pd.DataFrame,
+def _cage_table(
     models: Any,
     model_code: np.ndarray,
-    dev: np.ndarray,
-    group: np.ndarray,
-    port: np.ndarray,
-    cage: np.ndarray,
     cage_n: np.ndarray,
     per_tab: np.ndarray,
     form_tab: np.ndarray,
-    rack_a: np.ndarray,
-    rack_b: np.ndarray,
-    rack_ids: np.ndarray | None,
-) -> tuple[pd.DataFrame, list[Violation]]:
-    g = len(GROUPS)
-    nd = len(devices)
-    used_ports = np.bincount(dev * g + group, minlength=nd * g).reshape(nd, g)
-    top = np.zeros(nd * g, dtype=np.int64)  # cages filled in turn: the highest used + 1
-    np.maximum.at(top, dev * g + group, cage + 1)
-    used_cages = top.reshape(nd, g)
-    have = cage_n[model_code]
-    over = used_cages > have
+    used_ports: np.ndarray,
+    used_cages: np.ndarray,
+    over: np.ndarray,
+) -> pd.DataFrame:
+    """PortMap.cages: one row per device model and group with cages or ports in use."""
     rows = []
     for i, m in enumerate(models):
         sel = model_code == i
@@ -423,7 +487,7 @@ def _cage_budget(
                     int(over[sel, j].sum()),
                 )
             )
-    cages = pd.DataFrame(
+    return pd.DataFrame(
         rows,
         columns=[
             "model",
@@ -437,46 +501,59 @@ def _cage_budget(
             "over_devices",
         ],
     )
+
+
+def _port_violations(
+    sk: PortSkeleton,
+    devices: pd.DataFrame,
+    rack_a: np.ndarray,
+    rack_b: np.ndarray,
+    rack_ids: np.ndarray | None,
+) -> list[Violation]:
+    """One ``ports`` violation per device over its cages (up to MAX_PORT_VIOLATIONS, then one for the
+    rest), naming the rack it stands in."""
     violations: list[Violation] = []
-    bad_dev, bad_grp = np.nonzero(over)
-    if len(bad_dev):
-        rack_of = np.full(nd, -1, dtype=np.int64)
-        rack_of[dev[: len(rack_a)]] = rack_a
-        rack_of[dev[len(rack_a) :]] = rack_b
-        ids = devices["device_id"].to_numpy()
-        mdl = devices["model"].to_numpy()
-        for d, j in list(zip(bad_dev.tolist(), bad_grp.tolist(), strict=True))[:MAX_PORT_VIOLATIONS]:
-            r = int(rack_of[d])
-            where = str(rack_ids[r]) if rack_ids is not None and 0 <= r < len(rack_ids) else "unplaced"
-            form = str(form_tab[model_code[d], j]).upper()
-            violations.append(
-                Violation(
-                    "ports",
-                    where,
-                    f"{ids[d]} ({mdl[d]}) in {where} needs {int(used_cages[d, j])} {GROUPS[j]} {form} cages "
-                    f"for {int(used_ports[d, j])} ports; it has {int(have[d, j])}",
-                    "fewer links on this device (a switch with more ports, fewer servers per leaf) or a "
-                    "model with more cages",
-                    {
-                        "device": str(ids[d]),
-                        "group": GROUPS[j],
-                        "cages_needed": int(used_cages[d, j]),
-                        "cages": int(have[d, j]),
-                        "ports_used": int(used_ports[d, j]),
-                    },
-                )
+    bad_dev, bad_grp = sk.over
+    if not len(bad_dev):
+        return violations
+    dev, used_cages, used_ports, have = sk.dev, sk.used_cages, sk.used_ports, sk.have
+    rack_of = np.full(len(devices), -1, dtype=np.int64)
+    rack_of[dev[: len(rack_a)]] = rack_a
+    rack_of[dev[len(rack_a) :]] = rack_b
+    ids = devices["device_id"].to_numpy()
+    mdl = devices["model"].to_numpy()
+    for d, j in list(zip(bad_dev.tolist(), bad_grp.tolist(), strict=True))[:MAX_PORT_VIOLATIONS]:
+        r = int(rack_of[d])
+        where = str(rack_ids[r]) if rack_ids is not None and 0 <= r < len(rack_ids) else "unplaced"
+        form = str(sk.form_tab[sk.model_code[d], j]).upper()
+        violations.append(
+            Violation(
+                "ports",
+                where,
+                f"{ids[d]} ({mdl[d]}) in {where} needs {int(used_cages[d, j])} {GROUPS[j]} {form} cages "
+                f"for {int(used_ports[d, j])} ports; it has {int(have[d, j])}",
+                "fewer links on this device (a switch with more ports, fewer servers per leaf) or a "
+                "model with more cages",
+                {
+                    "device": str(ids[d]),
+                    "group": GROUPS[j],
+                    "cages_needed": int(used_cages[d, j]),
+                    "cages": int(have[d, j]),
+                    "ports_used": int(used_ports[d, j]),
+                },
             )
-        if len(bad_dev) > MAX_PORT_VIOLATIONS:
-            violations.append(
-                Violation(
-                    "ports",
-                    "site",
-                    f"{len(bad_dev) - MAX_PORT_VIOLATIONS} more devices need more cages than they have",
-                    "see summary.json ports.by_model",
-                    {"devices": int(len(bad_dev) - MAX_PORT_VIOLATIONS)},
-                )
+        )
+    if len(bad_dev) > MAX_PORT_VIOLATIONS:
+        violations.append(
+            Violation(
+                "ports",
+                "site",
+                f"{len(bad_dev) - MAX_PORT_VIOLATIONS} more devices need more cages than they have",
+                "see summary.json ports.by_model",
+                {"devices": int(len(bad_dev) - MAX_PORT_VIOLATIONS)},
             )
-    return cages, violations
+        )
+    return violations
 
 
 def cage_label_codes(group: np.ndarray, cage: np.ndarray) -> tuple[list[str], np.ndarray]:

@@ -21,7 +21,7 @@ package, by what each part does (each module's docstring gives its rules in full
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from layout.kept import Kept
 from layout.place.assign import Placer
@@ -65,6 +65,7 @@ __all__ = [
     "rack_polygons",
 ]
 
+PLACEMENTS_KEPT = 2  # the design shown and the one before (undo and redo show a recent design anyway)
 HALL_GRIDS_KEPT = 64  # hall floor grids a cache keeps (the 100k campus has 8 halls)
 FABRIC_GROUPS_KEPT = 4  # fabrics whose grouped devices and SU blocks a cache keeps
 
@@ -72,18 +73,55 @@ FABRIC_GROUPS_KEPT = 4  # fabrics whose grouped devices and SU blocks a cache ke
 @dataclass(eq=False)
 class PlaceCache:
     """What placement keeps from one run for the next when it is given a cache (the TUI's
-    :class:`layout.cache.DesignCache`): each hall's floor grid by everything it is made from, and each
-    fabric's devices grouped for placement (SU blocks, packed racks) by the fabric, catalog and templates.
+    :class:`layout.cache.DesignCache`): the last placements by all they are made from
+    (:func:`placement_key`), each hall's floor grid by everything it is made from, and each fabric's
+    devices grouped for placement (SU blocks, packed racks) by the fabric, catalog and templates.
     Without one, a placement keeps nothing."""
 
+    placements: Kept[tuple[Any, ...], Placement] = field(default_factory=lambda: Kept(PLACEMENTS_KEPT))
     grids: Kept[GridKey, KeptGrid] = field(default_factory=lambda: Kept(HALL_GRIDS_KEPT))
     groups: Kept[DerivedKey, Derived] = field(default_factory=lambda: Kept(FABRIC_GROUPS_KEPT))
 
 
 def place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None = None) -> Placement:
     """Racks on the floor and every device of ``fabric`` in a rack at an RU (docs/tables.md). ``cache``:
-    hall grids and grouped devices kept from earlier runs (and for later ones); the placement is the same
-    with or without it."""
+    placements, hall grids and grouped devices kept from earlier runs (and for later ones); the placement
+    is the same with or without it."""
+    if cache is None:
+        return _place(inputs, fabric, None)
+    key = tuple(placement_key(inputs, fabric).values())
+    got = cache.placements.get(key)
+    if got is None:
+        got = _place(inputs, fabric, cache)
+    cache.placements.put(key, got)
+    return got
+
+
+# hall keys the placer reads only through the GPU rack each hall gets (templates.gpu_racks), or not at all
+NOT_PLACED_BY = {"max_rack_kw": 0.0, "cooling": "air", "floor_load_kg_m2": 0.0}
+
+
+def placement_key(inputs: Inputs, fabric: Fabric) -> dict[str, Any]:
+    """Everything a placement is made from, by name (a cache keeps a Placement by all of it): the fabric
+    (the very object: immutable), the catalog, the rack templates, the GPU rack of every hall, and the
+    site with the hall keys the placer reads only through those GPU racks (max kW) or never (cooling,
+    floor load) left out: an edit of a hall's cooling, or of its max kW that keeps its GPU rack, places
+    nothing again."""
+    site = inputs.site
+    buildings = [
+        b.model_copy(update={"hall": [h.model_copy(update=NOT_PLACED_BY) for h in b.hall]})
+        for b in site.building
+    ]
+    return {
+        "fabric": fabric,
+        "catalog": inputs.catalog,
+        "templates": dict(inputs.templates),
+        "gpu_racks": gpu_racks(inputs),
+        "site": site.model_copy(update={"building": buildings}),
+    }
+
+
+def _place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None) -> Placement:
     p = Placer(inputs, fabric, cache.grids, cache.groups) if cache is not None else Placer(inputs, fabric)
     spots, violations, missing = p.run()
     racks, rows, device_rack, device_ru = placement_tables(p, spots)

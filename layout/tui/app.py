@@ -188,6 +188,7 @@ class DCLayoutApp(App[None]):
         self.gc_settled = False  # settle_gc() has run
         self.failure: list[str] = []  # why the design of the site as it is now failed (shown in a panel)
         self.save_after_design: Callable[[], None] | None = None  # ctrl+s waits for the running design
+        self._inspected: tuple[str, float, float, int] | None = None  # the cursor cell cursor_followed showed
         self.design_thread: threading.Thread | None = None  # the design run's (layout/tui/runner.py)
         self.quitting = False  # q was pressed: a design run stops at its next stage
         self.trace: Trace | None = None  # the traced rack's cables, of self.result (r)
@@ -239,6 +240,7 @@ class DCLayoutApp(App[None]):
         else:
             self.action_open()
         self.query_one(HallMap).focus()
+        self.map.follow = self.cursor_followed
 
     @property
     def map(self) -> HallMap:
@@ -984,9 +986,19 @@ class DCLayoutApp(App[None]):
             self.found_device,
         )
 
+    def cursor_followed(self, event: HallMap.CursorMoved) -> None:
+        """The map's cursor moved (called by the map at once, so the inspector is painted with it)."""
+        self.update_inspector()
+        self._inspected = (event.hall, event.x_m, event.y_m, event.rack)
+
     @on(HallMap.CursorMoved)
     def cursor_moved(self) -> None:
-        self.update_inspector()
+        """The posted message: the inspector already shows where the cursor is now, unless the map had
+        no one to follow it."""
+        m = self.map
+        where = m.cursor_m
+        if m.floor is None or where is None or self._inspected != (m.floor.key, *where, m.rack_at_cursor):
+            self.update_inspector()
 
     @on(HallMap.Redrawn)
     def map_redrawn(self) -> None:

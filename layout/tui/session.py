@@ -44,9 +44,11 @@ def compute(
     text: str,
     progress: Callable[[str], None] | None = None,
     cache: DesignCache | None = None,
+    earlier: Result | None = None,
 ) -> Result:
     """Run the whole pipeline (layout.design.run, BOM included) on ``inputs``, and build the views.
-    ``cache``: what earlier runs kept (the session's); None: a run that keeps nothing."""
+    ``cache``: what earlier runs kept (the session's); None: a run that keeps nothing. ``earlier``: the
+    result shown before, whose inspector indexes this one takes if it has the same fabric and cabling."""
     from layout import bom as bom_mod
     from layout import design as design_mod
     from layout.tui.floor import hall_floors
@@ -71,6 +73,7 @@ def compute(
     result.floors = hall_floors(inputs, result)
     result.tree_rows = tree_rows(result)
     result.budgets = budgets(result)
+    result.take_indexes_of(earlier)
     if len(result.racks):
         result.rack_links(0)  # builds the per-rack link index here, not in the UI thread
         _ = result.link_codes, result.device_arrays  # and the inspector's arrays
@@ -94,6 +97,8 @@ class Session:
         self.recent: OrderedDict[tuple[Path, str], Result] = OrderedDict()
         # the latest site texts whose design was refused (what `dclayout design` would say, exit 2)
         self.failed: OrderedDict[tuple[Path, str], InputError] = OrderedDict()
+        # the design remembered last (read by the design worker: one attribute, replaced whole)
+        self.latest: Result | None = None
 
     # ------------------------------------------------------------------------------------- site
     def open(self, path: str | Path) -> SiteEditor:
@@ -101,6 +106,7 @@ class Session:
         editor = SiteEditor(path, self.templates_dir)
         self.editor = editor
         self.recent.clear()
+        self.latest = None
         self.failed.clear()
         return editor
 
@@ -197,7 +203,7 @@ class Session:
         """The design of ``inputs`` (whose site text is ``text``) with the session's cache, and the next
         edit's document parsed (both off the editing thread when called from a worker)."""
         try:
-            result = compute(inputs, text, progress, self.cache)
+            result = compute(inputs, text, progress, self.cache, self.latest)
         except InputError as e:  # the site validates but does not design: remember it for save()
             self.failed[(inputs.path, text)] = e
             while len(self.failed) > RECENT_DESIGNS:
@@ -212,6 +218,7 @@ class Session:
         if self.editor is None or result.design.inputs.path != self.editor.path:
             return
         self.recent[(result.design.inputs.path, result.text)] = result
+        self.latest = result
         while len(self.recent) > RECENT_DESIGNS:
             self.recent.popitem(last=False)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
 from itertools import groupby
@@ -132,6 +133,10 @@ class HallMap(Widget, can_focus=True):
     ]
 
     colour_by: reactive[str] = reactive("kind")
+    # called at once with each CursorMoved (before it is posted), so that what follows the cursor (the
+    # inspector) is updated in the frame that shows the cursor: the posted message reaches the app only
+    # after the screen has painted the map once, and what it changes is painted one frame (~17 ms) later
+    follow: Callable[[CursorMoved], None] | None = None
 
     class CursorMoved(Message):
         """The cursor is on a new cell; x_m, y_m is its centre in site metres."""
@@ -412,7 +417,10 @@ class HallMap(Widget, can_focus=True):
         if self.floor is None or self.grid is None:
             return
         x, y = self.grid.centre(*self.cursor)
-        self.post_message(self.CursorMoved(self.floor.key, x, y, self.rack_at_cursor))
+        moved = self.CursorMoved(self.floor.key, x, y, self.rack_at_cursor)
+        if self.follow is not None:  # in the same frame as the cursor (a message is a frame later)
+            self.follow(moved)
+        self.post_message(moved)
 
     # ------------------------------------------------------------------------------------ render
     def render_line(self, y: int) -> Strip:
