@@ -26,7 +26,7 @@ __all__ = [
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
-COMMANDS = ["validate", "tui", "fabric", "design", "report", "compare"]
+COMMANDS = ["validate", "tui", "fabric", "design", "report", "compare", "optimize"]
 
 
 def build_parser() -> argparse.ArgumentParser:

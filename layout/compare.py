@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -169,6 +168,17 @@ def run_variant(inputs: Inputs, variant: Variant) -> dict[str, Any]:
     return row
 
 
+def _failed_row(variant: Variant, reason: str) -> dict[str, Any]:
+    return {
+        "variant": variant.name,
+        "fabric": variant.fabric,
+        "design": variant.design,
+        "nic": variant.nic,
+        "switch": FABRICS[variant.fabric].switch,
+        "error": f"failed: {reason}",
+    }
+
+
 def columns(catalog_media: list[str]) -> list[str]:
     """The table's columns for a catalog whose optical media are ``catalog_media``."""
     return [
@@ -179,20 +189,28 @@ def columns(catalog_media: list[str]) -> list[str]:
     ]  # fmt: skip
 
 
-def _run_one(args: tuple[Inputs, Variant]) -> dict[str, Any]:
-    return run_variant(*args)
+def _variant_task(inputs: Inputs, variant: Variant, state: dict[str, Any]) -> dict[str, Any]:
+    """One variant as an engine task (layout.engine: the inputs are sent to each worker once)."""
+    return run_variant(inputs, variant)
 
 
-def compare(inputs: Inputs, chosen: list[Variant] | None = None, jobs: int | None = None) -> pd.DataFrame:
+def compare(
+    inputs: Inputs,
+    chosen: list[Variant] | None = None,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+) -> pd.DataFrame:
     """The comparison table, one row per variant of ``chosen`` (default: ``variants()``), in that order.
-    ``jobs``: worker processes (default: one per core, at most one per variant; 1 runs here)."""
+    The variants run on Dask (layout.engine): ``scheduler`` ``tcp://HOST:PORT`` an existing cluster, else
+    a local cluster of ``jobs`` workers (default: one per core, at most one per variant; 1 runs here).
+    The table is the same whichever ran it; a variant whose task failed is a row with its ``error``."""
+    from layout.engine import Engine, Failed
+
     todo = chosen if chosen is not None else variants()
     workers = min(jobs or os.cpu_count() or 1, len(todo))
-    if workers <= 1:
-        rows = [run_variant(inputs, v) for v in todo]
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            rows = list(pool.map(_run_one, [(inputs, v) for v in todo]))
+    with Engine(scheduler, workers) as engine:
+        got = engine.map(_variant_task, inputs, todo)
+    rows = [_failed_row(v, r.reason) if isinstance(r, Failed) else r for v, r in zip(todo, got, strict=True)]
     optical = [m for m, spec in inputs.catalog.media.items() if spec.optical]
     df = pd.DataFrame(rows).reindex(columns=columns(optical))
     for c in df.columns:

@@ -1,0 +1,74 @@
+"""The layout search (layout.engine.optimize) in this process, on the shipped 4-SU SuperPOD hall: the
+optimised site file keeps the original's text and, designed again from disk, reproduces the optimum's
+figures; the search never returns a layout with a new violation or a dearer one; a fixed seed gives the
+same search twice; the lower bound lies below every layout found."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+from layout import design
+from layout.engine import Engine
+from layout.engine import optimize as opt
+from layout.load import load_site
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "sites" / "superpod-4su.toml"
+
+
+@pytest.fixture(scope="module")
+def found() -> tuple[opt.Problem, opt.Result]:
+    inputs = load_site(SITE)
+    problem = opt.Problem(inputs, opt.Space.of(inputs.site), 5.0)
+    with Engine(workers=1) as engine:
+        return problem, opt.search(problem, engine, seed=1, max_evals=17, batch=4)
+
+
+def test_the_baseline_layout_is_the_site_as_it_is() -> None:
+    inputs = load_site(SITE)
+    space = opt.Space.of(inputs.site)
+    lay = space.baseline(inputs.site)
+    assert space.apply(inputs.site, lay) == inputs.site
+    assert space.options(inputs.site, lay) == {}
+
+
+def test_the_best_is_feasible_and_no_dearer(found: tuple[opt.Problem, opt.Result]) -> None:
+    _, r = found
+    assert r.evaluations == 17 and not r.failed
+    assert opt.feasible(r.best, r.baseline) and r.best["violations"] == []
+    assert r.best["optics_usd"] < r.baseline["optics_usd"]
+    assert [h["best"] for h in r.history] == sorted((h["best"] for h in r.history), reverse=True)
+
+
+def test_the_written_site_keeps_the_text_and_reproduces_the_optimum(
+    found: tuple[opt.Problem, opt.Result], tmp_path: Path
+) -> None:
+    problem, r = found
+    text = SITE.read_text(encoding="utf-8")
+    options = problem.space.options(problem.inputs.site, r.best_layout)
+    assert options  # something moved
+    new = opt.optimized_text(text, options)
+    added = [ln[1:] for ln in difflib.ndiff(text.splitlines(), new.splitlines()) if ln.startswith("+ ")]
+    removed = [ln[2:] for ln in difflib.ndiff(text.splitlines(), new.splitlines()) if ln.startswith("- ")]
+    assert all(ln.strip().startswith(("mdf_at =", "spine_at =", "row_axis =")) for ln in added), added
+    assert all(ln.strip().startswith("row_axis =") for ln in removed), removed  # comments all kept
+    path = tmp_path / "superpod-4su-optimized.toml"
+    path.write_text(new, encoding="utf-8")
+    again = design.run(load_site(path))
+    assert opt.score(again, 5.0) == r.best
+
+
+def test_a_fixed_seed_gives_the_same_search(found: tuple[opt.Problem, opt.Result]) -> None:
+    problem, r = found
+    with Engine(workers=1) as engine:
+        again = opt.search(problem, engine, seed=1, max_evals=17, batch=4)
+    assert again.best_layout == r.best_layout and again.history == r.history
+
+
+def test_the_lower_bound_is_below_every_layout_found(found: tuple[opt.Problem, opt.Result]) -> None:
+    problem, r = found
+    bound = opt.lower_bound(design.run(problem.inputs))
+    assert 0 < bound < r.best["optics_usd"] <= r.baseline["optics_usd"]
