@@ -129,7 +129,8 @@ def test_argument_errors_exit_2(dclayout: Callable[..., subprocess.CompletedProc
     for args in (["--gpus", "lots"], [], ["--gpus", "8", "--oversubscription", "7:2"]):
         res = dclayout("fabric", *args)
         assert res.returncode == 2, args
-        assert "dclayout fabric: error:" in res.stderr and res.stdout == ""
+        assert res.stderr.startswith("dclayout fabric: ") and res.stderr.count("\n") == 1, res.stderr
+        assert res.stdout == ""
 
 
 # ------------------------------------------------------------------------------------------- --csv
