@@ -122,7 +122,14 @@ def run_variant(inputs: Inputs, variant: Variant) -> dict[str, Any]:
     except InputError as e:
         row["error"] = "; ".join(f"{p.key}: {p.problem}" for p in e.problems)
         return row
+    row.update(figures(vin, design))
+    return row
+
+
+def figures(vin: Inputs, design: Any) -> dict[str, Any]:
+    """A designed variant's figures: the table's columns from ``gpus`` on (``figure_columns``)."""
     cat = vin.catalog
+    row: dict[str, Any] = {}
     fabric, placement, cabling = design.fabric, design.placement, design.cabling
     table = bom.build(vin, fabric, placement, cabling)
     cost = bom.totals(table)
@@ -181,11 +188,16 @@ def _failed_row(variant: Variant, reason: str) -> dict[str, Any]:
 
 def columns(catalog_media: list[str]) -> list[str]:
     """The table's columns for a catalog whose optical media are ``catalog_media``."""
+    return ["variant", "fabric", "design", "nic", "switch", *figure_columns(catalog_media), "error"]
+
+
+def figure_columns(catalog_media: list[str]) -> list[str]:
+    """The columns of ``figures`` for a catalog whose optical media are ``catalog_media``."""
     return [
-        "variant", "fabric", "design", "nic", "switch", "gpus", "tiers", "pods", "pod_gpus", "oversubscription",
+        "gpus", "tiers", "pods", "pod_gpus", "oversubscription",
         *(f"switches_{r}" for r in TIER_ROLES), "switches_backend", "switches_all",
         *(f"optics_{m}" for m in catalog_media), "optics_total", "node_optics", "copper_share_pct", "cable_km",
-        "network_power_mw", "cost_total_usd", "cost_network_usd", "ttff_min", "ttff_all_links_min", "violations", "error",
+        "network_power_mw", "cost_total_usd", "cost_network_usd", "ttff_min", "ttff_all_links_min", "violations",
     ]  # fmt: skip
 
 
@@ -212,7 +224,13 @@ def compare(
         got = engine.map(_variant_task, inputs, todo)
     rows = [_failed_row(v, r.reason) if isinstance(r, Failed) else r for v, r in zip(todo, got, strict=True)]
     optical = [m for m, spec in inputs.catalog.media.items() if spec.optical]
-    df = pd.DataFrame(rows).reindex(columns=columns(optical))
+    return table(rows, columns(optical))
+
+
+def table(rows: list[dict[str, Any]], cols: list[str]) -> pd.DataFrame:
+    """Rows of figures as a table of ``cols``: counts as nullable integers (a row without figures has
+    none), ``error`` as text ("" when the row has figures)."""
+    df = pd.DataFrame(rows).reindex(columns=cols)
     for c in df.columns:
         if c in INT_COLUMNS or c.startswith(("switches_", "optics_")):
             df[c] = df[c].astype("Int64")

@@ -3,7 +3,8 @@ started here on 127.0.0.1 (stopped at the end), against the same work run in thi
 
 - a fixed-seed layout search gives the same result (layout, figures, convergence) in-process and on the
   cluster, and ``dclayout optimize --scheduler`` writes the same optimised site file as a local run;
-- ``dclayout compare --scheduler`` writes the same compare.csv bytes as a local run;
+- ``dclayout compare --scheduler`` writes the same compare.csv bytes as a local run, and
+  ``dclayout sweep --scheduler`` the same sweep.csv and Pareto chart;
 - a task that raises comes back as its item's Failed; the other items finish.
 
 The small shipped SuperPOD hall keeps this to a few tens of seconds.
@@ -134,3 +135,10 @@ def test_optimize_and_compare_write_the_same_files_with_a_scheduler(
     d = dclayout("compare", str(SITE), "--out", str(tmp_path / "cf"), "--scheduler", scheduler)
     assert c.returncode == 0 and d.returncode == 0, c.stderr + d.stderr
     assert (tmp_path / "cl" / "compare.csv").read_bytes() == (tmp_path / "cf" / "compare.csv").read_bytes()
+    spec = tmp_path / "spec.toml"
+    spec.write_text(f'sites = ["{SITE}"]\n[grid]\ndesign = ["rail", "mor"]\nnic = ["cx7", "cedar7"]\n')
+    e = dclayout("sweep", str(spec), "--out", str(tmp_path / "sl"), "--workers", "1")
+    f = dclayout("sweep", str(spec), "--out", str(tmp_path / "sf"), "--scheduler", scheduler)
+    assert e.returncode == 0 and f.returncode == 0, e.stderr + f.stderr
+    for name in ("sweep.csv", "sweep-pareto.svg"):
+        assert (tmp_path / "sl" / name).read_bytes() == (tmp_path / "sf" / name).read_bytes()
