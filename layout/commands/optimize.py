@@ -5,7 +5,9 @@ Dask (a local cluster of this machine's cores, or ``--scheduler tcp://HOST:PORT`
 
 Writes ``DIR/STEM-optimized.toml`` (the site with the chosen layout as site keys, comments kept; it is
 designed again here and must reproduce the optimum's figures) and ``DIR/optimize.json`` (baseline, best,
-lower bound and gap, what moved, evaluations, time, the convergence). Default DIR: outputs/<stem>/.
+lower bound and gap, what moved, evaluations, time, the convergence); with ``--pdf``, the optimised
+site's report ``DIR/STEM-optimized.pdf`` with a layout optimisation chapter (convergence chart, media
+before and after). Default DIR: outputs/<stem>/.
 
 Exit codes: 0 done, 2 bad input, 3 a file could not be written or the written site did not reproduce.
 """
@@ -66,6 +68,11 @@ def add_parser(sub: Any) -> None:
         "--years", type=_positive(float), default=5.0, metavar="N", help="years of optics energy counted"
     )
     p.add_argument("--batch", type=_positive(int), default=4, metavar="N", help="candidates per round")
+    p.add_argument(
+        "--pdf",
+        action="store_true",
+        help="also write the optimised site's report, STEM-optimized.pdf, with a layout optimisation chapter",
+    )
     add_scheduler_option(p)
     add_workers_option(p)
     add_templates_option(p)
@@ -168,6 +175,16 @@ def run(args: argparse.Namespace) -> int:
         f"lower bound ${bound / 1e6:,.2f} M; {result.evaluations} designs in {result.seconds:.0f} s on "
         f"{workers} worker(s)"
     )
+    if args.pdf:
+        from layout.export.pdf import write_pdf
+
+        pdf_path = out_dir / f"{safe_name(inputs.stem)}-optimized.pdf"
+        try:
+            write_pdf(again, pdf_path, optimized=report)
+        except Exception as e:
+            print(f"{pdf_path}: export failed: {type(e).__name__}: {e}", file=sys.stderr)
+            return EXIT_EXPORT_FAILED
+        console.print(f"wrote {pdf_path}")
     console.print(f"wrote {toml_path} and {json_path}")
     if not reproduced:
         console.print(f"[red]{toml_path} does not reproduce the optimum[/red]")

@@ -15,7 +15,7 @@ Grid keys are ``[cluster]`` keys (:data:`GRID_KEYS`); a point is the site with t
 like a site file (an impossible point is a row with its ``error``, as is a point whose task failed: the
 sweep goes on). Points run site by site, then in the grid's order (the last key varies fastest).
 
-The table: ``site``, the grid keys, the figures of ``dclayout compare`` (layout.compare.figures), plus
+The table: ``site``, the grid keys, the figures of ``dclayout compare`` (layout.figures), plus
 ``cost_optics_usd`` (the BOM's transceivers + cables) and ``pareto`` (True when no other point is as good on
 cost, optics modules and network power and better on one of them), ``error``.
 """
@@ -107,8 +107,8 @@ class Shared:
 
 def run_point(shared: Shared, item: tuple[int, dict[str, Any]], state: dict[str, Any]) -> dict[str, Any]:
     """One row of the sweep (an engine task)."""
-    from layout import compare
     from layout import design as design_mod
+    from layout import figures
     from layout.load import site_from_data
 
     si, keys = item
@@ -122,7 +122,7 @@ def run_point(shared: Shared, item: tuple[int, dict[str, Any]], state: dict[str,
     except InputError as e:
         row["error"] = "; ".join(f"{p.key}: {p.problem}" for p in e.problems)
         return row
-    row.update(compare.figures(vin, design))
+    row.update(figures.figures(vin, design))
     b = design.bom
     row["cost_optics_usd"] = round(
         float(b.loc[b["category"].isin(["transceivers", "cables"]), "extended_usd"].sum()), 2
@@ -132,7 +132,7 @@ def run_point(shared: Shared, item: tuple[int, dict[str, Any]], state: dict[str,
 
 def sweep(spec: Spec, engine: Engine, done: Any = None) -> pd.DataFrame:
     """The sweep's table (module docstring); ``done(index, row)`` as each point ends."""
-    from layout import compare
+    from layout import figures
     from layout.engine.cluster import Failed
     from layout.load import load_site, read_toml
 
@@ -148,12 +148,12 @@ def sweep(spec: Spec, engine: Engine, done: Any = None) -> pd.DataFrame:
     cols = [
         "site",
         *(k for k, _ in spec.grid),
-        *compare.figure_columns(optical),
+        *figures.figure_columns(optical),
         "cost_optics_usd",
         "pareto",
         "error",
     ]
-    df = compare.table(rows, cols)
+    df = figures.table(rows, cols)
     df["pareto"] = pareto(df)
     return df
 

@@ -5,6 +5,7 @@ started here on 127.0.0.1 (stopped at the end), against the same work run in thi
   cluster, and ``dclayout optimize --scheduler`` writes the same optimised site file as a local run;
 - ``dclayout compare --scheduler`` writes the same compare.csv bytes as a local run, and
   ``dclayout sweep --scheduler`` the same sweep.csv and Pareto chart;
+- ``dclayout report --scheduler`` writes the same PDF bytes as a local run;
 - a task that raises comes back as its item's Failed; the other items finish.
 
 The small shipped SuperPOD hall keeps this to a few tens of seconds.
@@ -142,3 +143,14 @@ def test_optimize_and_compare_write_the_same_files_with_a_scheduler(
     assert e.returncode == 0 and f.returncode == 0, e.stderr + f.stderr
     for name in ("sweep.csv", "sweep-pareto.svg"):
         assert (tmp_path / "sl" / name).read_bytes() == (tmp_path / "sf" / name).read_bytes()
+
+
+def test_report_on_the_cluster_writes_the_same_pdf(
+    scheduler: str, tmp_path: Path, dclayout: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    here = dclayout("report", str(SITE), "--out", str(tmp_path / "here"), "-j", "1")
+    far = dclayout("report", str(SITE), "--out", str(tmp_path / "far"), "--scheduler", scheduler)
+    assert here.returncode == 0 and far.returncode == 0, here.stderr + far.stderr
+    name = "superpod-4su.pdf"
+    assert (tmp_path / "here" / name).read_bytes() == (tmp_path / "far" / name).read_bytes()
+    assert "1 of 1 report(s) written" in far.stderr

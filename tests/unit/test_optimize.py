@@ -72,3 +72,37 @@ def test_the_lower_bound_is_below_every_layout_found(found: tuple[opt.Problem, o
     problem, r = found
     bound = opt.lower_bound(design.run(problem.inputs))
     assert 0 < bound < r.best["optics_usd"] <= r.baseline["optics_usd"]
+
+
+def test_the_optimised_report_has_the_optimisation_chapter(found: tuple[opt.Problem, opt.Result]) -> None:
+    import io
+
+    from pypdf import PdfReader
+
+    from layout.export.pdf import render_pdf
+
+    problem, r = found
+    report = {
+        "evaluations": r.evaluations,
+        "seed": 1,
+        "objective": "optics",
+        "baseline": r.baseline,
+        "best": r.best,
+        "saving_pct": 1.0,
+        "lower_bound_optics_usd": 1_000_000.0,
+        "gap_to_lower_bound_pct": 50.0,
+        "moved": problem.space.options(problem.inputs.site, r.best_layout),
+        "history": r.history,
+    }
+    site = problem.space.apply(problem.inputs.site, r.best_layout)
+    import dataclasses
+
+    pdf = render_pdf(design.run(dataclasses.replace(problem.inputs, site=site)), optimized=report)
+    text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
+    assert "Layout optimisation" in text and "Convergence" in text
+    assert (
+        f"${r.baseline['optics_usd'] / 1e6:,.2f} M" in text
+        and f"${r.best['optics_usd'] / 1e6:,.2f} M" in text
+    )
+    for where, keys in report["moved"].items():
+        assert where in text and all(k in text for k in keys)
