@@ -138,6 +138,11 @@ class Fabric:
         """Mean minutes to the first failure of a node-side optical link (inf without any)."""
         return time_to_first_failure_min(self.link_mtbf_years, self.node_optics)
 
+    def switches_all_networks(self) -> int:
+        """Switches of every network: the backend fabric's (summary ``switches``), the frontend's, the
+        storage network's and the management network's."""
+        return int((self.device_arrays["role"] != "server").sum())
+
     def summary(self) -> dict[str, Any]:
         """The JSON object of `dclayout fabric --json` (DESIGN.md); backend counts only (a new copy each
         call, worked out once: the TUI asks again for every edit that keeps the fabric)."""
@@ -393,14 +398,15 @@ def _check(spec: _Spec, catalog: Catalog) -> None:
                 )
             )
     if spec.server in catalog.server and spec.switch in catalog.switch:
-        srv, sw = catalog.server[spec.server], catalog.switch[spec.switch]
-        if sw.port_gbps < srv.backend_port_gbps:
-            fast = sorted(s for s, x in catalog.switch.items() if x.port_gbps >= srv.backend_port_gbps)
+        sw = catalog.switch[spec.switch]
+        _, gbps = catalog.backend(spec.server, spec.nic)
+        if sw.port_gbps < gbps:
+            fast = sorted(s for s, x in catalog.switch.items() if x.port_gbps >= gbps)
             p.append(
                 spec.problem(
                     "switch",
                     f"{spec.switch} ports ({sw.port_gbps} Gb/s) are slower than the "
-                    f"{spec.server} backend ports ({srv.backend_port_gbps} Gb/s)",
+                    f"{spec.server} backend ports ({gbps} Gb/s)",
                     ", ".join(fast),
                 )
             )
@@ -883,10 +889,9 @@ def _build(spec: _Spec, catalog: Catalog) -> Fabric:
     srv = catalog.server[spec.server]
     sw = catalog.switch[spec.switch]
     nic = catalog.nic[spec.nic]
-    speed = srv.backend_port_gbps
+    ports, speed = catalog.backend(spec.server, spec.nic)
     radix = sw.ports * sw.port_gbps // speed
     half = radix // 2
-    ports = srv.backend_ports
     n_srv = spec.gpus // srv.gpus
     per_pod = spec.pod_gpus // srv.gpus if spec.pod_gpus else n_srv
     pods = -(-n_srv // per_pod)

@@ -645,6 +645,17 @@ def check_catalog(catalog: Catalog, file: str) -> list[Problem]:
                     f"lengths up to reach_m = {_num(m.reach_m)} m",
                 )
             )
+    for vid, srv in catalog.server.items():
+        if srv.rails is not None and srv.backend_ports % srv.rails:
+            divs = [d for d in range(1, srv.backend_ports + 1) if srv.backend_ports % d == 0]
+            p.append(
+                Problem(
+                    file,
+                    f"server.{vid}.rails",
+                    f"{srv.backend_ports} backend ports do not spread evenly over {srv.rails} rails",
+                    ", ".join(map(str, divs)),
+                )
+            )
     for sid, sw in catalog.switch.items():
         if sw.cages is not None and sw.cages * sw.ports_per_cage != sw.ports:
             p.append(

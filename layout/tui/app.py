@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from rich.console import Group
 from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
@@ -38,12 +40,15 @@ from layout.siteedit import (
     SetRowTemplate,
     SiteEditor,
 )
+from layout.tui.find import Found, find
 from layout.tui.floor import HallFloor, UserRowBox, floor_plan, hall_floors, with_design_of
-from layout.tui.panels import cabling
+from layout.tui.panels import cabling, trace_links
 from layout.tui.results import Result, settle_gc
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
+from layout.tui.screens.find import FindScreen
 from layout.tui.session import EXPORTS, Session, export, locate, snap
-from layout.tui.widgets.hall_map import HallMap, legend
+from layout.tui.trace import Trace, trace_rack
+from layout.tui.widgets.hall_map import MIN_M_PER_COL, HallMap, legend
 from layout.tui.widgets.inspector import Inspector
 from layout.tui.widgets.site_tree import SiteTree
 
@@ -93,6 +98,15 @@ ACTIONS: tuple[Action, ...] = (
     Action("design_toggle", "Edit: rail-optimized / middle-of-rack", "Switch cluster.design"),
     Action("switch_model", "Edit: fabric switch model…", "cluster.switch"),
     Action("nic", "Edit: NIC (ConnectX-7 / Cedar-7)…", "cluster.nic"),
+    Action(
+        "find",
+        "View: find / go to a rack, row, device or cable…",
+        "/ or ctrl+f: type an id, the map goes there",
+    ),
+    Action(
+        "trace", "View: trace the rack's cables", "r: the cables of the rack at the cursor along their trays"
+    ),
+    Action("map_labels", "Map: row labels: ids / kW per row / none", "l"),
     Action("next_hall", "View: next hall", "Show the next hall on the map"),
     Action("prev_hall", "View: previous hall", "Show the previous hall on the map"),
     Action("toggle_tree", "View: show/hide the site tree", "The tree of buildings, halls and rows"),
@@ -135,6 +149,8 @@ class DCLayoutApp(App[None]):
         Binding("d", "design_toggle", "rail/MoR"),
         Binding("w", "switch_model", "switch", show=False),
         Binding("n", "nic", "NIC", show=False),
+        Binding("slash,ctrl+f", "find", "find", key_display="/"),
+        Binding("r", "trace", "trace"),
         Binding("right_square_bracket", "next_hall", "next hall", show=False, key_display="]"),
         Binding("left_square_bracket", "prev_hall", "prev hall", show=False, key_display="["),
         Binding("f2", "toggle_tree", "tree", show=False),
@@ -163,6 +179,9 @@ class DCLayoutApp(App[None]):
         self.gc_settled = False  # settle_gc() has run
         self.failure: list[str] = []  # why the design of the site as it is now failed (shown in a panel)
         self.save_after_design: Callable[[], None] | None = None  # ctrl+s waits for the running design
+        self.trace: Trace | None = None  # the traced rack's cables, of self.result (r)
+        self.found_device = -1  # the device the last find went to (highlighted in the elevation)
+        self.last_find = ""  # what was typed into the find dialog last
 
     @property
     def editor(self) -> SiteEditor | None:
@@ -192,6 +211,7 @@ class DCLayoutApp(App[None]):
                     yield Static("", id="bom-total")
                     yield DataTable(id="bom-table", cursor_type="row", zebra_stripes=True)
                 with TabPane("Cabling", id="cabling"), VerticalScroll():
+                    yield Static("", id="trace-view")
                     yield Static("", id="cabling-view")
             yield Inspector(id="inspector")
         yield Static("", id="design-error", markup=False)
@@ -613,6 +633,87 @@ class DCLayoutApp(App[None]):
     def action_map_colour(self) -> None:
         self.map.action_colour()
 
+    def action_map_labels(self) -> None:
+        self.map.action_labels()
+
+    # ------------------------------------------------------------------------------ find and trace
+    def action_find(self) -> None:
+        """Ask for an id (rack, row, hall, building, device, cable) and go there (layout.tui.find)."""
+        editor = self.editor
+        if editor is None:
+            self.notify("no site is open: ctrl+o opens one", severity="warning")
+            return
+
+        def resolve(text: str) -> Found | str:
+            self.last_find = text
+            return find(self.result if self.result is not None else None, editor.inputs, text, self.hall)
+
+        self.push_screen(FindScreen(resolve, self.last_find), self.go_to)
+
+    def go_to(self, found: Found | None) -> None:
+        """Show what a find found: the map on it; a device highlighted in its rack's elevation; a cable
+        traced on its own."""
+        if found is None:
+            return
+        self.found_device = found.device
+        if found.hall:
+            self.jump_to(found.hall, found.x_m, found.y_m)
+        for _ in range(12):  # zoom in until the cell under the cursor shows that rack, not a neighbour
+            if (
+                found.rack_no < 0
+                or self.map.rack_at_cursor == found.rack_no
+                or self.map.m_per_col <= MIN_M_PER_COL
+            ):
+                break
+            self.map.action_zoom(-1)
+            self.map.goto(found.x_m, found.y_m)
+        if found.kind == "cable" and self.result is not None:
+            self.show_trace(trace_rack(self.result, found.rack_no, np.array([found.link])))
+        else:
+            self.update_inspector()
+        self.notify(found.describe(), title="Found")
+
+    def action_trace(self) -> None:
+        """Trace the cables of the rack at the cursor (r again on it, or on bare floor: no trace)."""
+        rack = self.map.rack_at_cursor
+        if self.result is None or self.stale:
+            self.notify("the design is being computed; trace when it is done", severity="warning")
+            return
+        if rack < 0 or (self.trace is not None and self.trace.rack_no == rack and len(self.trace) > 1):
+            if self.trace is None:
+                self.notify("no rack at the cursor: put the cursor on a rack and press r", severity="warning")
+            self.show_trace(None)
+            return
+        self.show_trace(trace_rack(self.result, rack))
+
+    def show_trace(self, trace: Trace | None) -> None:
+        self.trace = trace
+        self.map.set_trace(trace)
+        self.update_legend()
+        self.update_inspector()
+        self.tabs_shown.discard("cabling")  # its list of the traced rack's links
+        if self.query_one(TabbedContent).active == "cabling":
+            self.show_tab("cabling")
+
+    def retrace(self) -> None:
+        """After a new design: the trace of the same rack (and cable) in it, or none if it is gone."""
+        old, result = self.trace, self.result
+        if old is None or result is None:
+            return
+        racks = result.racks["rack_id"].astype(str).to_numpy()
+        hit = np.flatnonzero(racks == old.rack_id)
+        trace = None
+        if len(hit):
+            trace = trace_rack(result, int(hit[0]))
+            if len(old) == 1:  # one cable: the link of the same ports, if the new design has it
+                same = (
+                    (trace.near_port == old.near_port[0])
+                    & (trace.far_rack_id == old.far_rack_id[0])
+                    & (trace.far_port == old.far_port[0])
+                )
+                trace = trace_rack(result, int(hit[0]), trace.links[same]) if same.any() else None
+        self.show_trace(trace)
+
     def inputs_changed(self, new_site: bool = False) -> None:
         """The site text changed (open, edit, undo, redo): redraw what the inputs alone determine, or show
         the design of this very text at once if it is one of the recent ones (undo, redo)."""
@@ -755,6 +856,7 @@ class DCLayoutApp(App[None]):
         if str(tab.label) != label:
             tab.label = label
         self.tabs_shown.clear()
+        self.retrace()
         self.show_tab(self.query_one(TabbedContent).active)
         self.designs_shown += 1
 
@@ -770,6 +872,9 @@ class DCLayoutApp(App[None]):
             self.query_one("#budgets-view", Static).update(result.budgets)
         elif tab == "cabling":
             self.query_one("#cabling-view", Static).update(result.view("cabling", cabling))
+            self.query_one("#trace-view", Static).update(
+                Group(trace_links(self.trace), Text("")) if self.trace is not None else ""
+            )
         elif tab == "violations":
             vt = self.query_one("#violations-table", DataTable)
             vt.clear()
@@ -818,7 +923,7 @@ class DCLayoutApp(App[None]):
     def update_legend(self) -> None:
         grid = self.map.grid
         where = f"{self.hall} · 1 col = {grid.m_per_col:.2g} m" if grid and self.hall else ""
-        line = legend(self.map.colour_by, where)
+        line = legend(self.map.colour_by, where, self.map.present, self.map.trace)
         if self.failure:  # first, so a narrow screen shows it too
             line = Text.assemble(
                 ("STALE: design failed, last good design shown", "bold reverse red"), " ", line
@@ -836,7 +941,14 @@ class DCLayoutApp(App[None]):
         where = self.map.cursor_m
         stale = self.result is not None and self.stale
         self.query_one(Inspector).show(
-            self.editor.inputs, self.floors[self.hall], where, self.map.rack_at_cursor, self.result, stale
+            self.editor.inputs,
+            self.floors[self.hall],
+            where,
+            self.map.rack_at_cursor,
+            self.result,
+            stale,
+            self.trace,
+            self.found_device,
         )
 
     @on(HallMap.CursorMoved)

@@ -87,15 +87,16 @@ def test_table_by_default(capsys: pytest.CaptureFixture[str]) -> None:
     [
         (
             ["--gpus", "1024", "--switch", "x"],
-            "dclayout fabric: --switch: unknown switch 'x' (allowed: q3400, qm9700, sn2201, sn5600, tomahawk5)\n",
+            "dclayout fabric: --switch: unknown switch 'x' (allowed: q3400, q3450-ld, qm9700, sn2201, sn2700, sn5600, sn5610, tomahawk5)\n",
         ),
         (
-            ["--gpus", "1024", "--server", "dgx-b200"],
-            "dclayout fabric: --server: unknown server 'dgx-b200' (allowed: dgx-h100, gb200-nvl72)\n",
+            ["--gpus", "1024", "--server", "dgx-x"],
+            "dclayout fabric: --server: unknown server 'dgx-x' (allowed: dgx-b200, dgx-b300, dgx-h100, "
+            "gb200-nvl72, gb300-nvl72, hgx-b200, hgx-b300)\n",
         ),
         (
             ["--gpus", "1024", "--nic", "cx9"],
-            "dclayout fabric: --nic: unknown NIC 'cx9' (allowed: bf3, cedar7, cx7)\n",
+            "dclayout fabric: --nic: unknown NIC 'cx9' (allowed: bf3, cedar7, cx7, cx8, cx8-2x400)\n",
         ),
         (
             ["--gpus", "1024", "--design", "tor"],

@@ -26,13 +26,21 @@ from layout.tui.floor import (
     OUTSIDE,
     RACK,
     RACK_KINDS,
+    TRACE,
+    TRACE_FAR,
+    TRACE_NEAR,
     TRAY,
     USER_ROW,
+    WALL,
     Grid,
     HallFloor,
     UserRowBox,
     rasterise,
+    row_labels,
+    trace_overlay,
+    with_outline,
 )
+from layout.tui.trace import TRACE_CLASSES, Trace
 
 ZOOM_STEP = 1.5  # + and - change the scale by this factor
 MIN_M_PER_COL, MAX_M_PER_COL = 0.05, 50.0
@@ -48,6 +56,34 @@ GLYPHS: dict[int, tuple[str, Style]] = {
     TRAY: ("·", Style(color="#a8a8a8", bgcolor=FLOOR_BG)),
     USER_ROW: ("▒", Style(color="#d7d7af", bgcolor=FLOOR_BG)),
 }
+# the outline of the hall, by which neighbours are wall too (north 1, east 2, south 4, west 8)
+WALL_CHARS = "▪│─└││┌├─┘─┴┐┤┬┼"
+WALL_STYLE = Style(color="#bcbcbc", bgcolor=FLOOR_BG)
+GLYPHS.update({WALL + m: (ch, WALL_STYLE) for m, ch in enumerate(WALL_CHARS)})
+# a traced cable's route by media class (bright on the dark floor; the PDF's are for paper)
+TRACE_COLOURS = {
+    "dac": "#ff8700",
+    "aec": "#ffd700",
+    "mmf": "#d787ff",
+    "smf": "#5fafff",
+    "coherent": "#5fd75f",
+    "utp": "#e4e4e4",
+    "other": "#ff5f5f",
+}
+TRACE_GLYPHS: dict[int, tuple[str, Style]] = {
+    TRACE_NEAR: ("◆", Style(color="#ffffff", bgcolor="#d70000", bold=True)),
+    TRACE_FAR: ("▣", Style(color="#000000", bgcolor="#ffd700", bold=True)),
+    **{
+        TRACE + 2 * i + upright: (
+            "┃" if upright else "━",
+            Style(color=TRACE_COLOURS[c], bgcolor=FLOOR_BG, bold=True),
+        )
+        for i, c in enumerate(TRACE_CLASSES)
+        for upright in (0, 1)
+    },
+}
+LABEL_STYLE = Style(color="#ffffff", bgcolor="#303030", bold=True)
+LABEL_MODES = ("ids", "kw", "off")  # l cycles: row ids, row ids with their IT kW, none
 GHOST = ("▒", Style(color="#ffff5f", bgcolor="#5f5f00", bold=True))
 CURSOR = Style(color="#000000", bgcolor="#ffffff", bold=True)
 REVERSE = Style(reverse=True)
@@ -77,6 +113,7 @@ class HallMap(Widget, can_focus=True):
         Binding("minus", "zoom(1)", "zoom out", show=False),
         Binding("0", "fit", "fit", show=False),
         Binding("c", "colour", "colour"),
+        Binding("l", "labels", "labels", show=False),
         Binding("enter", "drop", "drop row", show=False),
         Binding("escape", "cancel_move", "cancel move", show=False),
     ]
@@ -114,6 +151,11 @@ class HallMap(Widget, can_focus=True):
         self.view = (0, 0)  # raster cell shown at the top-left corner
         self.ghost: UserRowBox | None = None
         self._fit_pending = True
+        self.trace: Trace | None = None  # the traced rack's cables (drawn over the hall)
+        self.overlay: np.ndarray | None = None  # trace_overlay at the current grid, None without a trace
+        self.label_mode = LABEL_MODES[0]
+        self.present: set[int] = set()  # the cell codes of the hall raster (what the legend explains)
+        self.labels: dict[int, list[tuple[int, str]]] = {}  # line -> (col, text) of the row labels on it
 
     # ------------------------------------------------------------------------------------ data
     def show_floor(self, floor: HallFloor, keep_view: bool = True) -> None:
@@ -129,6 +171,41 @@ class HallMap(Widget, can_focus=True):
             if self.size.width and self.size.height:
                 self.action_fit()
         self.refresh()
+
+    def set_trace(self, trace: Trace | None) -> None:
+        """Draw ``trace`` (a rack's cables along their routes) over the hall, or no trace."""
+        self.trace = trace
+        self._draw_trace()
+        self.refresh()
+
+    def _draw_trace(self) -> None:
+        t = self.trace
+        if t is None or self.grid is None:
+            self.overlay = None
+            return
+        seg = t.segments
+        self.overlay = trace_overlay(
+            self.grid,
+            seg[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float),
+            seg["cls"].to_numpy(np.int64),
+            self.rack,
+            t.rack_no,
+            t.far_racks,
+        )
+
+    def _place_labels(self) -> None:
+        self.labels = {}
+        if self.floor is None or self.grid is None or self.label_mode == "off":
+            return
+        for line, col, text in row_labels(self.floor.rows, self.grid, self.codes, self.label_mode == "kw"):
+            self.labels.setdefault(line, []).append((col, text))
+
+    def action_labels(self) -> None:
+        """Cycle the row labels: ids, ids with each row's IT kW, none."""
+        self.label_mode = LABEL_MODES[(LABEL_MODES.index(self.label_mode) + 1) % len(LABEL_MODES)]
+        self._place_labels()
+        self.refresh()
+        self.post_message(self.Redrawn())
 
     def set_ghost(self, box: UserRowBox | None) -> None:
         self.ghost = box
@@ -159,7 +236,11 @@ class HallMap(Widget, can_focus=True):
         if self.floor is None:
             return
         self.grid = Grid.for_hall(self.floor, self.m_per_col)
-        self.codes, self.rack = rasterise(self.floor, self.grid, self.colour_by)
+        codes, self.rack = rasterise(self.floor, self.grid, self.colour_by)
+        self.codes = with_outline(codes)
+        self.present = {int(c) for c in np.unique(codes)}
+        self._place_labels()
+        self._draw_trace()
         if keep_m is not None:
             self.cursor = self.grid.cell(*keep_m)
         else:
@@ -309,6 +390,14 @@ class HallMap(Widget, can_focus=True):
         row = self.codes[line]
         for col in range(lo, hi):
             cells[col - c0] = glyphs[int(row[col])]
+        if self.overlay is not None:
+            over = self.overlay[line]
+            for col in np.flatnonzero(over[lo:hi] >= 0).tolist():
+                cells[col + lo - c0] = TRACE_GLYPHS[int(over[col + lo])]
+        for col, text in self.labels.get(line, ()):
+            for k, ch in enumerate(text):
+                if lo <= col + k < hi:
+                    cells[col + k - c0] = (ch, LABEL_STYLE)
         if self.ghost is not None:
             g0, g1 = self.grid.span(np.array([self.ghost.x0]), np.array([self.ghost.x1]), "x")
             l0, l1 = self.grid.span(np.array([self.ghost.y0]), np.array([self.ghost.y1]), "y")
@@ -328,9 +417,25 @@ class HallMap(Widget, can_focus=True):
         return Strip(segments, width)
 
 
-def legend(by: str, where: str) -> Text:
-    """One line: what the colours and glyphs mean, then the hall and the scale."""
+def legend(by: str, where: str, present: set[int] | None = None, trace: Trace | None = None) -> Text:
+    """One line: what the colours and glyphs on the map mean (``present``: the cell codes drawn, None:
+    all), the trace if there is one, then the hall and the scale."""
     t = Text()
+    if trace is not None:
+        far = len(trace.far_racks)
+        t.append(f"trace {trace.rack_id}: {len(trace)} links, {far} racks ", Style(bold=True))
+        t.append(*TRACE_GLYPHS[TRACE_NEAR]).append("here ")
+        if far:
+            t.append(*TRACE_GLYPHS[TRACE_FAR]).append("far end ")
+        drawn = set(trace.segments["cls"].tolist())
+        for i, c in enumerate(TRACE_CLASSES):
+            if i in drawn:
+                t.append(*TRACE_GLYPHS[TRACE + 2 * i]).append(f"{c} ")
+        t.append("· ")
+
+    def shows(code: int) -> bool:
+        return present is None or code in present
+
     if by == "kw":
         t.append("GPU kW: ")
         for band in palette.BANDS:
@@ -340,10 +445,19 @@ def legend(by: str, where: str) -> Text:
         t.append("█", Style(color=KIND_COLOURS["network"])).append("net ")
     else:
         for kind, name in (("gpu", "gpu"), ("network", "net"), ("spine", "spine"), ("core", "MDF")):
-            t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{name} ")
-    for code, name in ((COLUMN, "col"), (KEEPOUT, "keep-out"), (TRAY, "tray"), (USER_ROW, "user row")):
-        ch, st = GLYPHS[code]
-        t.append(ch, st).append(f"{name} ")
+            if shows(RACK + RACK_KINDS.index(kind)):
+                t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{name} ")
+        for kind in RACK_KINDS:
+            if (
+                kind not in ("gpu", "network", "spine", "core")
+                and present
+                and RACK + RACK_KINDS.index(kind) in present
+            ):
+                t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{kind} ")
+    for code, name in ((COLUMN, "col"), (KEEPOUT, "keep-out"), (TRAY, "tray"), (USER_ROW, "empty user row")):
+        if shows(code):
+            ch, st = GLYPHS[code]
+            t.append(ch, st).append(f"{name} ")
     if where:
         t.append(f"· {where}", Style(dim=True))
     return t
