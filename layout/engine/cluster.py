@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+CONNECT_TIMEOUT = "10s"  # how long to try to reach a --scheduler before it is refused
 STATE_ATTR = "_dclayout_state"  # the attribute of a Dask worker holding the per-thread task state
 
 
@@ -81,7 +82,22 @@ class Engine:
         from distributed import Client, LocalCluster
 
         if self.scheduler is not None:
-            self._client = Client(self.scheduler, timeout="30s")
+            try:
+                self._client = Client(self.scheduler, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError, ValueError) as e:
+                from layout.errors import InputError, Problem
+
+                reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+                raise InputError(
+                    [
+                        Problem(
+                            "--scheduler",
+                            self.scheduler,
+                            f"no Dask scheduler answers there ({reason})",
+                            "tcp://HOST:PORT of a running `dask scheduler`",
+                        )
+                    ]
+                ) from None
         else:
             self._cluster = LocalCluster(
                 n_workers=self.workers,
