@@ -103,7 +103,8 @@ class Engine:
                 n_workers=self.workers,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=None,  # no dashboard; its HTTP routes on a free port (8787 may be taken)
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                 silence_logs=logging.ERROR,
             )
             self._client = Client(self._cluster)

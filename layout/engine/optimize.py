@@ -524,24 +524,16 @@ def _duct_runs(design: Design, ba: np.ndarray, bb: np.ndarray, cross: np.ndarray
 # -------------------------------------------------------------------------------------- write-back
 def optimized_text(text: str, options: dict[str, Any]) -> str:
     """The site file ``text`` with ``options`` (:meth:`Space.options`) set, every comment and key kept
-    where it was; a new key goes at the end of its building's or hall's own keys."""
+    where it was (layout.siteedit.SetLayout, the edit the TUI would undo)."""
     import tomlkit
 
     doc = tomlkit.parse(text)
-    for b in doc.get("building", []):
-        for key, value in options.get(str(b["id"]), {}).items():
-            b[key] = _toml_value(value)
-        for h in b.get("hall", []):
-            for key, value in options.get(f"{b['id']}/{h['id']}", {}).items():
-                h[key] = _toml_value(value)
+    layout_edit(options).apply(doc)
     return tomlkit.dumps(doc)
 
 
-def _toml_value(value: Any) -> Any:
-    import tomlkit
+def layout_edit(options: dict[str, Any]) -> Any:
+    """``options`` (:meth:`Space.options`) as one undoable site edit (layout.siteedit.SetLayout)."""
+    from layout.siteedit import SetLayout
 
-    if isinstance(value, list):
-        arr = tomlkit.array()
-        arr.extend([float(v) for v in value])
-        return arr
-    return value
+    return SetLayout(tuple((where, k, v) for where, keys in options.items() for k, v in keys.items()))

@@ -106,3 +106,19 @@ def test_the_optimised_report_has_the_optimisation_chapter(found: tuple[opt.Prob
     )
     for where, keys in report["moved"].items():
         assert where in text and all(k in text for k in keys)
+
+
+def test_the_chosen_layout_is_one_undoable_edit_of_the_site(
+    found: tuple[opt.Problem, opt.Result], tmp_path: Path
+) -> None:
+    from layout.tui.session import Session
+
+    problem, r = found
+    site = tmp_path / "superpod-4su.toml"
+    site.write_text(SITE.read_text(encoding="utf-8"), encoding="utf-8")
+    session = Session()
+    session.open(site)
+    before = session.text
+    assert session.apply(opt.layout_edit(problem.space.options(problem.inputs.site, r.best_layout)))
+    assert opt.score(design.run(session.inputs), 5.0) == r.best
+    assert session.undo() is not None and session.text == before
