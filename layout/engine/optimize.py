@@ -390,7 +390,7 @@ def search(
                 failed.append(getattr(r, "reason", str(r)))
             elif feasible(r, base):
                 scored.append((objective(r, kind), c, r))
-        cur_obj = objective(cur_s, kind)
+        prev, cur_obj = cur, objective(cur_s, kind)  # the layout this batch's moves were made from
         if scored:
             obj, lay, r = min(scored, key=lambda t: t[0])  # first of equals: batch order
             temp = t_start * max(0.0, 1.0 - evals / max_evals)
@@ -401,13 +401,13 @@ def search(
             # moves that each improved one building, tried together next
             per_b: dict[int, tuple[float, Layout]] = {}
             for o, c, _ in scored:
-                changed = c.buildings_changed(cur if c is not cur else base_lay, space)
+                changed = c.buildings_changed(prev, space)
                 if o < cur_obj and len(changed) == 1:
                     bno = next(iter(changed))
                     if bno not in per_b or o < per_b[bno][0]:
                         per_b[bno] = (o, c)
             if len(per_b) > 1:
-                combo = _combine(cur, [c for _, c in per_b.values()], space)
+                combo = _combine(prev, [per_b[b][1] for b in sorted(per_b)], space)
         history.append(
             {"evaluations": evals, "best": objective(best_s, kind), "current": objective(cur_s, kind)}
         )
