@@ -180,7 +180,8 @@ class Space:
         spine = list(lay.spine)
         for j in range(self.n_halls[bno]):
             h = self.first_hall[bno] + j
-            spine[h] = self._nearest_spot(h, p)
+            if self._valid_spots(h):
+                spine[h] = self._nearest_spot(h, p)
         return dataclasses.replace(lay, mdf=tuple(mdf), spine=tuple(spine))
 
     def gather_all(self, site: SiteFile, lay: Layout, at: str) -> Layout:
@@ -188,12 +189,14 @@ class Space:
         for bno, b in enumerate(site.building):
             c = Polygon(b.footprint).centroid
             target = (c.x, c.y) if at == "centre" or b.entry is None else b.entry
-            best = min(
+            options = [
                 (math.dist(self.points[self.first_hall[bno] + j][i][k] or target, target), j, (i, k))
                 for j in range(self.n_halls[bno])
                 for i, k in self._valid_spots(self.first_hall[bno] + j)
-            )
-            lay = self.gather(lay, bno, best[1], best[2])
+            ]
+            if options:  # a building whose halls hold no grid point keeps its own layout
+                best = min(options)
+                lay = self.gather(lay, bno, best[1], best[2])
         return lay
 
     def neighbour(self, lay: Layout, rng: random.Random) -> Layout:

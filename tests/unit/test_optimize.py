@@ -122,3 +122,22 @@ def test_the_chosen_layout_is_one_undoable_edit_of_the_site(
     assert session.apply(opt.layout_edit(problem.space.options(problem.inputs.site, r.best_layout)))
     assert opt.score(design.run(session.inputs), 5.0) == r.best
     assert session.undo() is not None and session.text == before
+
+
+def test_a_hall_too_small_for_the_grid_keeps_its_own_layout() -> None:
+    import copy
+    import tomllib
+
+    from layout.load import DEFAULT_TEMPLATES_DIR, load_library, site_from_data
+
+    data = tomllib.loads(SITE.read_text(encoding="utf-8"))
+    big = copy.deepcopy(data["building"][0]["hall"][0])
+    # an L-shaped strip along two walls: every grid point (10..90 % of its bounds) lies outside it
+    tiny = {"id": "H9", "polygon": [[0, 0], [47, 0], [47, 1], [1, 1], [1, 29], [0, 29]]}
+    data["building"][0]["hall"] = [big, tiny]
+    catalog, templates = load_library(DEFAULT_TEMPLATES_DIR)
+    inputs = site_from_data(data, Path("x.toml"), catalog, templates, DEFAULT_TEMPLATES_DIR)
+    space = opt.Space.of(inputs.site)
+    assert all(p is None for col in space.points[1] for p in col)
+    lay = space.gather_all(inputs.site, space.baseline(inputs.site), "centre")
+    assert lay.spine[1] is None and lay.spine[0] is not None and lay.mdf[0] is not None
