@@ -103,6 +103,7 @@ class Engine:
                 n_workers=self.workers,
                 threads_per_worker=1,
                 processes=True,
+                memory_limit=0,  # a campus design needs more than a many-core machine's share per core
                 dashboard_address=None,  # no dashboard; its HTTP routes on a free port (8787 may be taken)
                 scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                 silence_logs=logging.ERROR,
