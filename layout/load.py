@@ -646,6 +646,15 @@ def check_catalog(catalog: Catalog, file: str) -> list[Problem]:
                 )
             )
     for vid, srv in catalog.server.items():
+        if srv.nvlink_gpus is not None and srv.nvlink_gpus % srv.gpus:
+            p.append(
+                Problem(
+                    file,
+                    f"server.{vid}.nvlink_gpus",
+                    f"an NVLink domain of {srv.nvlink_gpus} GPUs is not whole servers of {srv.gpus}",
+                    f"a multiple of {srv.gpus}",
+                )
+            )
         if srv.rails is not None and srv.backend_ports % srv.rails:
             divs = [d for d in range(1, srv.backend_ports + 1) if srv.backend_ports % d == 0]
             p.append(

@@ -34,6 +34,7 @@ import pandas as pd
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from layout.arrays import unique_inverse
 from layout.model.catalog import CAGE_FORMS
 from layout.violations import Violation
 
@@ -471,7 +472,7 @@ def cage_label_codes(group: np.ndarray, cage: np.ndarray) -> tuple[list[str], np
     """Cage names, 1-based: ``7`` (switch data cage 7, as NVIDIA numbers them), ``be3``, ``fe1``,
     ``st2``, ``mgmt1``, as (distinct names, index of each end's name)."""
     g = len(GROUPS)
-    uniq, inv = np.unique(cage * g + group, return_inverse=True)
+    uniq, inv = unique_inverse(cage * g + group)
     return [f"{GROUP_LABELS[k % g]}{k // g + 1}" for k in uniq.tolist()], inv
 
 
@@ -481,7 +482,7 @@ def port_label_codes(
     """Port names: cage and port inside it, ``7/2`` (NVIDIA's split-port naming), ``be3/1``, as
     (distinct names, index of each end's name)."""
     g, m = len(GROUPS), 16
-    uniq, inv = np.unique((cage * g + group) * m + (port - cage * per_cage), return_inverse=True)
+    uniq, inv = unique_inverse((cage * g + group) * m + (port - cage * per_cage))
     return [f"{GROUP_LABELS[(k // m) % g]}{k // m // g + 1}/{k % m + 1}" for k in uniq.tolist()], inv
 
 

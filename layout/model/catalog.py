@@ -68,11 +68,17 @@ class SwitchSpec(Strict):
     mgmt_ports: int = Field(ge=0, le=8, default=1)
     protocol: Literal["infiniband", "ethernet"] = "ethernet"
     cooling: Literal["air", "liquid"] = "air"
+    # the fastest link a cage's ports gang into (SN5600: 128 x 400G or 64 x 800G); None: port_gbps
+    max_link_gbps: int | None = Field(default=None, gt=0)
     height_ru: int = Field(gt=0, le=20)
     weight_kg: float = Field(gt=0, le=500)
     power_w_copper: float = Field(gt=0, le=50000)
     power_w_optics: float = Field(gt=0, le=50000)
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+    @property
+    def fastest_gbps(self) -> int:
+        return self.max_link_gbps or self.port_gbps
 
     @property
     def data_cages(self) -> int:

@@ -11,6 +11,7 @@ port 2; ``be1/1`` a server's backend cage), and :func:`cable_ids` gives the port
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -60,6 +61,7 @@ class Trace:
         far = np.unique(self.far_rack)
         return far[(far >= 0) & (far != self.rack_no)]
 
+    @cached_property
     def groups(self) -> pd.DataFrame:
         """The links by far rack, medium and kind: ``far_rack_id, kind, media_class, links, min_m, max_m``,
         the farthest first (what the inspector lists)."""
@@ -99,12 +101,12 @@ def cable_ids(result: Result, links: np.ndarray) -> list[str]:
     d = result.design
     links = np.asarray(links, np.int64)
     table = d.cabling.links
-    rack_ids = d.placement.racks["rack_id"].astype(str).to_numpy()
-    dev_ids = d.fabric.devices["device_id"].astype(str).to_numpy()
+    rack_ids = d.placement.racks["rack_id"].to_numpy()
+    dev_ids = result.device_arrays[2]
     ru = np.asarray(d.placement.device_ru, np.int64)
     port_a, port_b = end_ports(result, links)
     code = d.inputs.stem.upper()
-    dev_a, dev_b = table["a"].to_numpy(np.int64)[links], table["b"].to_numpy(np.int64)[links]
+    dev_a, dev_b = table["a"].to_numpy()[links], table["b"].to_numpy()[links]
     out = []
     for j, i in enumerate(links.tolist()):
         ends = []
@@ -112,7 +114,7 @@ def cable_ids(result: Result, links: np.ndarray) -> list[str]:
             (int(dev_a[j]), int(result.link_rack_a[i]), port_a[j]),
             (int(dev_b[j]), int(result.link_rack_b[i]), port_b[j]),
         ):
-            where = rack_ids[rack].replace("/", ".") if rack >= 0 else dev_ids[dev]
+            where = str(rack_ids[rack]).replace("/", ".") if rack >= 0 else str(dev_ids[dev])
             ends.append(f"{where}-U{max(int(ru[dev]), 0):02d}:{str(port).replace('/', '.')}")
         out.append(f"{code}." + "/".join(ends))
     return out
@@ -125,13 +127,17 @@ def trace_rack(result: Result, rack_no: int, links: np.ndarray | None = None) ->
     idx = result.rack_links(rack_no) if links is None else np.asarray(links, np.int64)
     ra, rb = result.link_rack_a[idx], result.link_rack_b[idx]
     near_is_a = ra == rack_no
-    dev_ids = d.fabric.devices["device_id"].astype(str).to_numpy()
-    rack_ids = d.placement.racks["rack_id"].astype(str).to_numpy()
-    a, b = table["a"].to_numpy(np.int64)[idx], table["b"].to_numpy(np.int64)[idx]
+    dev_ids = result.device_arrays[2]
+    rack_ids = d.placement.racks["rack_id"].to_numpy()
+
+    def column(name: str) -> np.ndarray:  # only these links' cells, as str (never the whole column)
+        return table[name].iloc[idx].astype(str).to_numpy()
+
+    a, b = table["a"].to_numpy()[idx].astype(np.int64), table["b"].to_numpy()[idx].astype(np.int64)
     port_a, port_b = end_ports(result, idx)
     far = np.where(near_is_a, rb, ra)
-    media_class = table["media_class"].astype(str).to_numpy()[idx]
-    route = table["route"].astype(str).to_numpy()[idx]
+    media_class = column("media_class")
+    route = column("route")
     return Trace(
         rack_no=rack_no,
         rack_id=str(rack_ids[rack_no]),
@@ -139,11 +145,13 @@ def trace_rack(result: Result, rack_no: int, links: np.ndarray | None = None) ->
         near_device=dev_ids[np.where(near_is_a, a, b)],
         near_port=np.where(near_is_a, port_a, port_b),
         far_rack=far,
-        far_rack_id=np.where(far >= 0, rack_ids[np.clip(far, 0, None)] if len(rack_ids) else "", "-"),
+        far_rack_id=np.where(
+            far >= 0, rack_ids[np.clip(far, 0, None)].astype(str) if len(rack_ids) else "", "-"
+        ),
         far_device=dev_ids[np.where(near_is_a, b, a)],
         far_port=np.where(near_is_a, port_b, port_a),
-        kind=table["kind"].astype(str).to_numpy()[idx],
-        media=table["media"].astype(str).to_numpy()[idx],
+        kind=column("kind"),
+        media=column("media"),
         media_class=media_class,
         route=route,
         length_m=result.link_length_m[idx],

@@ -197,3 +197,19 @@ def test_json_says_what_was_built(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["oversubscription"] == 7.0
     core = out["built"][2]
     assert core["links_down"] == 98_304 and core["links_up"] * 7 >= core["links_down"]
+
+
+def test_json_has_the_scalable_unit_of_the_system(
+    dclayout: Callable[..., subprocess.CompletedProcess[str]],
+) -> None:
+    res = dclayout("fabric", "--gpus", "4608", "--server", "gb200-nvl72", "--switch", "qm9700", "--json")
+    assert res.returncode == 0, res.stderr
+    su = json.loads(res.stdout)["scalable_unit"]
+    assert su == {"gpus": 576, "servers": 8, "racks": 8, "nvlink_gpus": 72}
+    res = dclayout("fabric", "--gpus", "1024", "--json")
+    assert json.loads(res.stdout)["scalable_unit"] == {
+        "gpus": 256,
+        "servers": 32,
+        "racks": 8,
+        "nvlink_gpus": 8,
+    }

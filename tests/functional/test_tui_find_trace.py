@@ -135,7 +135,7 @@ def test_trace_lists_every_link_of_the_rack_with_its_ports(result: Result) -> No
     assert list(t.far_port) == list(np.where(here_is_a, rows["b_port"], rows["a_port"]))
     assert list(t.far_rack_id) == list(np.where(here_is_a, rows["b_rack"], rows["a_rack"]))
     assert set(t.far_racks.tolist()) == {rack_no(result, "B1/H1/R01/K05"), rack_no(result, "B1/H1/R01/K06")}
-    g = t.groups()
+    g = t.groups
     gpu = g[g["kind"] == "gpu_leaf"].iloc[0]
     assert (gpu["far_rack_id"], gpu["media_class"], int(gpu["links"])) == ("B1/H1/R01/K05", "mmf", 32)
     lengths = links["length_m"].to_numpy()[scan][t.kind == "gpu_leaf"]
@@ -297,7 +297,7 @@ async def test_trace_key_draws_the_racks_cables_and_lists_them() -> None:
         legend = str(app.query_one("#legend", Static).content)
         assert legend.startswith(f"trace B1/H1/R01/K05: 520 links, {far} racks")
         inspector = shown(app, "#inspector-body", 60)
-        assert f"Trace R01/K05: 520 links, {far} racks" in inspector and "128 mmf" in inspector
+        assert f"Trace R01/K05\n520 links to {far} racks" in inspector and "128 mmf" in inspector
         await pilot.press("5")  # the cabling tab lists every link of the traced rack with its ports
         assert "Links of the traced rack B1/H1/R01/K05" in shown(app, "#trace-view", 160)
         await pilot.press("1", "r")  # r again on the same rack: no trace
@@ -338,3 +338,38 @@ def test_longest_links_name_their_ports_so_no_two_lines_are_alike(result: Result
         r = table.iloc[i]
         assert f"{r['a_rack']} {r['a_device']} {r['a_port']}" in line
         assert f"{r['b_rack']} {r['b_device']} {r['b_port']}" in line
+
+
+# ------------------------------------------------------------------------------ quitting at once
+def test_q_quits_while_a_design_runs_without_waiting_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A design run held in its thread until released: q ends the app, and the event loop's shutdown
+    (asyncio.run, which joins its default executor, where Textual's thread workers run) does not wait
+    for the run: its thread is still waiting when the app is gone."""
+    import asyncio
+    import threading
+
+    started, release = threading.Event(), threading.Event()
+    real = Session.compute
+
+    def held(self: Session, inputs: Any, text: str, progress: Any = None) -> Result:
+        started.set()
+        release.wait(60)
+        return real(self, inputs, text, progress)
+
+    monkeypatch.setattr(Session, "compute", held)
+    app = DCLayoutApp(SUPERPOD)
+
+    async def run() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            while not started.is_set():
+                await pilot.pause(0.01)
+            assert app.designing
+            await pilot.press("q")
+
+    asyncio.run(run())
+    thread = app.design_thread
+    assert thread is not None and thread.is_alive() and not release.is_set()
+    assert app.quitting  # the run stops at its next stage instead of finishing
+    release.set()
+    thread.join(60)
+    assert not thread.is_alive()

@@ -60,4 +60,4 @@ def test_rails_must_divide_the_backend_ports(tmp_path: Path) -> None:
     cat.write_text(cat.read_text().replace("rails = 18 ", "rails = 17 ", 1))
     with pytest.raises(InputError) as e:
         load_catalog(tmp_path / "t")
-    assert "server.gb300-nvl72.rails: 72 backend ports do not spread evenly over 17 rails" in str(e.value)
+    assert "server.gb200-nvl72.rails: 72 backend ports do not spread evenly over 17 rails" in str(e.value)

@@ -85,6 +85,16 @@ TRACE_GLYPHS: dict[int, tuple[str, Style]] = {
 LABEL_STYLE = Style(color="#ffffff", bgcolor="#303030", bold=True)
 LABEL_MODES = ("ids", "kw", "off")  # l cycles: row ids, row ids with their IT kW, none
 GHOST = ("▒", Style(color="#ffff5f", bgcolor="#5f5f00", bold=True))
+NO_SITE = (
+    "No site open.",
+    "",
+    "ctrl+o  open a site file (sites/ holds examples)",
+    "f1      every key",
+    "q       quit",
+    "",
+    "or start with one: dclayout tui sites/NAME.toml",
+)
+NO_SITE_STYLE = Style(color="#d0d0d0", bgcolor=MAP_BG)
 CURSOR = Style(color="#000000", bgcolor="#ffffff", bold=True)
 REVERSE = Style(reverse=True)
 
@@ -109,11 +119,11 @@ class HallMap(Widget, can_focus=True):
         Binding("shift+down", "pan(0, 1)", "pan", show=False),
         Binding("shift+left", "pan(-1, 0)", "pan", show=False),
         Binding("shift+right", "pan(1, 0)", "pan", show=False),
-        Binding("plus,equals_sign", "zoom(-1)", "zoom", key_display="+/-"),
+        Binding("plus,equals_sign", "zoom(-1)", "zoom in", show=False, key_display="+"),
         Binding("minus", "zoom(1)", "zoom out", show=False),
         Binding("0", "fit", "fit", show=False),
-        Binding("c", "colour", "colour"),
-        Binding("l", "labels", "labels", show=False),
+        Binding("c", "colour", "colour: kind / kW", show=False),
+        Binding("l", "labels", "row labels: ids / kW / none", show=False),
         Binding("enter", "drop", "drop row", show=False),
         Binding("escape", "cancel_move", "cancel move", show=False),
     ]
@@ -140,6 +150,19 @@ class HallMap(Widget, can_focus=True):
     class Redrawn(Message):
         """The scale or colouring changed."""
 
+    class FocusChanged(Message):
+        """The map got or lost the keys (``focused``): the app shows which pane has them."""
+
+        def __init__(self, focused: bool) -> None:
+            super().__init__()
+            self.focused = focused
+
+    def on_focus(self) -> None:
+        self.post_message(self.FocusChanged(True))
+
+    def on_blur(self) -> None:
+        self.post_message(self.FocusChanged(False))
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.floor: HallFloor | None = None
@@ -151,6 +174,7 @@ class HallMap(Widget, can_focus=True):
         self.view = (0, 0)  # raster cell shown at the top-left corner
         self.ghost: UserRowBox | None = None
         self._fit_pending = True
+        self.fitted = False  # the view is the fit of the hall (a resize fits it again)
         self.trace: Trace | None = None  # the traced rack's cables (drawn over the hall)
         self.overlay: np.ndarray | None = None  # trace_overlay at the current grid, None without a trace
         self.label_mode = LABEL_MODES[0]
@@ -249,7 +273,7 @@ class HallMap(Widget, can_focus=True):
         self.refresh()
 
     def on_resize(self) -> None:
-        if self._fit_pending and self.floor is not None:
+        if (self._fit_pending or self.fitted) and self.floor is not None:
             self.action_fit()
         else:
             self._scroll_to_cursor()
@@ -263,6 +287,7 @@ class HallMap(Widget, can_focus=True):
         x0, y0, x1, y1 = self.floor.bounds
         fit = max((x1 - x0) / (w - 1), (y1 - y0) / (ASPECT * (h - 1)))
         self._fit_pending = not (self.size.width and self.size.height)
+        self.fitted = True
         keep = self.cursor_m
         self.m_per_col = min(max(round(fit * 1.0001, 4), MIN_M_PER_COL), MAX_M_PER_COL)
         self._rebuild(keep)
@@ -279,6 +304,7 @@ class HallMap(Widget, can_focus=True):
         new = min(max(round(self.m_per_col * ZOOM_STEP**step, 4), MIN_M_PER_COL), MAX_M_PER_COL)
         if new == self.m_per_col or self.grid is None:
             return
+        self.fitted = False
         keep = self.cursor_m
         self.m_per_col = new
         self._rebuild(keep)
@@ -319,6 +345,7 @@ class HallMap(Widget, can_focus=True):
     def action_pan(self, dc: int, dl: int) -> None:
         if self.grid is None:
             return
+        self.fitted = False
         w, h = self.size.width, self.size.height
         ox = self.view[0] + dc * max(1, w // 4)
         oy = self.view[1] + dl * max(1, h // 4)
@@ -380,6 +407,11 @@ class HallMap(Widget, can_focus=True):
     # ------------------------------------------------------------------------------------ render
     def render_line(self, y: int) -> Strip:
         width = self.size.width
+        if self.floor is None:  # no site open: say what to do
+            top = (self.size.height - len(NO_SITE)) // 2
+            text = NO_SITE[y - top] if 0 <= y - top < len(NO_SITE) else ""
+            pad = max((width - max(len(t) for t in NO_SITE)) // 2, 0)
+            return Strip([Segment((" " * pad + text).ljust(width)[:width], NO_SITE_STYLE)], width)
         line = self.view[1] + y
         if self.grid is None or not 0 <= line < self.grid.lines:
             return Strip.blank(width, GLYPHS[OUTSIDE][1])

@@ -131,8 +131,11 @@ def trace_section(trace: Trace) -> RenderableType:
     """The traced rack's links by far rack, kind and medium, the longest first."""
     hall = trace.rack_id.rsplit("/", 2)[0] + "/"
     short = trace.rack_id.removeprefix(hall)  # R01/K05 inside the traced rack's hall
-    lines = [Text(f"Trace {short}: {len(trace):,} links, {len(trace.far_racks)} racks", style="bold")]
-    groups = trace.groups()
+    lines = [
+        Text(f"Trace {short}", style="bold"),
+        Text(f"{len(trace):,} links to {len(trace.far_racks)} racks, the longest first:"),
+    ]
+    groups = trace.groups
     for r in groups.head(TRACE_GROUPS_LISTED).to_dict("records"):
         lo, hi = float(r["min_m"]), float(r["max_m"])
         metres = f"{lo:.1f}-{hi:.1f} m" if hi - lo >= 0.05 else f"{hi:.1f} m"
