@@ -16,7 +16,7 @@ A variant whose NIC differs from the site's drops the site's ``link_mtbf_years``
 site's NIC), so Cedar-7 gets its own 4-year dual-port figure. A variant the site cannot build (too
 many tiers, ...) is a row with its ``error`` and no figures.
 
-Figures per variant (the ``COLUMNS`` of the table): backend switches per tier; transceivers per medium
+Figures per variant (layout.figures, the ``columns`` of the table): backend switches per tier; transceivers per medium
 (both ends, every network) and the node-side ones; the copper share of the GPU (backend) fabric's
 links; cable bought (stock lengths, km); network power (every switch, with its optics, plus the
 server-end modules, MW); cost (BOM total and its network part); time to the first job failure
@@ -27,16 +27,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 
-from layout import bom
-from layout import media as media_mod
 from layout.errors import InputError
+from layout.figures import figure_columns, figures, table
 from layout.model import Cluster
 
 if TYPE_CHECKING:
@@ -60,8 +57,6 @@ DESIGNS = ("rail", "mor")
 NICS = ("cx7", "cedar7")
 DEFAULT_POD_GPUS = 24_576  # seed 000: 4 pods of 24,576 GPUs on the 100k cluster
 PODS_OVERSUBSCRIPTION = 7.0  # seed 000 (Meta)
-TIER_ROLES = ("leaf", "spine", "core", "super")
-INT_COLUMNS = {"gpus", "tiers", "pods", "pod_gpus", "node_optics", "violations"}  # plus switches_*, optics_*
 
 
 @dataclass(frozen=True)
@@ -124,77 +119,47 @@ def run_variant(inputs: Inputs, variant: Variant) -> dict[str, Any]:
     except InputError as e:
         row["error"] = "; ".join(f"{p.key}: {p.problem}" for p in e.problems)
         return row
-    cat = vin.catalog
-    fabric, placement, cabling = design.fabric, design.placement, design.cabling
-    table = bom.build(vin, fabric, placement, cabling)
-    cost = bom.totals(table)
-    rel = bom.design_reliability(vin, fabric, cabling)
-    s = fabric.summary()
-    row.update(
-        gpus=fabric.gpus,
-        tiers=fabric.tiers,
-        pods=fabric.pods,
-        pod_gpus=fabric.pod_gpus,
-        oversubscription=fabric.oversubscription,
-    )
-    for r in TIER_ROLES:
-        row[f"switches_{r}"] = s["switches"][r]
-    row["switches_backend"] = s["switches"]["total"]
-    row["switches_all"] = fabric.switches_all_networks()
-
-    mods = cabling.modules
-    optical = [m for m, spec in cat.media.items() if spec.optical]
-    per_media = (
-        mods.groupby("media", sort=False)["modules"].sum() if not mods.empty else pd.Series(dtype=np.int64)
-    )
-    for m in optical:
-        row[f"optics_{m}"] = int(per_media.get(m, 0))
-    row["optics_total"] = int(per_media.sum())
-    row["node_optics"] = rel["node_optical_modules"]
-
-    links = cabling.links
-    row["copper_share_pct"] = media_mod.copper_share_pct(*cabling.backend_copper())
-    row["cable_km"] = round(float(np.nansum(links["stock_length_m"].to_numpy(float))) / 1000.0, 3)
-
-    switch_kw = float(np.nansum(cabling.switch_power_kw))
-    server = (fabric.devices["role"] == "server").to_numpy()
-    row["network_power_mw"] = round((switch_kw + float(cabling.module_w[server].sum()) / 1000.0) / 1000.0, 4)
-    row["cost_total_usd"] = cost["total"]
-    row["cost_network_usd"] = cost["network"]
-    row["ttff_min"] = rel["time_to_first_failure_min"]
-    row["ttff_all_links_min"] = rel["all_links"]["time_to_first_failure_min"]
-    row["violations"] = len(design.violations)
+    row.update(figures(vin, design))
     return row
+
+
+def _failed_row(variant: Variant, reason: str) -> dict[str, Any]:
+    return {
+        "variant": variant.name,
+        "fabric": variant.fabric,
+        "design": variant.design,
+        "nic": variant.nic,
+        "switch": FABRICS[variant.fabric].switch,
+        "error": f"failed: {reason}",
+    }
 
 
 def columns(catalog_media: list[str]) -> list[str]:
     """The table's columns for a catalog whose optical media are ``catalog_media``."""
-    return [
-        "variant", "fabric", "design", "nic", "switch", "gpus", "tiers", "pods", "pod_gpus", "oversubscription",
-        *(f"switches_{r}" for r in TIER_ROLES), "switches_backend", "switches_all",
-        *(f"optics_{m}" for m in catalog_media), "optics_total", "node_optics", "copper_share_pct", "cable_km",
-        "network_power_mw", "cost_total_usd", "cost_network_usd", "ttff_min", "ttff_all_links_min", "violations", "error",
-    ]  # fmt: skip
+    return ["variant", "fabric", "design", "nic", "switch", *figure_columns(catalog_media), "error"]
 
 
-def _run_one(args: tuple[Inputs, Variant]) -> dict[str, Any]:
-    return run_variant(*args)
+def _variant_task(inputs: Inputs, variant: Variant, state: dict[str, Any]) -> dict[str, Any]:
+    """One variant as an engine task (layout.engine: the inputs are sent to each worker once)."""
+    return run_variant(inputs, variant)
 
 
-def compare(inputs: Inputs, chosen: list[Variant] | None = None, jobs: int | None = None) -> pd.DataFrame:
+def compare(
+    inputs: Inputs,
+    chosen: list[Variant] | None = None,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+) -> pd.DataFrame:
     """The comparison table, one row per variant of ``chosen`` (default: ``variants()``), in that order.
-    ``jobs``: worker processes (default: one per core, at most one per variant; 1 runs here)."""
+    The variants run on Dask (layout.engine): ``scheduler`` ``tcp://HOST:PORT`` an existing cluster, else
+    a local cluster of ``jobs`` workers (default: one per core, at most one per variant; 1 runs here).
+    The table is the same whichever ran it; a variant whose task failed is a row with its ``error``."""
+    from layout.engine import Engine, Failed
+
     todo = chosen if chosen is not None else variants()
     workers = min(jobs or os.cpu_count() or 1, len(todo))
-    if workers <= 1:
-        rows = [run_variant(inputs, v) for v in todo]
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            rows = list(pool.map(_run_one, [(inputs, v) for v in todo]))
+    with Engine(scheduler, workers) as engine:
+        got = engine.map(_variant_task, inputs, todo)
+    rows = [_failed_row(v, r.reason) if isinstance(r, Failed) else r for v, r in zip(todo, got, strict=True)]
     optical = [m for m, spec in inputs.catalog.media.items() if spec.optical]
-    df = pd.DataFrame(rows).reindex(columns=columns(optical))
-    for c in df.columns:
-        if c in INT_COLUMNS or c.startswith(("switches_", "optics_")):
-            df[c] = df[c].astype("Int64")
-    df["error"] = [e if isinstance(e, str) else "" for e in df["error"]]
-    return df
+    return table(rows, columns(optical))

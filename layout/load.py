@@ -1062,6 +1062,16 @@ def _cross_check(
                         f"e.g. {_xy(_nearest_on(fp.exterior, entry))}",
                     )
                 )
+        mdf_at = b.f.get("mdf_at")
+        if fp is not None and mdf_at is not None and not fp.buffer(1e-6).contains(ShapelyPoint(mdf_at)):
+            p.append(
+                Problem(
+                    file,
+                    f"{bkey}.mdf_at",
+                    f"mdf_at {_xy(mdf_at)} is outside building {bid}'s footprint",
+                    f"a point inside the footprint, {_bounds(fp)}",
+                )
+            )
         if fp is not None:
             for other, op in footprints:
                 shared = fp.intersection(op).area
@@ -1140,6 +1150,16 @@ def _cross_check(
                         )
                     )
             placed.append((str(hid), hp))
+            spine_at = h.get("spine_at")
+            if spine_at is not None and not hp.buffer(1e-6).contains(ShapelyPoint(spine_at)):
+                p.append(
+                    Problem(
+                        file,
+                        f"{hkey}.spine_at",
+                        f"spine_at {_xy(spine_at)} is outside hall {name}",
+                        f"a point inside the hall, {_bounds(hp)}",
+                    )
+                )
             for ci, c in enumerate(h.get("columns") or []):
                 if not hp.buffer(1e-6).contains(ShapelyPoint(c.at)):
                     p.append(

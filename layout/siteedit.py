@@ -206,7 +206,34 @@ class SetCluster:
         return f"cluster: {self.key} = {self.value}"
 
 
-Edit = AddRow | DeleteRow | MoveRow | SetRowTemplate | SetHallTemplate | SetHall | SetCluster
+@dataclass(frozen=True)
+class SetLayout:
+    """Set the placement options a layout search chose (``dclayout optimize``): per building id
+    ``mdf_at``, per hall key ``spine_at`` and ``row_axis``, as ``((where, key, value), ...)``; a point is
+    a pair of metres. Keys keep their place; a new key goes after its building's or hall's own keys."""
+
+    options: tuple[tuple[str, str, Any], ...]
+
+    KEYS = ("mdf_at", "spine_at", "row_axis")
+
+    def apply(self, doc: tomlkit.TOMLDocument) -> None:
+        by: dict[str, Any] = {}
+        for b in doc.get("building", []):
+            by[str(b["id"])] = b
+            for h in b.get("hall", []):
+                by[f"{b['id']}/{h['id']}"] = h
+        for where, key, value in self.options:
+            if key not in self.KEYS:
+                raise _refused(key, "not a placement option", ", ".join(self.KEYS))
+            if where not in by:
+                raise _refused(key, f"unknown building or hall {where!r}", ", ".join(by))
+            by[where][key] = _point((value[0], value[1])) if isinstance(value, list | tuple) else value
+
+    def describe(self) -> str:
+        return f"optimised layout: {len(self.options)} placement option(s)"
+
+
+Edit = AddRow | DeleteRow | MoveRow | SetRowTemplate | SetHallTemplate | SetHall | SetCluster | SetLayout
 
 
 # -------------------------------------------------------------------------------------------- editor

@@ -19,6 +19,17 @@ def add_templates_option(p: Any) -> None:
     )
 
 
+def add_scheduler_option(p: Any) -> None:
+    """``--scheduler ADDR``, for the commands that fan out over Dask (layout.engine)."""
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDR",
+        help="run on an existing Dask cluster, e.g. tcp://10.0.0.5:8786 (default: a local cluster of "
+        "this machine's cores); the results are the same either way",
+    )
+
+
 def templates_dir(templates: str | None) -> Path | None:
     """The ``--templates`` value as a folder; None: the one beside the site."""
     return Path(templates) if templates else None

@@ -1,4 +1,5 @@
-"""`dclayout report SITE... --out DIR [-j N]`: one PDF design report per site, sites in parallel processes.
+"""`dclayout report SITE... --out DIR [-j N] [--scheduler ADDR]`: one PDF design report per site, sites in
+parallel processes (or, with ``--scheduler``, as tasks on that Dask cluster: the same PDF bytes).
 
 Each site runs in its own worker process (load, design, PDF), forked for that site alone: a bad site is
 reported with its problems, and a worker that dies (killed, out of memory, a crash in a native library)
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from layout.commands import add_templates_option, load_inputs
+from layout.commands import add_scheduler_option, add_templates_option, load_inputs
 from layout.errors import EXIT_BAD_INPUT, EXIT_EXPORT_FAILED, EXIT_OK, InputError
 
 
@@ -37,6 +38,7 @@ def add_parser(sub: Any) -> None:
         metavar="N",
         help="sites built at once, one process each (default: the number of CPUs)",
     )
+    add_scheduler_option(p)
     add_templates_option(p)
     p.set_defaults(run=run)
 
@@ -180,6 +182,31 @@ def build_isolated(
             proc.join()
 
 
+def _report_task(shared: tuple[str | None, str | None], site: str, state: dict[str, Any]) -> Outcome:
+    """One site's report as a task of the Dask engine (``--scheduler``)."""
+    return build_one(site, *shared)
+
+
+def build_on_cluster(
+    sites: list[str], out: str | None, templates: str | None, scheduler: str, done: Any
+) -> None:
+    """Each site's report as a task on the Dask cluster at ``scheduler`` (the site files and the output
+    folder must be the same paths on its workers); a task whose worker died is that site's failure."""
+    from layout.engine import Engine, Failed
+
+    def one(i: int, r: Any) -> None:
+        if isinstance(r, Failed):
+            r = Outcome(
+                sites[i],
+                EXIT_EXPORT_FAILED,
+                lines=(f"{sites[i]}: worker failed ({r.reason}); no report written for it",),
+            )
+        done(r)
+
+    with Engine(scheduler) as engine:
+        engine.map(_report_task, (out, templates), sites, one)
+
+
 def run(args: argparse.Namespace) -> int:
     import os
 
@@ -207,7 +234,16 @@ def run(args: argparse.Namespace) -> int:
                 console.print(f"    {line}", markup=False, soft_wrap=True)
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    if len(sites) == 1:
+    if args.scheduler is not None:
+        with Progress(*columns, console=console, transient=True) as bar:
+            task = bar.add_task("reports", total=len(sites))
+
+            def on_cluster(o: Outcome) -> None:
+                show(o)
+                bar.advance(task)
+
+            build_on_cluster(sites, args.out, args.templates, args.scheduler, on_cluster)
+    elif len(sites) == 1:
         with Progress(*columns, console=console, transient=True) as bar:
             task = bar.add_task("reports", total=len(sites))
             show(build_one(sites[0], args.out, args.templates))

@@ -92,6 +92,10 @@ class Hall(Strict):
     columns: list[Column] = Field(default_factory=list)
     keepouts: list[Keepout] = Field(default_factory=list)
     tray: TraySpec = TraySpec()
+    # placement option (layout.place.anchors): the hall is laid out around this point: its spine racks in
+    # the row cells nearest it, its SU blocks outward from it; default: SU rows from the middle line with
+    # a spine row in the middle (dclayout optimize writes it)
+    spine_at: Point | None = None
 
 
 class Building(Strict):
@@ -99,6 +103,9 @@ class Building(Strict):
     footprint: list[Point]
     entry: Point | None = None
     it_mw: float | None = Field(default=None, gt=0, le=5000)
+    # placement option (layout.place.anchors): the MDF racks stand in the row cells nearest this point,
+    # in whichever hall of the building they are; default: the entry (dclayout optimize writes it)
+    mdf_at: Point | None = None
     hall: list[Hall] = Field(min_length=1)
 
 

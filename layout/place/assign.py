@@ -28,6 +28,7 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from layout.kept import Kept
+from layout.place.anchors import cells_nearest, mdf_point, spine_order
 from layout.place.floor_grid import FloorCursor, GridKey, KeptGrid, Spot, build_halls, cell_order
 from layout.place.groups import Derived, DerivedKey, RackGroups, RackItem
 from layout.place.templates import gpu_racks
@@ -221,7 +222,10 @@ class Placer:
         floors: dict[int, FloorCursor] = {}
         for h in zone:
             start = max(0, (len(halls[h].line_cells) - trial.lines.get(h, 0)) // 2)
-            floors[h] = FloorCursor(halls[h], self.cells, cell_order(halls[h], start))
+            around = spine_order(halls[h], self.cells)  # hall.spine_at: laid out around that point
+            floors[h] = FloorCursor(
+                halls[h], self.cells, cell_order(halls[h], start) if around is None else around
+            )
         # MDF racks first, in the rows nearest the building's entry; the SUs fill around them
         for b, devs in sorted(self._mdf_devices(buildings, pod_b).items()):
             left = self.groups.mdf_items(devs)
@@ -238,6 +242,14 @@ class Placer:
         for h in zone:
             f = floors[h]
             sus = spill + [int(s) for s in np.flatnonzero(su_hall == h)]
+            if halls[h].model.spine_at is not None:  # spines nearest the point, then the SUs around them
+                sp_items = [
+                    it for devs in spines.get(h, []) for it in self.groups.pack_items(self.t_spine, devs)
+                ]
+                left = self._beside(f, f.order, sp_items, spots)
+                missing += self._elsewhere(left, floors, zone, spots)
+                spill = self._lay_sus(f, sus, spots)
+                continue
             half = (len(sus) + 1) // 2
             spill = self._lay_sus(f, sus[:half], spots)
             sp_items = [it for devs in spines.get(h, []) for it in self.groups.pack_items(self.t_spine, devs)]
@@ -318,24 +330,9 @@ class Placer:
         return len(left)
 
     def _cells_near_entry(self, zone_halls: list[int], bno: int) -> list[int]:
-        b = self.site.building[bno]
-        if b.entry is not None:
-            ex, ey = b.entry
-        else:
-            c = Polygon(b.footprint).centroid
-            ex, ey = c.x, c.y
-        ids = [c for h in zone_halls for line in self.halls[h].line_cells for c in line]
-        if not ids:
-            return []
-        dist = []
-        for c in ids:
-            cell = self.cells[c]
-            hall = self.halls[cell.hall]
-            pu, pv = (ey, ex) if hall.swap else (ex, ey)
-            du = max(cell.u0 - pu, 0.0, pu - cell.u1)
-            dv = max(cell.v0 - pv, 0.0, pv - (cell.v0 + hall.band_m))
-            dist.append(round(math.hypot(du, dv), 6))
-        return [ids[i] for i in np.lexsort((np.asarray(ids), np.asarray(dist)))]
+        """The building's row cells nearest its MDF point (``mdf_at``, else the entry) first."""
+        point = mdf_point(self.site.building[bno])
+        return cells_nearest([self.halls[h] for h in zone_halls], self.cells, point, False)
 
     # ----------------------------------------------------------------------------------- assign
     def run(self) -> tuple[list[Spot], list[Violation], int]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from reportlab.platypus import Flowable
 
@@ -19,6 +19,7 @@ from layout.export.pdf.chapters import (
     cabling,
     cover,
     network,
+    optimization,
     plans,
     power,
     reliability,
@@ -31,10 +32,16 @@ if TYPE_CHECKING:
     from layout.scene import Scene
 
 
-def build_story(design: Design, scene: Scene | None = None) -> list[Flowable]:
+def build_story(
+    design: Design, scene: Scene | None = None, optimized: dict[str, Any] | None = None
+) -> list[Flowable]:
+    """The report's chapters; ``optimized`` (an optimize.json object): a layout optimisation chapter
+    after the contents."""
     summary = design.summary()
     story: list[Flowable] = cover.story(design, summary)
     story += contents_page()
+    if optimized is not None:
+        story += optimization.story(optimized)
     story += plans.story(design, scene)
     story += power.story(design, summary)
     story += network.story(design, summary)
@@ -46,12 +53,17 @@ def build_story(design: Design, scene: Scene | None = None) -> list[Flowable]:
     return story
 
 
-def render_pdf(design: Design, scene: Scene | None = None) -> bytes:
+def render_pdf(design: Design, scene: Scene | None = None, optimized: dict[str, Any] | None = None) -> bytes:
     """The report of ``design`` as PDF bytes (deterministic); its plans draw ``scene`` (the design's)."""
-    return render(build_story(design, scene), cover.meta_of(design))
+    return render(build_story(design, scene, optimized), cover.meta_of(design))
 
 
-def write_pdf(design: Design, path: str | os.PathLike[str], scene: Scene | None = None) -> Path:
+def write_pdf(
+    design: Design,
+    path: str | os.PathLike[str],
+    scene: Scene | None = None,
+    optimized: dict[str, Any] | None = None,
+) -> Path:
     """Write the report of ``design`` to ``path`` atomically: it is built in memory and moved into place,
-    so a failure leaves no file (and an older report untouched)."""
-    return write_bytes(path, render_pdf(design, scene))
+    so a failure leaves no file (and an older report untouched). ``optimized``: see build_story."""
+    return write_bytes(path, render_pdf(design, scene, optimized))
