@@ -1,0 +1,91 @@
+"""The power chain and the CDUs on every shipped site, and in the outputs: the XLSX Racks sheet's feeds,
+the Power sheet, the BOM's power and cooling lines and the PDF's power chain (issue 16)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import openpyxl
+import pytest
+from pypdf import PdfReader
+
+from layout.export import tables
+
+
+def test_every_rack_of_every_shipped_site_has_two_feeds_from_different_ups_blocks(
+    design_of: Callable[[str], Any], shipped_sites: list[str]
+) -> None:
+    for stem in shipped_sites:
+        d = design_of(stem)
+        f, bw = d.chain.feeds, d.chain.busways.set_index("busway_id")
+        assert len(f) == len(d.placement.racks) and (f["rack_id"] == d.placement.racks["rack_id"]).all()
+        assert (f["feed_a"] != "").all() and (f["feed_b"] != "").all(), stem
+        ups_a = bw.loc[f["feed_a"], "ups_id"].to_numpy()
+        ups_b = bw.loc[f["feed_b"], "ups_id"].to_numpy()
+        assert (ups_a != ups_b).all(), stem
+        # a feed is in its rack's row; each busway carries the kW of its racks (2N: each side alone)
+        assert (bw.loc[f["feed_a"], "row"].to_numpy() == d.placement.racks["row"].to_numpy()).all()
+        kw = np.bincount(
+            np.unique(f["feed_a"], return_inverse=True)[1], d.power.rack_kw, minlength=f["feed_a"].nunique()
+        )
+        assert bw.loc[np.unique(f["feed_a"]), "load_kw"].to_numpy() == pytest.approx(kw, abs=1e-2)
+        assert (bw["load_kw"] <= bw["rating_kw"] + 1e-6).all(), stem
+        assert (f["tap_kw"].to_numpy() >= d.power.rack_kw - 1e-9).all(), stem
+        ups = d.chain.ups
+        assert (ups["load_mw"] <= ups["rating_mw"] + 1e-9).all(), stem
+        assert not [v for v in d.violations if v.kind in ("feed", "cdu")], stem
+        cats = set(d.bom["category"])
+        assert "power" in cats, stem
+        assert ("cooling" in cats) == any(h.cooling == "liquid" for _, h in d.inputs.site.halls()), stem
+        power = d.bom[d.bom["category"] == "power"].set_index("part_id")
+        assert int(power.loc[power.index.str.startswith("ups-"), "qty"].sum()) == len(ups)
+        assert int(power.loc[power.index.str.startswith("swb-"), "qty"].sum()) == len(ups)
+        assert int(power.loc[power.index.str.startswith("tap-"), "qty"].sum()) == 2 * len(f)
+        runs = power.loc[power.index.str.startswith("bw-") & ~power.index.str.endswith("/m"), "qty"]
+        assert int(runs.sum()) == len(bw)
+        s = d.summary()["halls"]
+        for r in d.chain.halls.itertuples():
+            assert s[r.hall]["power_chain"]["ups_blocks"] == r.ups_blocks
+
+
+def test_workbook_racks_have_feeds_and_a_power_sheet(tmp_path: Path, design_of: Callable[[str], Any]) -> None:
+    d = design_of("superpod-4su")
+    (path,) = tables.write_tables_of(d, tmp_path, xlsx=True)
+    wb = openpyxl.load_workbook(path)
+    assert wb.sheetnames == ["BOM", "Racks", "Links summary", "Ports", "Power", "Summary"]
+    racks = list(wb["Racks"].values)
+    head = list(racks[0])
+    assert head[-2:] == ["feed_a", "feed_b"]
+    assert [r[-2] for r in racks[1:]] == d.chain.feeds["feed_a"].tolist()
+    assert [r[-1] for r in racks[1:]] == d.chain.feeds["feed_b"].tolist()
+    power = list(wb["Power"].values)
+    assert list(power[0]) == tables.POWER_COLUMNS
+    parts = [r[0] for r in power[1:]]
+    assert parts.count("busway") == len(d.chain.busways)
+    assert parts.count("UPS block") == parts.count("switchboard") == len(d.chain.ups)
+    by_id = {r[1]: r for r in power[1:]}
+    for b in d.chain.busways.itertuples():
+        row = by_id[b.busway_id]
+        assert (row[6], row[7]) == (b.rating_kw, b.load_kw)
+        assert row[11] == b.ups_id.replace("/UPS-", "/SWB-")  # fed from its block's switchboard
+        assert by_id[row[11]][11] == b.ups_id
+
+
+def test_pdf_power_chapter_shows_the_chain_and_stranded_capacity(design_of: Callable[[str], Any]) -> None:
+    from layout.export import pdf
+
+    d = design_of("gb200-hall")
+    text = " ".join(
+        "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf.render_pdf(d))).pages).split()
+    )
+    assert "Power chain and stranded capacity" in text
+    (h,) = d.chain.halls.itertuples()
+    assert f"{h.ups_blocks} x {h.ups_model}" in text
+    assert "Liquid cooling: CDUs" in text
+    n = len(d.liquid.cdus)
+    assert f"{n} x {d.liquid.cdus['model'].iat[0]}" in text
+    assert "Power distribution" in text and "Subtotal cooling" in text
