@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from layout import bom
+from layout import media as media_mod
 from layout.errors import InputError
 from layout.model import Cluster
 
@@ -139,7 +140,7 @@ def run_variant(inputs: Inputs, variant: Variant) -> dict[str, Any]:
     for r in TIER_ROLES:
         row[f"switches_{r}"] = s["switches"][r]
     row["switches_backend"] = s["switches"]["total"]
-    row["switches_all"] = int((fabric.devices["role"] != "server").sum())
+    row["switches_all"] = fabric.switches_all_networks()
 
     mods = cabling.modules
     optical = [m for m, spec in cat.media.items() if spec.optical]
@@ -152,10 +153,7 @@ def run_variant(inputs: Inputs, variant: Variant) -> dict[str, Any]:
     row["node_optics"] = rel["node_optical_modules"]
 
     links = cabling.links
-    backend = links[(links["network"] == "backend") & (links["status"] == "ok")]
-    copper_media = [m for m, spec in cat.media.items() if not spec.optical]
-    copper = int(backend["media"].isin(copper_media).sum())
-    row["copper_share_pct"] = round(100.0 * copper / len(backend), 2) if len(backend) else 0.0
+    row["copper_share_pct"] = media_mod.copper_share_pct(*cabling.backend_copper())
     row["cable_km"] = round(float(np.nansum(links["stock_length_m"].to_numpy(float))) / 1000.0, 3)
 
     switch_kw = float(np.nansum(cabling.switch_power_kw))

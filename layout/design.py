@@ -86,8 +86,10 @@ class Design:
                 "missing": int(pl.racks_missing),
             },
             "halls": halls,
-            "switches": fab["switches"],
+            "switches": fab["switches"],  # the backend (GPU) fabric's, as in DESIGN.md
+            "switches_all_networks": self.fabric.switches_all_networks(),
             "links": fab["links"],
+            "scalable_unit": fab["scalable_unit"],
             **self.cabling.summary(),
             "power": self.power.summary(),
             "reliability": self.reliability,

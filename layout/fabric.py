@@ -116,6 +116,9 @@ class Fabric:
     radix: int  # switch ports at the NIC speed
     link_mtbf_years: float
     node_optics: int  # optical modules at the server end of GPU-leaf links
+    su_servers: int  # the scalable unit: the reference design's (32 DGX H100; 8 NVL72), else a leaf group
+    su_racks: int  # its racks in the reference layout (catalog servers_per_rack)
+    nvlink_gpus: int  # GPUs of one NVLink domain: never split across SUs or pods
     device_arrays: dict[str, np.ndarray] = field(repr=False)
     link_arrays: dict[str, np.ndarray] = field(repr=False)
 
@@ -137,6 +140,11 @@ class Fabric:
     def time_to_first_failure_min(self) -> float:
         """Mean minutes to the first failure of a node-side optical link (inf without any)."""
         return time_to_first_failure_min(self.link_mtbf_years, self.node_optics)
+
+    def switches_all_networks(self) -> int:
+        """Switches of every network: the backend fabric's (summary ``switches``), the frontend's, the
+        storage network's and the management network's."""
+        return int((self.device_arrays["role"] != "server").sum())
 
     def summary(self) -> dict[str, Any]:
         """The JSON object of `dclayout fabric --json` (DESIGN.md); backend counts only (a new copy each
@@ -188,6 +196,7 @@ class Fabric:
                 "link_mtbf_years": float(self.link_mtbf_years),
                 "time_to_first_failure_min": None if math.isinf(ttff) else round(ttff, 2),
             },
+            "scalable_unit": self.scalable_unit(),
             "design": self.design,
             "server": self.server,
             "switch": self.switch,
@@ -195,6 +204,16 @@ class Fabric:
             "radix": self.radix,
             "networks": nets,
             "built": self._built(),
+        }
+
+    def scalable_unit(self) -> dict[str, int]:
+        """``{gpus, servers, racks, nvlink_gpus}`` of the repeated block (DESIGN.md)."""
+        per = self.gpus // self.servers if self.servers else 0
+        return {
+            "gpus": self.su_servers * per,
+            "servers": self.su_servers,
+            "racks": self.su_racks,
+            "nvlink_gpus": self.nvlink_gpus,
         }
 
     def _built(self) -> list[dict[str, Any]]:
@@ -376,6 +395,15 @@ def _check(spec: _Spec, catalog: Catalog) -> None:
                     f"a multiple of {per}, e.g. {lo or hi} or {hi}",
                 )
             )
+        dom = catalog.server[spec.server].nvlink_gpus or per
+        if spec.pod_gpus > 0 and spec.pod_gpus % dom and not spec.pod_gpus % per:
+            p.append(
+                spec.problem(
+                    "pod_gpus",
+                    f"a pod of {spec.pod_gpus} GPUs would split an NVLink domain of {dom} GPUs",
+                    f"a multiple of {dom}, or 0 for one pod",
+                )
+            )
         if spec.pod_gpus > 0 and spec.pod_gpus % per:
             p.append(
                 spec.problem(
@@ -393,14 +421,15 @@ def _check(spec: _Spec, catalog: Catalog) -> None:
                 )
             )
     if spec.server in catalog.server and spec.switch in catalog.switch:
-        srv, sw = catalog.server[spec.server], catalog.switch[spec.switch]
-        if sw.port_gbps < srv.backend_port_gbps:
-            fast = sorted(s for s, x in catalog.switch.items() if x.port_gbps >= srv.backend_port_gbps)
+        sw = catalog.switch[spec.switch]
+        _, gbps = catalog.backend(spec.server, spec.nic)
+        if sw.fastest_gbps < gbps:
+            fast = sorted(s for s, x in catalog.switch.items() if x.fastest_gbps >= gbps)
             p.append(
                 spec.problem(
                     "switch",
-                    f"{spec.switch} ports ({sw.port_gbps} Gb/s) are slower than the "
-                    f"{spec.server} backend ports ({srv.backend_port_gbps} Gb/s)",
+                    f"{spec.switch} ports ({sw.fastest_gbps} Gb/s) are slower than the "
+                    f"{spec.server} backend ports ({gbps} Gb/s)",
                     ", ".join(fast),
                 )
             )
@@ -883,10 +912,9 @@ def _build(spec: _Spec, catalog: Catalog) -> Fabric:
     srv = catalog.server[spec.server]
     sw = catalog.switch[spec.switch]
     nic = catalog.nic[spec.nic]
-    speed = srv.backend_port_gbps
+    ports, speed = catalog.backend(spec.server, spec.nic)
     radix = sw.ports * sw.port_gbps // speed
     half = radix // 2
-    ports = srv.backend_ports
     n_srv = spec.gpus // srv.gpus
     per_pod = spec.pod_gpus // srv.gpus if spec.pod_gpus else n_srv
     pods = -(-n_srv // per_pod)
@@ -898,7 +926,13 @@ def _build(spec: _Spec, catalog: Catalog) -> Fabric:
 
     # leaf groups: servers of a scalable unit (rail) or of a rack / rack pair (mor)
     if spec.design == "rail":
-        group_servers, rails = half, ports
+        # rails: one per backend link, or the server's own (an NVL72's 72 links over 18 rails of 4,
+        # tray position i of every rack on rail i); a leaf group takes whole scalable units of the
+        # reference design when one fits on a leaf (32 DGX H100; 8 NVL72 racks), else what fills k/2
+        rails = srv.rails * (ports // srv.backend_ports) if srv.rails else ports
+        fill = max(1, half // (ports // rails))
+        su = srv.su_servers
+        group_servers = su * (fill // su) if su and su <= fill else fill
     else:
         rack = spec.servers_per_rack or max(1, half // ports)
         if rack * ports > half:
@@ -960,7 +994,10 @@ def _build(spec: _Spec, catalog: Catalog) -> Fabric:
     pod_leaf0 = np.arange(pods, dtype=np.int64) * leaves_per_pod  # leaves of a partial last pod follow
     port = np.tile(np.arange(ports, dtype=np.int64), n_srv)
     port_srv = np.repeat(s, ports)
-    leaf_of_port = pod_leaf0[srv_pod[port_srv]] + srv_su[port_srv] * rails + (port if rails > 1 else 0)
+    per_rail = ports // rails
+    leaf_of_port = (
+        pod_leaf0[srv_pod[port_srv]] + srv_su[port_srv] * rails + (port // per_rail if rails > 1 else 0)
+    )
     # renumber leaves densely (a partial last pod has fewer)
     used_leaves, leaf_of_port = np.unique(leaf_of_port, return_inverse=True)
     leaf_pod = used_leaves // leaves_per_pod
@@ -1055,6 +1092,7 @@ def _build(spec: _Spec, catalog: Catalog) -> Fabric:
     else:
         mtbf = nic.link_mtbf_years or DEFAULT_LINK_MTBF_YEARS
     node_optics = n_srv * -(-ports // nic.ports_per_module) if spec.design == "rail" else 0
+    su_servers = srv.su_servers or group_servers
     return Fabric(
         gpus=spec.gpus,
         servers=n_srv,
@@ -1069,6 +1107,9 @@ def _build(spec: _Spec, catalog: Catalog) -> Fabric:
         radix=radix,
         link_mtbf_years=float(mtbf),
         node_optics=int(node_optics),
+        su_servers=int(su_servers),
+        su_racks=-(-int(su_servers) // srv.servers_per_rack),
+        nvlink_gpus=srv.nvlink_gpus or srv.gpus,
         device_arrays=devices,
         link_arrays=links,
     )

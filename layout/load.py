@@ -13,6 +13,7 @@ were refused, so one run lists every problem of a file. Problems come out in fil
 from __future__ import annotations
 
 import difflib
+import importlib.resources
 import json
 import math
 import stat
@@ -35,8 +36,9 @@ from layout.model import Catalog, RackTemplate, SiteFile
 from layout.model.catalog import COPPER_CLASSES, MEDIA_CLASSES
 from layout.model.site import Building, Cluster, Duct, Hall, TrayEdit, UserRow
 
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_TEMPLATES_DIR = PACKAGE_ROOT / "rack_templates"
+# The shipped rack templates and catalog, package data of `layout` (in a checkout, layout/rack_templates is
+# a link to the top-level rack_templates/ people edit, so both name the same files).
+DEFAULT_TEMPLATES_DIR = Path(str(importlib.resources.files("layout") / "rack_templates")).resolve()
 
 ENTRY_TOLERANCE_M = 1.0  # a building entry must lie within this distance of the footprint outline
 DUCT_END_TOLERANCE_M = 5.0  # a duct path must start/end within this distance of the buildings' entries
@@ -643,6 +645,26 @@ def check_catalog(catalog: Catalog, file: str) -> list[Problem]:
                     f"lengths up to reach_m = {_num(m.reach_m)} m",
                 )
             )
+    for vid, srv in catalog.server.items():
+        if srv.nvlink_gpus is not None and srv.nvlink_gpus % srv.gpus:
+            p.append(
+                Problem(
+                    file,
+                    f"server.{vid}.nvlink_gpus",
+                    f"an NVLink domain of {srv.nvlink_gpus} GPUs is not whole servers of {srv.gpus}",
+                    f"a multiple of {srv.gpus}",
+                )
+            )
+        if srv.rails is not None and srv.backend_ports % srv.rails:
+            divs = [d for d in range(1, srv.backend_ports + 1) if srv.backend_ports % d == 0]
+            p.append(
+                Problem(
+                    file,
+                    f"server.{vid}.rails",
+                    f"{srv.backend_ports} backend ports do not spread evenly over {srv.rails} rails",
+                    ", ".join(map(str, divs)),
+                )
+            )
     for sid, sw in catalog.switch.items():
         if sw.cages is not None and sw.cages * sw.ports_per_cage != sw.ports:
             p.append(
@@ -829,8 +851,14 @@ def site_from_data(
 
 
 def _templates_dir_for(site_path: Path) -> Path:
-    beside = site_path.resolve().parent.parent / "rack_templates"
-    return beside if (beside / "catalog.toml").exists() else DEFAULT_TEMPLATES_DIR
+    """The rack templates a site file uses without ``--templates``: a ``rack_templates/`` folder with a
+    catalog.toml in the site's own folder, else in its parent (a project of ``sites/`` beside
+    ``rack_templates/``), else the ones shipped with the package."""
+    folder = site_path.resolve().parent
+    for beside in (folder / "rack_templates", folder.parent / "rack_templates"):
+        if (beside / "catalog.toml").is_file():
+            return beside
+    return DEFAULT_TEMPLATES_DIR
 
 
 def _site_choices(

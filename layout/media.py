@@ -165,6 +165,10 @@ class Cabling:
     module_w: np.ndarray = field(default_factory=lambda: np.zeros(0))
     ports: portlib.PortMap | None = None  # every link end's port and cage (layout.ports)
 
+    def backend_copper(self) -> tuple[int, int]:
+        """(copper, all) links of the GPU fabric that have a medium: see :func:`backend_copper`."""
+        return backend_copper(self.links)
+
     def media_counts(self) -> dict[str, int]:
         """Links per media class (summary.json ``media``)."""
         by = self.links["media_class"].value_counts()
@@ -191,14 +195,35 @@ class Cabling:
         }
 
     def summary(self) -> dict[str, Any]:
+        copper, backend = self.backend_copper()
         return {
             "media": self.media_counts(),
+            "copper_share_pct": copper_share_pct(copper, backend),
             "cable_length_m": self.cable_length_m(),
             "transceivers": self.transceivers(),
             "node_optics": self.node_optics(),
             "tray_m": self.trays.tray_m(),
             **({"ports": self.ports.summary()} if self.ports is not None else {}),
         }
+
+
+COPPER_LINK_CLASSES = ("dac", "aec")  # copper of the copper share: the twinax cables of the GPU fabric
+
+
+def backend_copper(links: pd.DataFrame) -> tuple[int, int]:
+    """The copper share's two counts: links of the GPU (backend) fabric on copper (DAC or AEC), and all
+    backend links that have a medium (a link without a route has none). The frontend, storage and
+    management networks do not count: their copper (UTP, short DAC) says nothing of the GPU fabric."""
+    backend = links["network"].to_numpy() == "backend"
+    cls = links["media_class"].to_numpy()
+    with_medium = backend & (cls != "")
+    return int((with_medium & np.isin(cls, COPPER_LINK_CLASSES)).sum()), int(with_medium.sum())
+
+
+def copper_share_pct(copper: int, links: int) -> float:
+    """The one copper share every output shows (summary.json ``copper_share_pct``, the PDF, ``compare``):
+    per cent of the GPU fabric's links with a medium that are copper, to 2 decimals; 0 without links."""
+    return round(100.0 * copper / links, 2) if links else 0.0
 
 
 def cable(inputs: Inputs, fabric: Any, placement: Any) -> Cabling:

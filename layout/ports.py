@@ -34,6 +34,7 @@ import pandas as pd
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from layout.arrays import unique_inverse
 from layout.model.catalog import CAGE_FORMS
 from layout.violations import Violation
 
@@ -163,25 +164,36 @@ class PortMap:
         }
 
 
-def _group_tables(models: pd.Index, catalog: Catalog, nic: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per (model, group): cages, ports per cage and form factor."""
+def _group_tables(
+    models: pd.Index, catalog: Catalog, nic: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per (model, group): cages, ports per cage and form factor; per model the switch port speed (0
+    for servers): a cage of ``ports_per_cage`` ports at that speed holds fewer faster links (an 800G
+    link on a 2 x 400G cage takes the whole cage) and more slower ones (4 x 400G in a 2 x 800G cage)."""
     g = len(GROUPS)
     cages = np.zeros((len(models), g), dtype=np.int64)
     per = np.ones((len(models), g), dtype=np.int64)
+    gbps = np.zeros(len(models), dtype=np.int64)
     form = np.full((len(models), g), "", dtype=object)
     nic_ports = catalog.nic[nic].ports_per_module if nic in catalog.nic else 1
+    split = catalog.nic[nic].split if nic in catalog.nic else 1
     for i, m in enumerate(models):
         if m in catalog.switch:
             sw = catalog.switch[m]
             cages[i, 0], per[i, 0], form[i, 0] = sw.data_cages, sw.ports_per_cage, sw.cage
+            gbps[i] = sw.port_gbps
             cages[i, 4], form[i, 4] = sw.mgmt_ports, "rj45"
         elif m in catalog.server:
             s = catalog.server[m]
-            cages[i, 1], per[i, 1], form[i, 1] = -(-s.backend_ports // nic_ports), nic_ports, s.backend_cage
+            cages[i, 1], per[i, 1], form[i, 1] = (
+                -(-s.backend_ports * split // nic_ports),
+                nic_ports,
+                s.backend_cage,
+            )
             cages[i, 2], form[i, 2] = s.frontend_ports, s.frontend_cage
             cages[i, 3], form[i, 3] = s.storage_ports, s.storage_cage
             cages[i, 4], form[i, 4] = s.oob_ports, "rj45"
-    return cages, per, form
+    return cages, per, form, gbps
 
 
 def _run_starts(key: np.ndarray) -> np.ndarray:
@@ -221,7 +233,7 @@ def assign(
     role_code, roles = pd.factorize(devices["role"].to_numpy())
     roles = np.asarray(roles, dtype=object)
     model_code, models = pd.factorize(devices["model"].to_numpy())
-    cage_n, per_tab, form_tab = _group_tables(pd.Index(models), catalog, nic)
+    cage_n, per_tab, form_tab, gbps_tab = _group_tables(pd.Index(models), catalog, nic)
 
     # the cage group of every end: servers by the link's kind, switches data (mgmt for oob links)
     server_group_of_kind = np.array(
@@ -258,6 +270,12 @@ def assign(
     port = np.empty(2 * n, dtype=np.int64)
     port[order] = rank_sorted
     per = per_tab[model_code[dev], group]
+    cage_gbps = gbps_tab[model_code[dev]]
+    end_speed = np.r_[speed, speed]
+    at_speed = (group == 0) & (cage_gbps > 0) & (end_speed != cage_gbps)
+    if at_speed.any():  # links faster or slower than the switch's ports (equal speeds: as catalogued)
+        per = per.copy()
+        per[at_speed] = np.maximum(1, per[at_speed] * cage_gbps[at_speed] // end_speed[at_speed])
     cage = port // per
 
     # cages in sorted order: runs of (device, group, cage)
@@ -324,7 +342,7 @@ def assign(
         dev,
         group,
         port,
-        per,
+        cage,
         cage_n,
         per_tab,
         form_tab,
@@ -359,7 +377,7 @@ def _cage_budget(
     dev: np.ndarray,
     group: np.ndarray,
     port: np.ndarray,
-    per: np.ndarray,
+    cage: np.ndarray,
     cage_n: np.ndarray,
     per_tab: np.ndarray,
     form_tab: np.ndarray,
@@ -370,8 +388,9 @@ def _cage_budget(
     g = len(GROUPS)
     nd = len(devices)
     used_ports = np.bincount(dev * g + group, minlength=nd * g).reshape(nd, g)
-    per_dev = per_tab[model_code]
-    used_cages = -(-used_ports // per_dev)
+    top = np.zeros(nd * g, dtype=np.int64)  # cages filled in turn: the highest used + 1
+    np.maximum.at(top, dev * g + group, cage + 1)
+    used_cages = top.reshape(nd, g)
     have = cage_n[model_code]
     over = used_cages > have
     rows = []
@@ -453,7 +472,7 @@ def cage_label_codes(group: np.ndarray, cage: np.ndarray) -> tuple[list[str], np
     """Cage names, 1-based: ``7`` (switch data cage 7, as NVIDIA numbers them), ``be3``, ``fe1``,
     ``st2``, ``mgmt1``, as (distinct names, index of each end's name)."""
     g = len(GROUPS)
-    uniq, inv = np.unique(cage * g + group, return_inverse=True)
+    uniq, inv = unique_inverse(cage * g + group)
     return [f"{GROUP_LABELS[k % g]}{k // g + 1}" for k in uniq.tolist()], inv
 
 
@@ -463,7 +482,7 @@ def port_label_codes(
     """Port names: cage and port inside it, ``7/2`` (NVIDIA's split-port naming), ``be3/1``, as
     (distinct names, index of each end's name)."""
     g, m = len(GROUPS), 16
-    uniq, inv = np.unique((cage * g + group) * m + (port - cage * per_cage), return_inverse=True)
+    uniq, inv = unique_inverse((cage * g + group) * m + (port - cage * per_cage))
     return [f"{GROUP_LABELS[(k // m) % g]}{k // m // g + 1}/{k % m + 1}" for k in uniq.tolist()], inv
 
 

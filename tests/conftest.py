@@ -30,6 +30,7 @@ from layout.load import DEFAULT_TEMPLATES_DIR, Inputs, load_catalog, load_site, 
 ROOT = Path(__file__).resolve().parents[1]
 SITES_DIR = ROOT / "sites"
 sys.path.insert(0, str(ROOT / "tests" / "data" / "cabling"))  # the cabling tests: `import handbuilt as hb`
+sys.path.insert(0, str(ROOT / "tests" / "data" / "drawings"))  # the drawing tests: `import plotcheck`
 SHIPPED = sorted(p.stem for p in SITES_DIR.glob("*.toml"))
 
 SMALL_SITE: dict[str, Any] = {

@@ -131,7 +131,8 @@ def _print_summary(site: str, s: dict[str, Any], written: list[Any], seconds: fl
         f"{site}: {s['site']}",
         f"  {s['gpus']:,} GPUs on {s['servers']:,} servers; {racks['total']:,} racks ({by_t})"
         + (f"; {racks['missing']:,} racks do not fit" if racks.get("missing") else ""),
-        f"  backend switches: {tiers}; {s['links']['total']:,} backend links",
+        f"  backend switches: {tiers}; {s['links']['total']:,} backend links, "
+        f"{s['copper_share_pct']:.1f} % on copper; {s['switches_all_networks']:,} switches in all networks",
         f"  IT {p['it_mw']:.2f} MW, facility {p['facility_mw']:.2f} MW, {p['annual_twh']:.3f} TWh/yr, "
         f"${p['annual_cost_usd'] / 1e6:,.1f} M/yr; max rack {p['max_rack_kw']:.1f} kW",
     ]

@@ -130,6 +130,11 @@ def _print_table(s: dict[str, Any]) -> None:
         f"{s['gpus']:,} GPUs on {s['servers']:,} x {s['server']}, {design} on {s['switch']} (radix {s['radix']})"
     )
     console.print(f"{s['tiers']} tiers, {pods}{above}")
+    su = s["scalable_unit"]
+    console.print(
+        f"scalable unit: {su['servers']:,} servers = {su['gpus']:,} GPUs in {su['racks']:,} racks "
+        f"(NVLink domain {su['nvlink_gpus']} GPUs)"
+    )
     console.print(table)
     console.print(f"node-side optics: {s['node_optics']:,} modules ({s['nic']})")
     if ttff is None:

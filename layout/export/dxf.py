@@ -42,6 +42,7 @@ from ezdxf.layouts import BaseLayout, Paperspace
 from ezdxf.tools.juliandate import juliandate
 
 from layout.export import atomic
+from layout.export.labels import Board, Box, grow, text_box, text_width
 from layout.model import RackTemplate
 from layout.scene import MEDIA_CLASSES, Scene, scene_from_parts, scene_of, tray_edge_table
 from layout.violations import hall_key
@@ -57,6 +58,11 @@ PAPER_A1_MM = (841.0, 594.0)
 # Standard plot scales (1:n); a sheet takes the largest one at which its area fits the viewport.
 STANDARD_SCALES = (20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
 APPID = "DCLAYOUT"
+# Text on paper (mm): nothing plots smaller than MIN_TEXT_MM, notes at NOTE_MM, titles at TITLE_MM or more.
+# A label that cannot be that big where it goes is shortened or left off that sheet, never shrunk.
+MIN_TEXT_MM = 1.8
+NOTE_MM = 2.0
+TITLE_MM = 2.5
 
 
 # ------------------------------------------------------------------------------------------- layers
@@ -121,6 +127,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("G-TTLB", 7, "Continuous", 0.50, "Drawing border and title block"),
     Layer("G-VPRT", 8, "Continuous", 0.13, "Viewports (not plotted)", plot=False),
 )
+
+LAYER_BY_NAME = {ly.name: ly for ly in LAYERS}
 
 RACK_LAYER = {
     "gpu": "E-RACK-GPU",
@@ -339,22 +347,19 @@ def _current_dimstyle(doc: Drawing, scale: int) -> None:
 
 
 # ------------------------------------------------------------------------------------------ blocks
-def _rack_label_height(tpl: RackTemplate) -> float:
-    return round(min(tpl.width_mm * 0.28, tpl.depth_mm * 0.2), 0)
-
-
-def _define_rack_block(doc: Drawing, tpl: RackTemplate) -> None:
-    """Footprint (width along the row, depth across it), front marker on the +y side, ATTDEFs."""
+def _define_rack_block(doc: Drawing, tpl: RackTemplate, longest: int) -> None:
+    """Footprint (width along the row, depth across it), front marker on the +y side, ATTDEFs inside
+    the outline (``longest``: characters of the longest attribute value, see :func:`rack_marks`)."""
     w, d = tpl.width_mm / 2.0, tpl.depth_mm / 2.0
     blk = doc.blocks.new(rack_block_name(tpl.id), dxfattribs={"description": tpl.name[:255]})
     blk.add_lwpolyline([(-w, -d), (w, -d), (w, d), (-w, d)], close=True)
     # front marker: a filled band along the front face and a notch pointing out of the front
-    band = min(80.0, d * 0.1)
+    band = _front_band_mm(tpl.depth_mm)
     blk.add_solid([(-w, d - band), (w, d - band), (-w, d), (w, d)])
     blk.add_solid([(-w * 0.25, d - band), (w * 0.25, d - band), (0.0, d - band - w * 0.3)])
-    h = _rack_label_height(tpl) * 0.5
-    for tag in RACK_ATTRIBS:
-        attdef = blk.add_attdef(tag, (0.0, 0.0), "", height=h)
+    h = attrib_height_mm(tpl, longest)
+    for tag, at in zip(RACK_ATTRIBS, attrib_offsets_mm(tpl, h), strict=True):
+        attdef = blk.add_attdef(tag, at, "", height=h)
         attdef.dxf.style = NOTE_STYLE
         attdef.dxf.prompt = tag.replace("_", " ").lower()
         attdef.is_invisible = True
@@ -591,11 +596,46 @@ def _text(
     layer: str,
     align: TextEntityAlignment = TextEntityAlignment.MIDDLE_CENTER,
     rotation: float = 0.0,
-) -> None:
+    board: Board | None = None,
+) -> Box:
+    """A TEXT in the note style; its box is taken on ``board`` (if given) and returned."""
     t = space.add_text(
         text, height=height, rotation=rotation, dxfattribs={"layer": layer, "style": NOTE_STYLE}
     )
     t.set_placement(at, align=align)
+    box = text_box(text, at, height, align.name, rotation)
+    if board is not None:
+        board.take(grow(box, 0.1 * height))
+    return box
+
+
+class Spot(NamedTuple):
+    """One place a label may go: text, anchor point, height, alignment, rotation."""
+
+    text: str
+    at: tuple[float, float]
+    height: float
+    align: TextEntityAlignment = TextEntityAlignment.MIDDLE_CENTER
+    rotation: float = 0.0
+
+    def box(self) -> Box:
+        return grow(
+            text_box(self.text, self.at, self.height, self.align.name, self.rotation), 0.15 * self.height
+        )
+
+
+def _first_free(board: Board, spots: Sequence[Spot]) -> Spot | None:
+    """The first of ``spots`` whose box is free on ``board`` (now taken), or None: the label is left off."""
+    i = board.place(s.box() for s in spots)
+    return None if i is None else spots[i]
+
+
+def _label(space: BaseLayout, board: Board, layer: str, spots: Sequence[Spot]) -> Spot | None:
+    """Draw the label at the first free of ``spots``; None (nothing drawn) when every one is taken."""
+    got = _first_free(board, spots)
+    if got is not None:
+        _text(space, got.text, got.at, got.height, layer, got.align, got.rotation)
+    return got
 
 
 def _mm(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -642,7 +682,16 @@ def _fit_height(text: str, height: float, width: float) -> float:
     return min(height, width / (0.8 * max(len(text), 1)))
 
 
-def _draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> None:
+@dataclass
+class _Boards:
+    """What is taken on the hall sheets (model mm, hall-scale notes) and on the overview sheets (site and
+    building sheets, site-scale notes): a label keeps clear of those on the sheets it shows on."""
+
+    hall: Board
+    over: Board
+
+
+def _draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales, boards: _Boards) -> None:
     """Building outlines and entries, hall walls and names, columns, keep-outs, hall dimensions."""
     site = scene.site
     over_h = 5.0 * scales.site
@@ -657,12 +706,19 @@ def _draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> 
             over_h,
             "G-ANNO-OVER",
             TextEntityAlignment.BOTTOM_CENTER,
+            board=boards.over,
         )
         if b.entry is not None:
             bs = scales.building[b.id]
             ex, ey = b.entry[0] * MM_PER_M, b.entry[1] * MM_PER_M
             msp.add_circle((ex, ey), 2.5 * bs, dxfattribs={"layer": "A-DOOR-IDEN"})
-            _text(msp, "ENTRY", (ex, ey - 3.0 * bs), 2.0 * bs, "A-DOOR-IDEN", TextEntityAlignment.TOP_CENTER)
+            # the word twice: at the halls' scale for the hall sheets, at the site's for the overviews
+            for layer, sc, board in (
+                ("G-ANNO-TEXT", bs, boards.hall),
+                ("G-ANNO-OVER", scales.site, boards.over),
+            ):
+                _text(msp, "ENTRY", (ex, ey - 3.0 * bs), NOTE_MM * sc, layer, TextEntityAlignment.TOP_CENTER,
+                      board=board)  # fmt: skip
         for h in b.hall:
             key = f"{b.id}/{h.id}"
             sc = scales.of(key)
@@ -672,20 +728,30 @@ def _draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> 
             dim_below = b.entry is None or b.entry[1] >= (box[1] + box[3]) / 2
             label_y = hy1 + 1.5 * sc if dim_below else hy0 - 1.5 * sc
             align = TextEntityAlignment.BOTTOM_CENTER if dim_below else TextEntityAlignment.TOP_CENTER
-            _text(msp, f"HALL {key}", ((hx0 + hx1) / 2, label_y), 3.5 * sc, "G-ANNO-TEXT", align)
+            _text(
+                msp,
+                f"HALL {key}",
+                ((hx0 + hx1) / 2, label_y),
+                3.5 * sc,
+                "G-ANNO-TEXT",
+                align,
+                board=boards.hall,
+            )
             right = TextEntityAlignment.BOTTOM_RIGHT if dim_below else TextEntityAlignment.TOP_RIGHT
             limit = f" of {h.it_mw:g} MW" if h.it_mw else ""
             _text(
                 msp,
                 f"IT {hall_kw.get(key, 0.0) / 1000:,.2f} MW{limit}",
                 (hx1, label_y),
-                2.5 * sc,
+                TITLE_MM * sc,
                 "E-POWR",
                 right,
+                board=boards.hall,
             )
             kboxes = [_bbox(k.polygon) for k in h.keepouts]
             spot = _clear_spot(scene.racks, key, box, kboxes, 2.5 * over_h / MM_PER_M)
             _overview_label(msp, key, spot, over_h)
+            boards.over.take(text_box(key, spot, over_h))
             for c in h.columns:
                 name = _define_column_block(doc, c.size_m)
                 msp.add_blockref(
@@ -697,19 +763,41 @@ def _draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> 
                 hatch = msp.add_hatch(dxfattribs={"layer": "A-AREA-PATT"})
                 hatch.set_pattern_fill("ANSI31", scale=0.5 * sc)
                 hatch.paths.add_polyline_path(pts, is_closed=True)
-                kx0, ky0, kx1, ky1 = (v * MM_PER_M for v in _bbox(k.polygon))
-                cx, cy, kw = (kx0 + kx1) / 2, (ky0 + ky1) / 2, 0.9 * (kx1 - kx0)
-                for text, dy, align in (
-                    ("KEEP-OUT", 0.3 * sc, TextEntityAlignment.BOTTOM_CENTER),
-                    (k.reason.upper(), -0.3 * sc, TextEntityAlignment.TOP_CENTER),
-                ):
-                    if text:
-                        _text(msp, text, (cx, cy + dy), _fit_height(text, 2.5 * sc, kw), "G-ANNO-TEXT", align)
-            _hall_dims(msp, doc, box, b.entry, sc)
+                _keepout_text(msp, boards.hall, _bbox(k.polygon), k.reason, sc)
+            _hall_dims(msp, doc, box, b.entry, sc, boards.hall)
     if scene.tray_edges is None:  # without cabling, draw the ducts' paths from the site file
         for d in site.duct:
             if d.path:
                 msp.add_lwpolyline(_mm(d.path), dxfattribs={"layer": "E-TRAY-DUCT"})
+
+
+def keepout_lines(reason: str, width_mm: float, scale: int) -> list[tuple[str, float]]:
+    """What a keep-out ``width_mm`` wide says at 1:``scale``, each line with its height: KEEP-OUT and
+    its reason at 2.5 mm, else at 1.8 mm; a line that does not fit 90 % of the width even then is left
+    off (the hatch still marks the area)."""
+    out = []
+    for text in ("KEEP-OUT", reason.upper()):
+        h = next(
+            (m * scale for m in (TITLE_MM, MIN_TEXT_MM) if text_width(text, m * scale) <= 0.9 * width_mm),
+            None,
+        )
+        if text and h is not None:
+            out.append((text, h))
+    return out
+
+
+def _keepout_text(msp: BaseLayout, board: Board, box_m: Box, reason: str, sc: int) -> None:
+    kx0, ky0, kx1, ky1 = (v * MM_PER_M for v in box_m)
+    cx, cy = (kx0 + kx1) / 2, (ky0 + ky1) / 2
+    lines = keepout_lines(reason, kx1 - kx0, sc)
+    for k, (text, h) in enumerate(lines):
+        if len(lines) == 1:
+            at, align = (cx, cy), TextEntityAlignment.MIDDLE_CENTER
+        elif k == 0:
+            at, align = (cx, cy + 0.2 * h), TextEntityAlignment.BOTTOM_CENTER
+        else:
+            at, align = (cx, cy - 0.2 * h), TextEntityAlignment.TOP_CENTER
+        _label(msp, board, "G-ANNO-TEXT", [Spot(text, at, h, align)])
 
 
 def _hall_dims(
@@ -718,6 +806,7 @@ def _hall_dims(
     box: tuple[float, float, float, float],
     entry: tuple[float, float] | None,
     scale: int,
+    board: Board,
 ) -> None:
     """Overall hall width and depth, on the sides away from the building entry (where the trunk comes in)."""
     x0, y0, x1, y1 = (v * MM_PER_M for v in box)
@@ -727,6 +816,9 @@ def _hall_dims(
     y = y0 - off if ey * MM_PER_M >= (y0 + y1) / 2 else y1 + off
     x = x1 + off if ex * MM_PER_M <= (x0 + x1) / 2 else x0 - off
     attrs = {"layer": "G-ANNO-DIMS"}
+    t = DIMSTYLE_MM["dimtxt"] * scale  # the dimension lines and their texts, centred on them
+    board.take((x0, y - t, x1, y + t))
+    board.take((x - t, y0, x + t, y1))
     msp.add_linear_dim(base=(x0, y), p1=(x0, y0), p2=(x1, y0), dimstyle=style, dxfattribs=attrs).render()
     msp.add_linear_dim(
         base=(x, y0), p1=(x0, y0), p2=(x0, y1), angle=90, dimstyle=style, dxfattribs=attrs
@@ -743,53 +835,138 @@ def _upright(angle: float) -> float:
     return a - 180.0 if 90.0 < a <= 270.0 else a
 
 
-def _draw_racks(msp: BaseLayout, scene: Scene) -> None:
-    """One INSERT per rack with its ATTRIBs, and the visible position tag near the rack's front.
+def _draw_racks(msp: BaseLayout, scene: Scene, scales: _Scales, boards: _Boards) -> None:
+    """One INSERT per rack with its ATTRIBs, and the visible position tag inside the rack.
 
     A campus has thousands of racks and six attributes each, and ezdxf spends ~50 us on every entity it
     builds and again on every one it writes: the racks are written instead as DXF text in one go
     (:func:`rack_entities_text`), with the handles ezdxf would have given them, and spliced into the
     model space when the document is written (:func:`document_bytes`). Same bytes as building them one
     by one; the in-memory document holds no rack entities (read the written file back to query them).
+    The rows' rack bands are taken on the hall board: labels placed later stay in the aisles.
     """
     racks = scene.racks
     if racks.empty:
         return
     order = racks.sort_values("rack_id", kind="stable")
-    # one tag height for the whole drawing, sized to the narrowest rack in it, so rows read evenly
-    used = sorted(set(order["template"].astype(str)))
-    h = min(_rack_label_height(scene.templates[t]) for t in used)
     doc = msp.doc
     assert doc is not None
+    marks = rack_marks(order, scene.templates, scales)
     handles = doc.entitydb.handles
     first = handles._handle  # ezdxf's next handle: INSERT, SEQEND, six ATTRIBs, TEXT per rack
     handles._handle = first + RACK_HANDLES * len(order)
-    text = rack_entities_text(order, h, first, msp.layout_key)
-    _SPLICES.setdefault(doc, []).append((len(msp.entity_space), text))
+    text = rack_entities_text(order, marks, first, msp.layout_key)
+    _splice(doc, len(msp.entity_space), 1, text)
+    bands = order.groupby("row", sort=True).agg(x0=("x0_m", "min"), y0=("y0_m", "min"), x1=("x1_m", "max"),
+                                                y1=("y1_m", "max"))  # fmt: skip
+    for b in (bands.to_numpy(float) * MM_PER_M).tolist():
+        boards.hall.take((b[0], b[1], b[2], b[3]))
 
 
 RACK_HANDLES = 2 + len(RACK_ATTRIBS) + 1  # INSERT, SEQEND, ATTRIBs, tag TEXT
+ATTRIB_LINE = 1.5  # attribute lines inside the rack: this many heights apart
+
+
+def _front_band_mm(depth_mm: float) -> float:
+    """Depth of the filled band along a rack's front face (the block's front marker)."""
+    return min(80.0, 0.05 * depth_mm)
 
 
 def _tag(code: int, value: object) -> str:
     return f"{code:3d}\n{value}\n"
 
 
-def rack_entities_text(order: pd.DataFrame, h: float, first_handle: int, owner: str) -> str:
+def attrib_longest(racks: pd.DataFrame) -> int:
+    """The longest attribute value of any rack: ids, templates, rows and halls (kW and GPUs are short)."""
+    if racks.empty:
+        return 6
+    return int(
+        max(6, *(racks[c].astype(str).str.len().max() for c in ("rack_id", "template", "row", "hall")))
+    )
+
+
+def attrib_height_mm(tpl: RackTemplate, longest: int) -> float:
+    """Height of a template's (invisible) attributes: the six lines, ``longest`` characters at most,
+    stand inside the rack outline (90 % of its width, 80 % of its depth behind the front band)."""
+    d_free = tpl.depth_mm - 2.0 * _front_band_mm(tpl.depth_mm)
+    return round(
+        min(0.9 * tpl.width_mm / (0.8 * max(longest, 1)), 0.8 * d_free / (ATTRIB_LINE * len(RACK_ATTRIBS))), 1
+    )
+
+
+def attrib_offsets_mm(tpl: RackTemplate, h: float) -> list[tuple[float, float]]:
+    """Where each attribute starts in the block (x across the width, y along the depth; front +y): one
+    line under the other from behind the front band, from the outline's left edge."""
+    top = tpl.depth_mm / 2.0 - 2.0 * _front_band_mm(tpl.depth_mm)
+    return [(-0.45 * tpl.width_mm, top - ATTRIB_LINE * h * (k + 1)) for k in range(len(RACK_ATTRIBS))]
+
+
+def rack_marks(order: pd.DataFrame, templates: Mapping[str, RackTemplate], scales: _Scales) -> pd.DataFrame:
+    """Per rack (``order``'s rows): its position tag (K07) sized for its hall's sheet, and its attributes.
+
+    The tag is NOTE_MM high on paper (down to MIN_TEXT_MM where the rack is small) across the rack, 30 %
+    of the depth towards the front; when it does not fit across at that height (a 600 mm rack at 1:200
+    is 3 mm of paper), it turns to read along the depth, centred behind the front band; when it fits
+    neither way it is left off (``tag_h`` 0): the ATTRIBs still name the rack. Columns: ``tag_h,
+    tag_x, tag_y, tag_rot`` (mm, degrees), ``attr_h`` and ``attr_x<k>, attr_y<k>`` per attribute."""
+    codes, kinds = pd.factorize(order["template"].astype(str))  # per template, then per rack
+    used = [templates[str(t)] for t in kinds]
+    w = np.array([t.width_mm for t in used], float)[codes]
+    d = np.array([t.depth_mm for t in used], float)[codes]
+    band = np.array([_front_band_mm(t.depth_mm) for t in used], float)[codes]
+    sc = order["hall"].astype(str).map(scales.hall).fillna(scales.site).to_numpy(float)
+    chars = order["label"].astype(str).str.len().to_numpy(float)
+    per = 0.8 * np.maximum(chars, 1.0)
+    # across the rack: 75 % of the width (neighbours' tags stay apart); clear of the front band from 30 %
+    across = np.minimum(0.75 * w / per, 2.0 * (0.2 * d - band))
+    # along the depth: 90 % of the depth behind the band; its height within 70 % of the width
+    along = np.minimum(0.9 * (d - band) / per, 0.7 * w)
+    target, least = NOTE_MM * sc, MIN_TEXT_MM * sc
+    fit_across = across >= least
+    fit_along = ~fit_across & (along >= least)
+    h = np.where(fit_across, np.minimum(target, across), np.where(fit_along, np.minimum(target, along), 0.0))
+    h = np.round(h, 1)
+    rot = order["rotation_deg"].to_numpy(float)
+    a = np.radians(rot)
+    fx, fy = -np.sin(a), np.cos(a)  # the rack's front: (0, 1) turned by its rotation
+    off = np.where(fit_along, -band / 2.0, 0.3 * d)
+    x = order["x_m"].to_numpy(float) * MM_PER_M
+    y = order["y_m"].to_numpy(float) * MM_PER_M
+    up = (np.where(fit_along, rot + 90.0, rot) + 360.0) % 360.0
+    up = np.where((up > 90.0) & (up <= 270.0), up - 180.0, up)
+    out = pd.DataFrame(
+        {"tag_h": h, "tag_x": x + fx * off, "tag_y": y + fy * off, "tag_rot": up}, index=order.index
+    )
+    # attributes: one height per template, sized to the longest value any rack carries
+    longest = attrib_longest(order)
+    ah = [attrib_height_mm(t, longest) for t in used]
+    out["attr_h"] = np.array(ah, float)[codes]
+    offsets = np.array([attrib_offsets_mm(t, h) for t, h in zip(used, ah, strict=True)], float)
+    offsets = offsets.reshape(-1, len(RACK_ATTRIBS), 2)
+    c, s_ = np.cos(a), np.sin(a)
+    for k in range(len(RACK_ATTRIBS)):
+        lx, ly = offsets[codes, k, 0], offsets[codes, k, 1]
+        # whole millimetres: invisible notes need no finer place, and short numbers write faster
+        out[f"attr_x{k}"] = np.round(x + lx * c - ly * s_)
+        out[f"attr_y{k}"] = np.round(y + lx * s_ + ly * c)
+    return out
+
+
+def rack_entities_text(order: pd.DataFrame, marks: pd.DataFrame, first_handle: int, owner: str) -> str:
     """The DXF text of the racks' INSERTs (with their ATTRIBs and SEQEND) and position tags, as ezdxf
-    writes them: ``order`` are the scene's racks in drawing order, ``h`` the tag height, handles from
-    ``first_handle`` on (hex), ``owner`` the model space's block record."""
+    writes them: ``order`` are the scene's racks in drawing order, ``marks`` their tags and attribute
+    places (:func:`rack_marks`), handles from ``first_handle`` on (hex, RACK_HANDLES per rack), ``owner``
+    the model space's block record."""
     xs = (order["x_m"].to_numpy(float) * MM_PER_M).tolist()
     ys = (order["y_m"].to_numpy(float) * MM_PER_M).tolist()
-    rots = order["rotation_deg"].to_numpy(float)
-    # front direction of each rack: (0, 1) turned by its rotation; the tag sits 30 % of the depth out
-    fx = (-np.sin(np.radians(rots)) * order["depth_m"].to_numpy(float) * 0.3 * MM_PER_M).tolist()
-    fy = (np.cos(np.radians(rots)) * order["depth_m"].to_numpy(float) * 0.3 * MM_PER_M).tolist()
-    rot_list = rots.tolist()
+    rot_list = order["rotation_deg"].to_numpy(float).tolist()
     cols = [order[c].astype(str).tolist() for c in ("rack_id", "template", "kind", "row", "hall", "label")]
     kws = order["power_kw"].to_numpy(float).tolist()
     gpus = order["gpus"].to_numpy(np.int64).tolist()
-    ah = float(h * 0.5)
+    tag_h, tag_x, tag_y, tag_rot, attr_h = (marks[c].to_numpy(float).tolist()
+                                            for c in ("tag_h", "tag_x", "tag_y", "tag_rot", "attr_h"))  # fmt: skip
+    ax = [marks[f"attr_x{k}"].to_numpy(float).tolist() for k in range(len(RACK_ATTRIBS))]
+    ay = [marks[f"attr_y{k}"].to_numpy(float).tolist() for k in range(len(RACK_ATTRIBS))]
     entity = f"330\n{owner}\n100\nAcDbEntity\n  8\n"
     attrib_head = f"{entity}E-RACK-IDEN\n100\nAcDbText\n"
     blocks = {t: rack_block_name(t) for t in set(cols[1])}
@@ -798,21 +975,22 @@ def rack_entities_text(order: pd.DataFrame, h: float, first_handle: int, owner: 
     for i, (rid, tid, kind, row, hall, label) in enumerate(zip(*cols, strict=True)):
         x, y, rot = xs[i], ys[i], rot_list[i]
         layer = RACK_LAYER.get(kind, "E-RACK-GPU")
-        at = f" 10\n{x}\n 20\n{y}\n 30\n0.0\n"
+        r50 = _tag(50, rot) if rot != 0.0 else ""
         out.append(f"  0\nINSERT\n  5\n{hnd:X}\n{entity}{layer}\n100\nAcDbBlockReference\n 66\n1\n"
-                   f"  2\n{blocks[tid]}\n{at}" + (_tag(50, rot) if rot != 0.0 else ""))  # fmt: skip
+                   f"  2\n{blocks[tid]}\n 10\n{x}\n 20\n{y}\n 30\n0.0\n{r50}")  # fmt: skip
         values = (rid, tid, _fmt_kw(kws[i]), str(gpus[i]), row, hall)
         for k, (tag, value) in enumerate(zip(RACK_ATTRIBS, values, strict=True)):
-            # invisible, left-aligned at the insert point: keeps the ~28k attributes of a campus cheap
-            out.append(f"  0\nATTRIB\n  5\n{hnd + 2 + k:X}\n{attrib_head}{at} 40\n{ah}\n  1\n{value}\n"
-                       f"100\nAcDbAttribute\n  2\n{tag}\n 70\n1\n 71\n1\n 72\n0\n")  # fmt: skip
+            # invisible, left-aligned, one under the other inside the rack (turned with it)
+            out.append(f"  0\nATTRIB\n  5\n{hnd + 2 + k:X}\n{attrib_head} 10\n{ax[k][i]}\n 20\n{ay[k][i]}\n"
+                       f" 30\n0.0\n 40\n{attr_h[i]}\n  1\n{value}\n{r50}100\nAcDbAttribute\n  2\n{tag}\n"
+                       " 70\n1\n 71\n1\n 72\n0\n")  # fmt: skip
         out.append(f"  0\nSEQEND\n  5\n{hnd + 1:X}\n330\n{hnd:X}\n100\nAcDbEntity\n  8\n{layer}\n")
-        tx, ty = x + fx[i], y + fy[i]
-        up = _upright(rot)
-        tat = f" 10\n{tx}\n 20\n{ty}\n 30\n0.0\n"
-        out.append(f"  0\nTEXT\n  5\n{hnd + RACK_HANDLES - 1:X}\n{attrib_head}{tat} 40\n{h}\n  1\n{label}\n"
-                   + (_tag(50, up) if up != 0.0 else "")
-                   + f"  7\n{NOTE_STYLE}\n 72\n1\n 11\n{tx}\n 21\n{ty}\n 31\n0.0\n100\nAcDbText\n 73\n2\n")  # fmt: skip
+        if tag_h[i] > 0.0:
+            tx, ty, up = tag_x[i], tag_y[i], tag_rot[i]
+            tat = f" 10\n{tx}\n 20\n{ty}\n 30\n0.0\n"
+            out.append(f"  0\nTEXT\n  5\n{hnd + RACK_HANDLES - 1:X}\n{attrib_head}{tat} 40\n{tag_h[i]}\n"
+                       f"  1\n{label}\n" + (_tag(50, up) if up != 0.0 else "")
+                       + f"  7\n{NOTE_STYLE}\n 72\n1\n 11\n{tx}\n 21\n{ty}\n 31\n0.0\n100\nAcDbText\n 73\n2\n")  # fmt: skip
         hnd += RACK_HANDLES
     return "".join(out)
 
@@ -820,7 +998,15 @@ def rack_entities_text(order: pd.DataFrame, h: float, first_handle: int, owner: 
 # Entities written as text (the trays, the racks): per document, (position in the model space, DXF text)
 # to write before the entity at that position, in drawing order. Weak: a document nobody holds any more
 # takes its text with it.
-_SPLICES: weakref.WeakKeyDictionary[Drawing, list[tuple[int, str]]] = weakref.WeakKeyDictionary()
+_SPLICES: weakref.WeakKeyDictionary[Drawing, list[tuple[int, int, str]]] = weakref.WeakKeyDictionary()
+
+
+def _splice(doc: Drawing, position: int, rank: int, text: str) -> None:
+    """Write ``text`` before the model-space entity at ``position``; texts at one position go in ``rank``
+    order (the trays, rank 0, under the racks, rank 1, whichever was worked out first)."""
+    splices = _SPLICES.setdefault(doc, [])
+    splices.append((position, rank, text))
+    splices.sort(key=lambda s: (s[0], s[1]))
 
 
 @contextmanager
@@ -835,7 +1021,7 @@ def _spliced(doc: Drawing) -> Iterator[None]:
     def export_dxf(tagwriter: Any) -> None:
         at = 0
         entities = space.entities
-        for pos, text in splices:
+        for pos, _rank, text in splices:
             for e in entities[at:pos]:
                 if e.is_alive:
                     e.export_dxf(tagwriter)
@@ -871,8 +1057,9 @@ _ALIGN = {
 }
 
 
-def _draw_rows(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> None:
-    """Row id at the first rack and row kW at the last, both in the aisle the fronts face; aisle dims."""
+def _draw_rows(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales, board: Board) -> None:
+    """Row id at the first rack and row kW at the last, both in the aisle the fronts face (else where
+    the hall board has room: the row's other end or its rear side; else left off); aisle dims."""
     if scene.rows.empty:
         return
     rows = _row_geometry(scene)
@@ -888,39 +1075,44 @@ def _draw_rows(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> 
     for k, (x0, y0, x1, y1) in enumerate(ends):
         sc = scales.of(halls[k])
         th = _row_label_height(sc, aisle.get(halls[k], 1.2))
-        gap = 0.12 * th
+        gap = 0.25 * th  # clear of the rack band by more than a label's margin (Spot.box)
         fs = 1.0 if signs[k] >= 0 else -1.0
         out = depths[k] * MM_PER_M / 2.0 + gap
         label = names[k].rsplit("/", 1)[-1]
         power = f"{kws[k]:,.0f} kW"
-        # a short row has no room for both: its kW goes to the rear side, under the first rack
-        crowded = 0.8 * th * (len(label) + len(power) + 2) > abs(x1 - x0) + abs(y1 - y0)
-        if axes[k] == "x":
-            lo, hi = min(x0, x1), max(x0, x1)
-            for text, s, at_end, height, layer in (
-                (label, fs, False, th, "G-ANNO-TEXT"),
-                (power, -fs if crowded else fs, not crowded, th * 0.8, "E-POWR"),
-            ):
-                align = _ALIGN[(s > 0, at_end)]
-                _text(msp, text, (hi if at_end else lo, y0 + s * out), height, layer, align)
-        else:
-            lo, hi = min(y0, y1), max(y0, y1)
-            for text, s, at_end, height, layer in (
-                (label, fs, False, th, "G-ANNO-TEXT"),
-                (power, -fs if crowded else fs, not crowded, th * 0.8, "E-POWR"),
-            ):
-                # turned 90 degrees, a text's top faces -x: on the +x side it hangs from its top
-                align = _ALIGN[(s < 0, at_end)]
-                _text(msp, text, (x0 + s * out, hi if at_end else lo), height, layer, align, 90.0)
+        # (side: +1 the front's, -1 the rear's; at the row's end?) in order of preference
+        prefer = {label: ((fs, False), (-fs, False), (fs, True), (-fs, True)),
+                  power: ((fs, True), (-fs, True), (-fs, False), (fs, False))}  # fmt: skip
+        for text, height, layer in (
+            (label, th, "G-ANNO-TEXT"),
+            (power, max(0.8 * th, MIN_TEXT_MM * sc), "E-POWR"),
+        ):
+            spots = []
+            for s, at_end in prefer[text]:
+                if axes[k] == "x":
+                    lo, hi = min(x0, x1), max(x0, x1)
+                    spots.append(
+                        Spot(text, (hi if at_end else lo, y0 + s * out), height, _ALIGN[(s > 0, at_end)])
+                    )
+                else:
+                    # turned 90 degrees, a text's top faces -x: on the +x side it hangs from its top
+                    lo, hi = min(y0, y1), max(y0, y1)
+                    spots.append(
+                        Spot(
+                            text, (x0 + s * out, hi if at_end else lo), height, _ALIGN[(s < 0, at_end)], 90.0
+                        )
+                    )
+            _label(msp, board, layer, spots)
     for hall, group in rows.groupby("hall", sort=True):
         sc = scales.of(str(hall))
         label_mm = 5 * 0.8 * _row_label_height(sc, aisle.get(str(hall), 1.2))
-        _aisle_dims(msp, doc, group, sc, label_mm, widest.get(str(hall), 3.6))
+        _aisle_dims(msp, doc, group, sc, label_mm, widest.get(str(hall), 3.6), board)
 
 
 def _row_label_height(scale: int, cold_aisle_m: float) -> float:
-    """Row labels: 2.5 mm on paper, but no more than a third of the aisle they stand in (mm)."""
-    return min(2.5 * scale, 0.35 * cold_aisle_m * MM_PER_M)
+    """Row labels: 2.5 mm on paper, but no more than 30 % of the aisle they stand in (two facing rows
+    put their labels side by side across it), and never under MIN_TEXT_MM (mm)."""
+    return max(MIN_TEXT_MM * scale, min(TITLE_MM * scale, 0.3 * cold_aisle_m * MM_PER_M))
 
 
 def _xy(axis: str, along: float, across: float) -> tuple[float, float]:
@@ -929,12 +1121,20 @@ def _xy(axis: str, along: float, across: float) -> tuple[float, float]:
 
 
 def _aisle_dims(
-    msp: BaseLayout, doc: Drawing, rows: pd.DataFrame, scale: int, label_mm: float, max_gap_m: float
+    msp: BaseLayout,
+    doc: Drawing,
+    rows: pd.DataFrame,
+    scale: int,
+    label_mm: float,
+    max_gap_m: float,
+    board: Board | None = None,
 ) -> None:
     """One DIMENSION per aisle between neighbouring row lines, in the first stretch (lowest along the
     rows) where rows on both sides overlap, just past the row labels (``label_mm`` long) at the rows'
-    first racks; text COLD/HOT/AISLE and the width."""
+    first racks, else further along where ``board`` has room for it (midway, then before the far end);
+    text COLD/HOT/AISLE and the width. An aisle with no free spot gets none."""
     style = _dimstyle(doc, scale)
+    board = Board(10.0 * scale) if board is None else board
     done: set[tuple[float, float]] = set()
     text_h = DIMSTYLE_MM["dimtxt"] * scale
     for axis in ("x", "y"):
@@ -959,19 +1159,40 @@ def _aisle_dims(
                 continue
             done.add(pair)
             kind = "COLD" if sign[i] > 0 > sign[j] else "HOT" if sign[i] < 0 < sign[j] else "AISLE"
-            text = f"{kind} <>"
             lo_a, hi_a = max(a0[i], a0[j]) * MM_PER_M, min(a1[i], a1[j]) * MM_PER_M
-            # just past the row labels at the first racks (in a hot aisle: before the tray labels,
-            # which sit midway), unless the rows overlap less than that: then midway
-            at = lo_a + label_mm if lo_a + label_mm < hi_a else (lo_a + hi_a) / 2
             lo_mm, hi_mm, mid = lo_edge * MM_PER_M, hi_edge * MM_PER_M, (lo_edge + hi_edge) / 2 * MM_PER_M
-            beside = at + 0.5 * text_h + 0.4 * len(f"{kind} 0000") * text_h  # text clear of the dim line
+            words = f"{kind} {round((hi_edge - lo_edge) * MM_PER_M)}"
+            reach = 0.5 * text_h + text_width(words, text_h)  # the dim line and the text beside it
+            # just past the row labels at the first racks (in a hot aisle: before the tray labels,
+            # which sit midway), midway, or before the far end's labels; the first with room
+            tries = [lo_a + label_mm, (lo_a + hi_a) / 2, max(lo_a, hi_a - label_mm - reach)]
+            spot = None
+            for at in (t for t in tries if lo_a <= t < hi_a):
+                beside = at + 0.5 * text_h + text_width(words, text_h) / 2  # text clear of the dim line
+                tb = text_box(
+                    words, _xy(axis, beside, mid), text_h, "MIDDLE_CENTER", 0 if axis == "x" else 90
+                )
+                line = (*_xy(axis, at - 0.3 * text_h, lo_mm), *_xy(axis, at + 0.3 * text_h, hi_mm))
+                line = (
+                    min(line[0], line[2]),
+                    min(line[1], line[3]),
+                    max(line[0], line[2]),
+                    max(line[1], line[3]),
+                )
+                if board.free(grow(tb, 0.1 * text_h)) and board.free(line):
+                    board.take(grow(tb, 0.1 * text_h))
+                    board.take(line)
+                    spot = (at, beside)
+                    break
+            if spot is None:
+                continue
+            at, beside = spot
             dim = msp.add_linear_dim(
                 base=_xy(axis, at, lo_mm),
                 p1=_xy(axis, at, lo_mm),
                 p2=_xy(axis, at, hi_mm),
                 angle=90 if axis == "x" else 0,
-                text=text,
+                text=f"{kind} <>",
                 text_rotation=0 if axis == "x" else 90,
                 dimstyle=style,
                 dxfattribs={"layer": "G-ANNO-DIMS"},
@@ -1011,9 +1232,14 @@ class TrayRiser(NamedTuple):
 TrayEntity = TrayLine | TrayText | TrayRiser
 
 
-def tray_entities(scene: Scene, scales: _Scales) -> list[TrayEntity]:
+def tray_entities(scene: Scene, scales: _Scales, boards: _Boards | None = None) -> list[TrayEntity]:
     """The model-space entities of the trays, in drawing order: per segment the tray at its width, its
-    bundles per media class in lanes across it and its label (a riser: the riser block and its label)."""
+    bundles per media class in lanes across it and its label (a riser: the riser block and its label).
+
+    A label is NOTE_MM high on its sheet and stays within its segment, clear of what ``boards`` holds:
+    in full (``412: 400 MMF + 12 SMF | 38%``) midway, a third or two thirds along, else shortened
+    (``412 | 38%``), else left off; empty segments carry none (the notes say what a label means)."""
+    boards = _Boards(Board(10.0 * scales.main), Board(10.0 * scales.site)) if boards is None else boards
     edges = scene.tray_edges
     if edges is None or edges.empty:
         return []
@@ -1041,9 +1267,16 @@ def tray_entities(scene: Scene, scales: _Scales) -> list[TrayEntity]:
         if kinds[i] == "riser" or length < 1.0:
             out.append(TrayRiser("E-TRAY-RISR", p))
             if cables[i] > 0:
-                text = f"RISER {_cable_text(cables[i], {m: counts[m][i] for m in media})}"
-                at = (p[0] + 400.0, p[1] + 400.0)
-                out.append(TrayText("E-TRAY-IDEN", text, at, 1.8 * sc, 0.0, TextEntityAlignment.BOTTOM_LEFT))
+                h = NOTE_MM * sc
+                texts = (
+                    f"RISER {_cable_text(cables[i], {m: counts[m][i] for m in media})}",
+                    f"RISER {cables[i]}",
+                )
+                spots = [Spot(t, (p[0] + 400.0 * fx, p[1] + 400.0 * fy), h, _CORNER[(fx, fy)])
+                         for t in texts for fx, fy in ((1, 1), (1, -1), (-1, 1), (-1, -1))]  # fmt: skip
+                got = _first_free(boards.hall, spots)
+                if got is not None:
+                    out.append(TrayText("E-TRAY-IDEN", got.text, got.at, got.height, 0.0, got.align))
             continue
         out.append(TrayLine("E-TRAY-DUCT" if kinds[i] == "duct" else "E-TRAY", p, q, width[i]))
         nx, ny = -dy / length, dx / length
@@ -1057,16 +1290,47 @@ def tray_entities(scene: Scene, scales: _Scales) -> list[TrayEntity]:
             a, b = (p[0] + nx * mid, p[1] + ny * mid), (q[0] + nx * mid, q[1] + ny * mid)
             out.append(TrayLine(MEDIA_LAYER[m], a, b, lw, (m, n)))
             offset += lw
-        label = f"{_cable_text(cables[i], {m: counts[m][i] for m in media})} | {fill[i] * 100:.0f}%"
-        h = min(1.8 * sc, 0.5 * length / (0.8 * len(label)))  # the middle half: aisle ends stay clear
+        if cables[i] <= 0:
+            continue
+        full = f"{_cable_text(cables[i], {m: counts[m][i] for m in media})} | {fill[i] * 100:.0f}%"
+        short = f"{cables[i]} | {fill[i] * 100:.0f}%"
         # campus ducts are labelled at site scale, on the overview layer (frozen on hall sheets)
-        label_layer = "G-ANNO-OVER" if kinds[i] == "duct" else "E-TRAY-IDEN"
+        duct = kinds[i] == "duct"
+        label_layer, board = ("G-ANNO-OVER", boards.over) if duct else ("E-TRAY-IDEN", boards.hall)
+        h = NOTE_MM * (scales.site if duct else sc)
         # a row tray's label hugs the rear of its racks; other trays carry theirs on themselves
-        off = clear[i] + 0.6 * h if clear[i] > 0 else 0.0
-        mx, my = (p[0] + q[0]) / 2 + side_x[i] * off, (p[1] + q[1]) / 2 + side_y[i] * off
-        out.append(TrayText(label_layer, label, (mx, my), h, _upright(math.degrees(math.atan2(dy, dx)))))
+        off = clear[i] + 0.75 * h if clear[i] > 0 else 0.0
+        rot = _upright(math.degrees(math.atan2(dy, dx)))
+        spots = []
+        for text in (full, short):
+            w = text_width(text, h)
+            for t in (0.5, 1 / 3, 2 / 3):  # along the segment; the text within its middle 90 %
+                if abs(t - 0.5) * length + w / 2 <= 0.45 * length:
+                    at = (p[0] + dx * t + side_x[i] * off, p[1] + dy * t + side_y[i] * off)
+                    spots.append(Spot(text, at, h, TextEntityAlignment.MIDDLE_CENTER, rot))
+        got = _first_free(board, spots)
+        if got is not None:
+            out.append(TrayText(label_layer, got.text, got.at, got.height, got.rotation))
     return out
 
+
+# a riser label's corner away from the riser: (x, y direction) -> alignment
+_CORNER = {
+    (1, 1): TextEntityAlignment.BOTTOM_LEFT,
+    (1, -1): TextEntityAlignment.TOP_LEFT,
+    (-1, 1): TextEntityAlignment.BOTTOM_RIGHT,
+    (-1, -1): TextEntityAlignment.TOP_RIGHT,
+}
+
+
+# TEXT alignments the tray writer knows: (group 72 horizontal, group 73 vertical)
+_TEXT_ALIGN = {
+    TextEntityAlignment.MIDDLE_CENTER: (1, 2),
+    TextEntityAlignment.BOTTOM_LEFT: (0, 1),
+    TextEntityAlignment.TOP_LEFT: (0, 3),
+    TextEntityAlignment.BOTTOM_RIGHT: (2, 1),
+    TextEntityAlignment.TOP_RIGHT: (2, 3),
+}
 
 # handles ezdxf gives each: an INSERT takes two (its SEQEND's is kept even without attributes)
 TRAY_HANDLES = {TrayLine: 1, TrayText: 1, TrayRiser: 2}
@@ -1088,13 +1352,15 @@ def tray_entities_text(items: Sequence[TrayEntity], riser: str, first_handle: in
         elif isinstance(e, TrayText):
             x, y = e.at
             at = f" 10\n{x}\n 20\n{y}\n 30\n0.0\n"
-            centred = e.align == TextEntityAlignment.MIDDLE_CENTER
-            if not centred and e.align != TextEntityAlignment.BOTTOM_LEFT:
-                raise ValueError(f"tray text alignment {e.align} (allowed: BOTTOM_LEFT, MIDDLE_CENTER)")
+            if e.align not in _TEXT_ALIGN:
+                raise ValueError(
+                    f"tray text alignment {e.align} (allowed: {', '.join(a.name for a in _TEXT_ALIGN)})"
+                )
+            ha, va = _TEXT_ALIGN[e.align]
             out.append(f"  0\nTEXT\n  5\n{hnd:X}\n{entity}{e.layer}\n100\nAcDbText\n{at} 40\n{e.height}\n"
                        f"  1\n{e.text}\n" + (_tag(50, e.rotation) if e.rotation != 0.0 else "")
-                       + f"  7\n{NOTE_STYLE}\n" + (" 72\n1\n" if centred else "")
-                       + f" 11\n{x}\n 21\n{y}\n 31\n0.0\n100\nAcDbText\n 73\n{2 if centred else 1}\n")  # fmt: skip
+                       + f"  7\n{NOTE_STYLE}\n" + (f" 72\n{ha}\n" if ha else "")
+                       + f" 11\n{x}\n 21\n{y}\n 31\n0.0\n100\nAcDbText\n 73\n{va}\n")  # fmt: skip
         else:
             x, y = e.at
             out.append(f"  0\nINSERT\n  5\n{hnd:X}\n{entity}{e.layer}\n100\nAcDbBlockReference\n"
@@ -1103,13 +1369,15 @@ def tray_entities_text(items: Sequence[TrayEntity], riser: str, first_handle: in
     return "".join(out)
 
 
-def _draw_trays(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) -> None:
+def _draw_trays(
+    msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales, boards: _Boards, at: int
+) -> None:
     """Trays at their width, bundles per media class in lanes across them, a label per loaded segment.
 
     A campus has ~10k of these entities: like the racks (:func:`_draw_racks`), they are written as DXF
     text in one go (:func:`tray_entities_text`) with the handles ezdxf would have given them, and spliced
     into the model space when the document is written. Same bytes as adding them one by one."""
-    items = tray_entities(scene, scales)
+    items = tray_entities(scene, scales, boards)
     if not items:
         return
     riser = _define_riser_block(doc)
@@ -1117,7 +1385,7 @@ def _draw_trays(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales) ->
     first = handles._handle
     handles._handle = first + sum(TRAY_HANDLES[type(e)] for e in items)
     text = tray_entities_text(items, riser, first, msp.layout_key)
-    _SPLICES.setdefault(doc, []).append((len(msp.entity_space), text))
+    _splice(doc, at, 0, text)  # under the racks, though placed after the notes it keeps clear of
 
 
 def _cable_text(total: int, by_class: Mapping[str, int]) -> str:
@@ -1151,9 +1419,15 @@ def _tag_list(numbers: Sequence[int]) -> str:
     return ", ".join(f"V{r[0]}" if len(r) == 1 else f"V{r[0]}-V{r[-1]}" for r in runs)
 
 
-def _draw_violations(msp: BaseLayout, scene: Scene, scales: _Scales) -> None:
+def _draw_violations(msp: BaseLayout, scene: Scene, scales: _Scales, boards: _Boards) -> None:
     """A revision cloud per marked place, tagged with its violations' numbers and kinds (V12 tray_fill);
-    violations at the very same place share one cloud. The sheets' notes give the messages."""
+    violations at the very same place share one cloud. The sheets' notes give the messages.
+
+    A tag goes at a corner of its cloud (or stacked above it) that is free on the board of the sheets
+    it shows on, else in short (V12) likewise, else it is left off: tags never stand on one another.
+    A tag inside a hall is at the hall's scale, on the hall-scale notes layer G-ANNO-TEXT in the
+    violations' red (the overview sheets, at a tenth of the scale, would print it unreadably small);
+    a building's is at the site's scale, on G-ANNO-VIOL."""
     m = scene.markers.dropna(subset=["x0_m"])
     by_box: dict[tuple[float, ...], list[tuple[int, str, str]]] = {}
     boxes = m[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float).tolist()
@@ -1161,6 +1435,7 @@ def _draw_violations(msp: BaseLayout, scene: Scene, scales: _Scales) -> None:
         boxes, m["number"].tolist(), m["kind"].tolist(), m["where"].tolist(), strict=True
     ):
         by_box.setdefault(tuple(round(c, 1) for c in b), []).append((n, kind, where))
+    red = LAYER_BY_NAME["G-ANNO-VIOL"].color
     for box, items in by_box.items():
         sc = scales.of(items[0][2])
         pad = 1.0 * sc
@@ -1170,9 +1445,26 @@ def _draw_violations(msp: BaseLayout, scene: Scene, scales: _Scales) -> None:
         revcloud.add_entity(
             msp, [(x0, y0), (x1, y0), (x1, y1), (x0, y1)], arc, dxfattribs={"layer": "G-ANNO-VIOL"}
         )
+        in_hall = hall_key(items[0][2]) in scales.hall
+        board = boards.hall if in_hall else boards.over
+        h = NOTE_MM * (sc if in_hall else scales.site)
         kinds = ", ".join(sorted({k for _, k, _ in items}))
-        tag = f"{_tag_list([n for n, _, _ in items])} {kinds}"
-        _text(msp, tag, (x0, y1 + 0.6 * sc), 2.0 * sc, "G-ANNO-VIOL", TextEntityAlignment.BOTTOM_LEFT)
+        numbers = _tag_list([n for n, _, _ in items])
+        gap = 0.3 * h
+        corners = [
+            ((x0, y1 + gap), TextEntityAlignment.BOTTOM_LEFT),
+            ((x0, y0 - gap), TextEntityAlignment.TOP_LEFT),
+            ((x1, y1 + gap), TextEntityAlignment.BOTTOM_RIGHT),
+            ((x1, y0 - gap), TextEntityAlignment.TOP_RIGHT),
+        ]
+        corners += [((x0, y1 + gap + k * 1.4 * h), TextEntityAlignment.BOTTOM_LEFT) for k in range(1, 4)]  # fmt: skip
+        spots = [Spot(t, at, h, align) for t in (f"{numbers} {kinds}", numbers) for at, align in corners]
+        got = _first_free(board, spots)
+        if got is None:
+            continue
+        t = msp.add_text(got.text, height=h, dxfattribs={"layer": "G-ANNO-TEXT" if in_hall else "G-ANNO-VIOL",
+                                                          "style": NOTE_STYLE, **({"color": red} if in_hall else {})})  # fmt: skip
+        t.set_placement(got.at, align=got.align)
 
 
 # ------------------------------------------------------------------------------------- paper space
@@ -1307,20 +1599,25 @@ def build_scene_document(scene: Scene) -> Drawing:
     scales = _Scales(scene, sheets)
     doc = _new_document(scene, scales.main)
     _current_dimstyle(doc, scales.main)
+    longest = attrib_longest(scene.racks)
     for tid in sorted(scene.templates):
-        _define_rack_block(doc, scene.templates[tid])
+        _define_rack_block(doc, scene.templates[tid], longest)
     blocks = {
         "title": _define_title_block(doc),
         "north": _define_north_arrow(doc),
         "legend": _define_legend(doc, scales.main),
     }
     msp = doc.modelspace()
-    # draw order: building and halls, trays under the racks, racks, then annotation on top
-    _draw_site(msp, doc, scene, scales)
-    _draw_trays(msp, doc, scene, scales)
-    _draw_racks(msp, scene)
-    _draw_rows(msp, doc, scene, scales)
-    _draw_violations(msp, scene, scales)
+    # draw order: building and halls, trays under the racks, racks, then annotation on top; labels are
+    # placed most important first (names, dimensions, rows, violations, then trays), each clear of those
+    # before it on the sheets it shows on
+    boards = _Boards(Board(10.0 * scales.main), Board(10.0 * scales.site))
+    _draw_site(msp, doc, scene, scales, boards)
+    trays_at = len(msp.entity_space)
+    _draw_racks(msp, scene, scales, boards)
+    _draw_rows(msp, doc, scene, scales, boards.hall)
+    _draw_violations(msp, scene, scales, boards)
+    _draw_trays(msp, doc, scene, scales, boards, trays_at)
     sx0, sy0, sx1, sy1 = sheets[0].bbox_m
     doc.set_modelspace_vport(
         height=(sy1 - sy0) * MM_PER_M * 1.1, center=((sx0 + sx1) / 2 * MM_PER_M, (sy0 + sy1) / 2 * MM_PER_M)

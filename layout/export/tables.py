@@ -52,32 +52,70 @@ USD_SUFFIX = "_usd"
 MAX_COLUMN_WIDTH = 60
 
 
-def csv_bytes(df: pd.DataFrame) -> bytes:
+def csv_bytes(df: pd.DataFrame | Any) -> bytes:
     """``df`` as CSV, byte for byte what ``df.to_csv(index=False, lineterminator="\\n")`` writes, through
     pyarrow's columnar CSV writer (pandas' writer formats row by row: seconds for the links table).
+    ``df`` may also be a pyarrow Table (:func:`ports_arrow`): the bytes of its pandas twin.
 
     Each column becomes the text pandas would write (floats as Python's repr, NaN as an empty cell,
     bools as True/False); pyarrow then joins them unquoted. pandas quotes a value only when it holds a
     comma, a quote or a line break; a table with such a value (or a one-column table, where pandas
     quotes an empty value) is written by pandas' own writer, so the bytes never depend on the path."""
+    if not isinstance(df, pd.DataFrame):
+        return _arrow_csv(df)
     texts = _csv_texts(df)
     if texts is None:
         return _pandas_csv(df)
+    out = _joined_csv([str(c) for c in df.columns], texts)
+    return out if out is not None else _pandas_csv(df)
+
+
+def _joined_csv(header: list[str], texts: list[Any]) -> bytes | None:
+    """The header line and the text columns joined unquoted by pyarrow; None when a value needs quotes."""
     import pyarrow as pa
     import pyarrow.csv as pa_csv
 
     sink = pa.BufferOutputStream()
-    sink.write((",".join(str(c) for c in df.columns) + "\n").encode("utf-8"))
+    sink.write((",".join(header) + "\n").encode("utf-8"))
     table = pa.table(texts, names=[f"c{i}" for i in range(len(texts))])
     try:
         pa_csv.write_csv(
             table,
             sink,
-            pa_csv.WriteOptions(include_header=False, quoting_style="none", batch_size=max(len(df), 1)),
+            pa_csv.WriteOptions(include_header=False, quoting_style="none", batch_size=max(len(table), 1)),
         )
     except pa.ArrowInvalid:  # a value needs quoting
-        return _pandas_csv(df)
-    return sink.getvalue().to_pybytes()
+        return None
+    return bytes(sink.getvalue().to_pybytes())
+
+
+def _arrow_csv(table: Any) -> bytes:
+    """csv_bytes of a pyarrow Table: text and dictionary-of-text columns as they are, integers in
+    decimal, floats as Python's repr, nulls empty; pandas' writer for anything else (see csv_bytes)."""
+    header = [str(c) for c in table.column_names]
+    texts = _arrow_texts(table)
+    out = _joined_csv(header, texts) if texts is not None else None
+    return out if out is not None else _pandas_csv(decoded(table).to_pandas())
+
+
+def _arrow_texts(table: Any) -> list[Any] | None:
+    """Every column of a pyarrow Table as the text pandas writes for it, or None (see _csv_texts)."""
+    import pyarrow as pa
+
+    if table.num_columns < 2 or any(ch in str(c) for c in table.column_names for ch in _NEEDS_QUOTES):
+        return None
+    texts = []
+    for col in table.columns:
+        t = col.type
+        if pa.types.is_dictionary(t) and pa.types.is_string(t.value_type) or pa.types.is_string(t):
+            texts.append(col)
+        elif pa.types.is_integer(t):
+            texts.append(col.cast(pa.string()))
+        elif pa.types.is_float64(t):
+            texts.append(float_text(col.to_numpy()))
+        else:
+            return None
+    return texts
 
 
 def _pandas_csv(df: pd.DataFrame) -> bytes:
@@ -141,25 +179,26 @@ def float_text(x: np.ndarray) -> Any:
     return pc.take(texts, pa.array(codes, mask=np.isnan(x)))
 
 
-def write_csv(df: pd.DataFrame, path: str | Path) -> Path:
+def write_csv(df: pd.DataFrame | Any, path: str | Path) -> Path:
     return write_bytes(path, csv_bytes(df))
 
 
-def parquet_bytes(df: pd.DataFrame) -> bytes:
-    """``df`` as a Parquet file (zstd, one row group, no index). Deterministic: no pandas metadata (it
-    would tie the bytes to the pandas version), text columns as plain UTF-8 strings."""
+def parquet_bytes(df: pd.DataFrame | Any) -> bytes:
+    """``df`` (a DataFrame, or a pyarrow Table such as :func:`ports_arrow`'s) as a Parquet file (zstd, one
+    row group, no index). Deterministic: no pandas metadata (it would tie the bytes to the pandas
+    version), text columns as plain UTF-8 strings (dictionaries decoded: the file of the pandas twin)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.Table.from_pandas(df, preserve_index=False)
+    table = pa.Table.from_pandas(df, preserve_index=False) if isinstance(df, pd.DataFrame) else decoded(df)
     fields = [pa.field(f.name, pa.string()) if pa.types.is_large_string(f.type) else f for f in table.schema]
     table = table.cast(pa.schema(fields)).replace_schema_metadata(None)
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd", row_group_size=max(len(df), 1))
-    return sink.getvalue().to_pybytes()
+    pq.write_table(table, sink, compression="zstd", row_group_size=max(len(table), 1))
+    return bytes(sink.getvalue().to_pybytes())
 
 
-def write_parquet(df: pd.DataFrame, path: str | Path) -> Path:
+def write_parquet(df: pd.DataFrame | Any, path: str | Path) -> Path:
     return write_bytes(path, parquet_bytes(df))
 
 
@@ -539,8 +578,13 @@ PORT_COLUMNS = [
 
 
 def ports_table(fabric: Fabric, placement: Placement, cabling: Cabling, site_code: str) -> pd.DataFrame:
+    """:func:`ports_arrow` as a pandas DataFrame of plain text, integer and float columns."""
+    return decoded(ports_arrow(fabric, placement, cabling, site_code)).to_pandas()
+
+
+def ports_arrow(fabric: Fabric, placement: Placement, cabling: Cabling, site_code: str) -> Any:
     """One row per link of ``cabling.links`` (same order) with both ends' device, model, rack, RU, port,
-    cage, form factor and module (``PORT_COLUMNS``).
+    cage, form factor and module (``PORT_COLUMNS``), as a pyarrow Table.
 
     ``cable_id`` is one TIA-606-style label printed on both ends: ``SITE.`` then the near end and the
     far end, ``/`` between them, each end as building.hall.row.rack, ``-U`` and the device's RU, ``:``
@@ -548,7 +592,15 @@ def ports_table(fabric: Fabric, placement: Placement, cabling: Cabling, site_cod
     U02:be1.1``. An end whose device is not placed is named by the device id instead of rack and RU.
     ``a_module``: what plugs into the cage, ``mmf/x2`` (a twin-port multimode module), ``dac/breakout``
     (a copper assembly: ``straight``, ``twin`` or ``breakout``), empty without a medium.
+
+    Every text column but ``cable_id`` is dictionary-encoded: its few distinct names (ids, models,
+    ports, ...) held once, each row an index into them, decoded only where a file is written (pyarrow's
+    CSV writer reads dictionaries as they are). ``cable_id`` is joined in one pass from each end's
+    device prefix (worked out per device, not per link) and port name.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     from layout.ports import ASSEMBLIES, FORMS, cage_label_codes, port_label_codes
 
     pm = cabling.ports
@@ -557,63 +609,92 @@ def ports_table(fabric: Fabric, placement: Placement, cabling: Cabling, site_cod
     links = cabling.links
     dev = fabric.devices
 
-    def take(values: Any, idx: np.ndarray) -> pd.Series:  # arrow strings taken by index, no Python str
-        return pd.Series(values, dtype="string").take(idx).reset_index(drop=True)
+    def names(values: Any) -> Any:
+        return pa.array(values, pa.string(), from_pandas=True)
 
-    rack_ids = [*placement.racks["rack_id"].astype(str).tolist(), ""]
-    rack_label = [r.replace("/", ".") for r in rack_ids]
+    def coded(idx: np.ndarray, dictionary: Any) -> Any:  # a dictionary array: no string copied per row
+        return pa.DictionaryArray.from_arrays(pa.array(np.asarray(idx, np.int32)), dictionary)
+
+    def categorical(col: pd.Series) -> Any:
+        codes = col.cat.codes.to_numpy()
+        return pa.DictionaryArray.from_arrays(
+            pa.array(codes.astype(np.int32), mask=codes < 0), names(col.cat.categories.astype(str))
+        )
+
+    racks = placement.racks["rack_id"].astype(str)
+    rack_ids = names([*racks.tolist(), ""])
+    dev_ids = names(dev["device_id"].astype(str))
+    dev_models = names(dev["model"].astype("string"))
     ru = np.asarray(placement.device_ru, dtype=np.int64)
-    ru_label = [f"-U{u:02d}:" for u in range(max(int(ru.max(initial=0)), 0) + 1)]
-    media_ids = [str(c) for c in links["media"].cat.categories]  # catalog ids, then "" (no medium)
+    # each device's end label up to the port: its rack (B1.H1.R01.K05) and RU, or its id when not placed
+    device_rack = np.asarray(placement.device_rack, dtype=np.int64)
+    placed = device_rack >= 0
+    where = pc.if_else(
+        pa.array(placed),
+        pc.take(names(pc.replace_substring(rack_ids, "/", ".")), np.where(placed, device_rack, len(racks))),
+        dev_ids,
+    )
+    ru_label = names([f"-U{u:02d}:" for u in range(max(int(ru.max(initial=0)), 0) + 1)])
+    prefix = pc.binary_join_element_wise(where, pc.take(ru_label, np.maximum(ru, 0)), "")
     mcode = links["media"].cat.codes.to_numpy().astype(np.int64)
-    optical = links["media_class"].astype(str).isin(["mmf", "smf", "coherent"]).to_numpy()
+    media_ids = [str(c) for c in links["media"].cat.categories]  # catalog ids, then "" (no medium)
+    mclass = links["media_class"]
+    optical_codes = [i for i, c in enumerate(mclass.cat.categories) if c in ("mmf", "smf", "coherent")]
+    optical = np.isin(mclass.cat.codes.to_numpy(), optical_codes)
     group = pm.group.astype(np.int64)
     port_names, port_inv = port_label_codes(group, pm.cage, pm.port, pm.per_cage)
-    dotted = [p.replace("/", ".") for p in port_names]
+    ports = names(port_names)
+    dotted = pc.replace_substring(ports, "/", ".")
     cage_names, cage_inv = cage_label_codes(group, pm.cage)
+    cages = names(cage_names)
     per_max = int(pm.per_cage.max(initial=1)) + 1
     # module names: (medium, per-cage ports or copper assembly)
     kinds = [f"/x{k}" for k in range(per_max)] + [f"/{a}" for a in ASSEMBLIES]
-    module_names = [m + k if m else "" for m in media_ids for k in kinds]
-    dev_ids = dev["device_id"].astype("string")
-    dev_models = dev["model"].astype("string")
+    modules = names([m + k if m else "" for m in media_ids for k in kinds])
+    forms = names(list(FORMS))
     cols: dict[str, Any] = {}
-    ends: dict[str, pd.Series] = {}
+    ends: dict[str, Any] = {}
     for side, dcol, rcol in (("a", "a", "rack_a"), ("b", "b", "rack_b")):
         sl = pm.end(side)
         d = links[dcol].to_numpy(np.int64)
         r = links[rcol].to_numpy(np.int64)
-        r = np.where(r >= 0, r, len(rack_ids) - 1)
+        r = np.where(r >= 0, r, len(racks))
         module = mcode * len(kinds) + np.where(optical, pm.per_cage[sl], per_max + pm.assembly)
-        port = take(port_names, port_inv[sl])
-        cols[f"{side}_device"] = device = take(dev_ids, d)
-        cols[f"{side}_model"] = take(dev_models, d)
-        cols[f"{side}_rack"] = take(rack_ids, r)
-        cols[f"{side}_ru"] = ru[d]
-        cols[f"{side}_port"] = port
-        cols[f"{side}_cage"] = take(cage_names, cage_inv[sl])
-        cols[f"{side}_form"] = take(list(FORMS), pm.form[sl])
-        cols[f"{side}_module"] = take(module_names, module)
-        where = take(rack_label, r).where(r < len(rack_ids) - 1, device)
-        ends[side] = where + take(ru_label, np.maximum(ru[d], 0)) + take(dotted, port_inv[sl])
-    out = pd.DataFrame(
-        {
-            "cable_id": f"{site_code}." + ends["a"] + "/" + ends["b"],
-            "network": links["network"].to_numpy(),
-            "kind": links["kind"].to_numpy(),
-            **cols,
-            "media": links["media"].to_numpy(),
-            "media_class": links["media_class"].to_numpy(),
-            "assembly": take(list(ASSEMBLIES), pm.assembly),
-            "length_m": links["length_m"].round(3).to_numpy(),
-            "stock_length_m": links["stock_length_m"].to_numpy(),
-        }
-    )
-    return out[PORT_COLUMNS]
+        cols[f"{side}_device"] = coded(d, dev_ids)
+        cols[f"{side}_model"] = coded(d, dev_models)
+        cols[f"{side}_rack"] = coded(r, rack_ids)
+        cols[f"{side}_ru"] = pa.array(ru[d])
+        cols[f"{side}_port"] = coded(port_inv[sl], ports)
+        cols[f"{side}_cage"] = coded(cage_inv[sl], cages)
+        cols[f"{side}_form"] = coded(pm.form[sl], forms)
+        cols[f"{side}_module"] = coded(module, modules)
+        ends[side] = (pc.take(prefix, d), pc.take(dotted, port_inv[sl]))
+    cable_id = pc.binary_join_element_wise(f"{site_code}.", *ends["a"], "/", *ends["b"], "")
+    table = {
+        "cable_id": cable_id,
+        "network": categorical(links["network"]),
+        "kind": categorical(links["kind"]),
+        **cols,
+        "media": categorical(links["media"]),
+        "media_class": categorical(links["media_class"]),
+        "assembly": coded(pm.assembly, names(list(ASSEMBLIES))),
+        "length_m": pa.array(links["length_m"].round(3).to_numpy(np.float64), from_pandas=True),
+        "stock_length_m": pa.array(links["stock_length_m"].to_numpy(np.float64), from_pandas=True),
+    }
+    return pa.table([table[c] for c in PORT_COLUMNS], names=PORT_COLUMNS)
 
 
-def port_tables(design: Design, ports: bool = True) -> dict[str, pd.DataFrame]:
-    """``write_design_tables``'s ``ports`` (the port map, only when ``ports``: one row per link) and
+def decoded(table: Any) -> Any:
+    """``table`` with every dictionary-encoded column decoded to its values."""
+    import pyarrow as pa
+
+    cols = [c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c for c in table.columns]
+    return pa.table(cols, names=table.column_names)
+
+
+def port_tables(design: Design, ports: bool = True) -> dict[str, Any]:
+    """``write_design_tables``'s ``ports`` (the port map as :func:`ports_arrow`'s Table, only when
+    ``ports``: one row per link) and
     ``cages`` (the Ports sheet) of a design; nothing when its cabling has no port map."""
     pm = design.cabling.ports
     if pm is None:
@@ -621,7 +702,7 @@ def port_tables(design: Design, ports: bool = True) -> dict[str, pd.DataFrame]:
     out = {"cages": pm.cages}
     if ports:
         code = design.inputs.stem.upper()
-        out["ports"] = ports_table(design.fabric, design.placement, design.cabling, code)
+        out["ports"] = ports_arrow(design.fabric, design.placement, design.cabling, code)
     return out
 
 
@@ -676,7 +757,7 @@ def write_design_tables(
     csv: bool = True,
     xlsx: bool = True,
     parquet: bool = False,
-    ports: pd.DataFrame | None = None,
+    ports: pd.DataFrame | Any = None,
     cages: pd.DataFrame | None = None,
     power: pd.DataFrame | None = None,
 ) -> list[Path]:

@@ -38,6 +38,20 @@ class ServerSpec(Strict):
     backend_lanes: int = Field(gt=0, le=16, default=8)
     frontend_cage: CageForm = "qsfp"
     storage_cage: CageForm = "qsfp"
+    # the reference design around the system (layout.fabric): its scalable unit (SU) in servers (None:
+    # one leaf group), the rails its backend ports spread over (None: one rail per port; an NVL72's 72
+    # ports over 18 rails, one per compute tray position, 4 ports each), servers per rack in the RA's
+    # layout (SU racks without a site), GPUs of one NVLink domain (never split; None: the server's GPUs)
+    su_servers: int | None = Field(default=None, gt=0, le=100_000)
+    rails: int | None = Field(default=None, gt=0, le=1024)
+    servers_per_rack: int = Field(default=1, gt=0, le=64)
+    nvlink_gpus: int | None = Field(default=None, gt=0, le=100_000)
+    frontend_port_gbps: int = Field(default=400, gt=0)
+    storage_port_gbps: int = Field(default=400, gt=0)
+
+    @property
+    def ports_per_rail(self) -> int:
+        return self.backend_ports // self.rails if self.rails else 1
 
 
 class SwitchSpec(Strict):
@@ -52,11 +66,19 @@ class SwitchSpec(Strict):
     cages: int | None = Field(default=None, gt=0, le=1024)  # None: ports / ports_per_cage
     lanes_per_cage: int = Field(gt=0, le=16, default=8)
     mgmt_ports: int = Field(ge=0, le=8, default=1)
+    protocol: Literal["infiniband", "ethernet"] = "ethernet"
+    cooling: Literal["air", "liquid"] = "air"
+    # the fastest link a cage's ports gang into (SN5600: 128 x 400G or 64 x 800G); None: port_gbps
+    max_link_gbps: int | None = Field(default=None, gt=0)
     height_ru: int = Field(gt=0, le=20)
     weight_kg: float = Field(gt=0, le=500)
     power_w_copper: float = Field(gt=0, le=50000)
     power_w_optics: float = Field(gt=0, le=50000)
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+    @property
+    def fastest_gbps(self) -> int:
+        return self.max_link_gbps or self.port_gbps
 
     @property
     def data_cages(self) -> int:
@@ -67,6 +89,9 @@ class SwitchSpec(Strict):
 class NicSpec(Strict):
     name: Text
     ports_per_module: int = Field(gt=0, le=8)  # backend ports per server cage (twin-port OSFP: 2)
+    # split: links per server backend port (2: an 800G port run as 2 x 400G), at 1/split of its speed
+    split: int = Field(default=1, ge=1, le=8)
+    port_gbps: int | None = Field(default=None, gt=0)  # one link's speed (listing; None: the server's)
     power_w_extra: float = Field(ge=0, le=1000, default=0)
     price_usd_extra: float = Field(ge=0, le=MAX_PRICE_USD, default=0)
     link_mtbf_years: float | None = Field(default=None, gt=0, le=100)
@@ -182,6 +207,13 @@ class Catalog(Strict):
             return m.module_power_w
         twin = m.twin_module_power_w if m.twin_module_power_w is not None else 2 * m.module_power_w
         return twin * links_per_module / 2
+
+    def backend(self, server: str, nic: str) -> tuple[int, int]:
+        """(links, Gb/s each) of one server's backend: its ports, each split as the NIC option says
+        (ConnectX-8 as 2 x 400G: 16 links of 400G from 8 ports of 800G)."""
+        s = self.server[server]
+        split = self.nic[nic].split if nic in self.nic else 1
+        return s.backend_ports * split, s.backend_port_gbps // split
 
     def media_by_reach(self) -> list[tuple[str, MediaSpec]]:
         """Media in catalog order (layout.media picks the cheapest that reaches; equal prices: the first)."""

@@ -36,6 +36,7 @@ from layout.place.tables import (
     placement_tables,
     rack_polygons,
     user_row_checks,
+    user_row_template_checks,
 )
 from layout.place.templates import (
     GpuRack,
@@ -88,6 +89,6 @@ def place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None = None) -> Pl
     p = Placer(inputs, fabric, cache.grids, cache.groups) if cache is not None else Placer(inputs, fabric)
     spots, violations, missing = p.run()
     racks, rows, device_rack, device_ru = placement_tables(p, spots)
-    violations += user_row_checks(inputs, racks)
+    violations += user_row_checks(inputs, racks) + user_row_template_checks(p, racks)
     violations += aisle_checks(inputs, racks)
     return Placement(racks, rows, device_rack, device_ru, tuple(violations), p.gpu, missing)

@@ -1,5 +1,6 @@
-"""The placement as tables: racks (ids ``B1/H1/R03/K07``, numbered per hall across the hall then along
-it, racks along the row), rows, each device's rack and RU; and the checks of user rows against the floor."""
+"""The placement as tables: racks (ids ``B1/H1/R03/K07``: the placer's rows numbered per hall across the
+hall then along it, then the user rows in file order; racks along the row), rows, each device's rack and
+RU; and the checks of user rows against the floor and the cluster's racks."""
 
 from __future__ import annotations
 
@@ -158,16 +159,24 @@ def row_rec(hall: HallPlan, key: tuple[str, int], members: list[RackRec]) -> Row
     )
 
 
+def row_order(row: RowRec) -> tuple[bool, int, tuple[float, float, tuple[str, int]]]:
+    """Where a row comes in its hall's numbering: the placer's rows first, across the hall then along
+    it, then the user rows in the order of their [[row]] entries. A user row added (or moved) renumbers
+    no row the placer laid out, and no earlier user row."""
+    user = row.key[0] == "u"
+    return (user, row.key[1] if user else 0, (0.0, 0.0, row.key) if user else row.sort)
+
+
 def placement_tables(
     p: Placer, spots: list[Spot]
 ) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, np.ndarray]:
-    """Racks and rows tables; rows numbered per hall across the hall then along it, racks along the row."""
+    """Racks and rows tables; rows numbered per hall as :func:`row_order` says, racks along the row."""
     grouped: dict[tuple[int, tuple[str, int]], list[RackRec]] = {}
     for r in rack_recs(p, spots):
         grouped.setdefault((r.hall, r.row_key), []).append(r)
     rows = sorted(
         (row_rec(p.halls[h], key, m) for (h, key), m in grouped.items()),
-        key=lambda r: (p.halls[r.hall].bno, r.hall, r.sort),
+        key=lambda r: (p.halls[r.hall].bno, r.hall, *row_order(r)),
     )
     per_hall: dict[int, int] = {}
     numbers = []
@@ -274,6 +283,37 @@ def user_row_checks(inputs: Inputs, racks: pd.DataFrame) -> list[Violation]:
                     f"{h.wall_clearance_m:g} m wall clearance or another rack",
                     "move the [[row]] origin or shorten the row",
                     {"racks": len(set(bad))},
+                )
+            )
+    return out
+
+
+def user_row_template_checks(p: Placer, racks: pd.DataFrame) -> list[Violation]:
+    """A user row whose template is neither its hall's GPU rack nor one of the network racks the placer
+    fills: nothing of the cluster goes into it, so its racks stay empty (they are still drawn and costed,
+    as placed): one violation per such [[row]], at its row."""
+    network = sorted({p.groups.t_net.id, p.t_spine.id, p.t_core.id})
+    first = {}  # (hall, x, y) of each user row's first rack -> its row id
+    if len(racks):
+        user = racks[racks["user_row"]]
+        first = dict(zip(zip(user["hall"], user["x_m"], user["y_m"], strict=True), user["row"], strict=True))
+    out = []
+    for hall in p.halls:
+        gpu = hall.gpu.template if hall.gpu is not None else "none"
+        for slot in hall.user_slots:
+            if slot.pos != 1 or slot.template in (gpu, *network):
+                continue
+            row = p.inputs.site.row[slot.user_row]
+            kind = p.inputs.templates[slot.template].kind
+            out.append(
+                Violation(
+                    "user_row",
+                    str(first.get((hall.key, round(slot.x_m, 6), round(slot.y_m, 6)), hall.key)),
+                    f"[[row]] {slot.user_row + 1} in {hall.key} is of template {slot.template} ({kind}), not a "
+                    f"rack of this cluster there (GPU rack {gpu}; network racks {', '.join(network)}): its "
+                    f"{row.racks} rack(s) stay empty, yet are drawn and costed",
+                    f'template = "{gpu}" for GPU racks, or delete the [[row]]',
+                    {"racks": row.racks, "row_entry": slot.user_row + 1},
                 )
             )
     return out

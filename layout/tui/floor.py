@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 # cell codes
 OUTSIDE, FLOOR, COLUMN, KEEPOUT, TRAY, USER_ROW = 0, 1, 2, 3, 4, 5
 RACK = 10  # RACK + index into RACK_KINDS (colour by kind) or into palette.FILLS (the drawings' colours)
+WALL = 40  # WALL + which of its north, east, south, west neighbours are wall too (1, 2, 4, 8): the outline
+# the trace overlay (see trace_overlay): the traced rack, the racks its cables reach, and the route cells,
+# TRACE + 2 x media class (layout.tui.trace.TRACE_CLASSES) + 1 where the piece runs north-south
+NO_TRACE, TRACE_NEAR, TRACE_FAR, TRACE = -1, 98, 99, 100
 RACK_KINDS = palette.RACK_KINDS
 ASPECT = 2.0  # a terminal line is this many columns tall
 
@@ -57,6 +61,8 @@ class HallFloor:
     # and, from a scene, limit_kw and fill_no (palette.FILLS)
     racks: pd.DataFrame = field(default_factory=pd.DataFrame)
     trays: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))  # x0, y0, x1, y1 per tray segment
+    # this hall's placed rows (the scene's: row, label, axis, x0_m, y0_m, x1_m, y1_m, front_sign) and it_kw
+    rows: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def bounds(self) -> tuple[float, float, float, float]:
@@ -136,7 +142,7 @@ def with_design_of(floors: dict[str, HallFloor], earlier: dict[str, HallFloor]) 
     what the map shows while the design of the edit runs, without recomputing any rack geometry."""
     for key, floor in floors.items():
         if key in earlier:
-            floor.racks, floor.trays = earlier[key].racks, earlier[key].trays
+            floor.racks, floor.trays, floor.rows = earlier[key].racks, earlier[key].trays, earlier[key].rows
     return floors
 
 
@@ -150,6 +156,14 @@ def _add_design(floors: dict[str, HallFloor], result: Result) -> None:
         for key, idx in scene.hall_racks.items():
             if key in floors:
                 floors[key].racks = table.iloc[idx].reset_index(drop=True)
+    rows = scene.rows
+    if len(rows):
+        kw = result.design.power.rows.set_index("row")["it_kw"]
+        table = rows[["row", "label", "axis", "x0_m", "y0_m", "x1_m", "y1_m", "front_sign"]].copy()
+        table["it_kw"] = table["row"].map(kw).fillna(0.0).to_numpy(float)
+        for hall, at in rows.groupby("hall", sort=False).indices.items():
+            if str(hall) in floors:
+                floors[str(hall)].rows = table.iloc[np.asarray(at)].reset_index(drop=True)
     edges = scene.tray_edges
     if edges is not None and len(edges):
         seg = edges[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float)
@@ -263,8 +277,12 @@ def rasterise(floor: HallFloor, grid: Grid, by: str = "kind") -> tuple[np.ndarra
     return codes, rack
 
 
-def _draw_segments(codes: np.ndarray, grid: Grid, seg: np.ndarray) -> None:
-    """Mark the floor cells that tray segments (x0, y0, x1, y1) pass over."""
+def segment_cells(grid: Grid, seg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(line, col, segment) of the cells that segments (x0, y0, x1, y1 per row) pass over, inside the
+    grid: points every half column along each segment."""
+    if not len(seg):
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty
     length = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
     steps = np.maximum(1, np.ceil(length / (grid.m_per_col / 2)).astype(np.int64))
     idx = np.repeat(np.arange(len(seg)), steps + 1)
@@ -274,6 +292,96 @@ def _draw_segments(codes: np.ndarray, grid: Grid, seg: np.ndarray) -> None:
     col = np.floor((x - grid.x0) / grid.m_per_col).astype(np.int64)
     line = np.floor((grid.y1 - y) / grid.m_per_line).astype(np.int64)
     ok = (col >= 0) & (col < grid.cols) & (line >= 0) & (line < grid.lines)
-    col, line = col[ok], line[ok]
+    return line[ok], col[ok], idx[ok]
+
+
+def _draw_segments(codes: np.ndarray, grid: Grid, seg: np.ndarray) -> None:
+    """Mark the floor cells that tray segments (x0, y0, x1, y1) pass over."""
+    line, col, _ = segment_cells(grid, seg)
     on_floor = codes[line, col] == FLOOR
     codes[line[on_floor], col[on_floor]] = TRAY
+
+
+def with_outline(codes: np.ndarray) -> np.ndarray:
+    """``codes`` with the hall's outline drawn: each bare floor cell on the edge of the hall (a neighbour
+    outside it, or the edge of the raster) becomes WALL plus which of its four neighbours are wall too,
+    so the walls read as box lines without colour. Racks, columns, keep-outs and trays stay as they are."""
+    inside = codes != OUTSIDE
+    padded = np.pad(inside, 1, constant_values=False)
+    edge = inside & ~(padded[:-2, 1:-1] & padded[2:, 1:-1] & padded[1:-1, :-2] & padded[1:-1, 2:])
+    wall = np.pad(edge, 1, constant_values=False)
+    mask = (
+        wall[:-2, 1:-1].astype(np.int16)  # north
+        + 2 * wall[1:-1, 2:]  # east
+        + 4 * wall[2:, 1:-1]  # south
+        + 8 * wall[1:-1, :-2]  # west
+    )
+    out = codes.copy()
+    bare = edge & (codes == FLOOR)
+    out[bare] = WALL + mask[bare]
+    return out
+
+
+def row_labels(
+    rows: pd.DataFrame, grid: Grid, codes: np.ndarray, with_kw: bool = False
+) -> list[tuple[int, int, str]]:
+    """(line, col, text) of each row's label (``R03``; with ``with_kw`` also its IT kW, ``R03 412kW``)
+    where it fits on bare floor, outside or tray cells next to the row: before its west (or north) end,
+    else along its front, else behind it; a label that fits nowhere (or only over another) is left out."""
+    free = np.isin(codes, (OUTSIDE, FLOOR, TRAY))
+    out: list[tuple[int, int, str]] = []
+    if not len(rows):
+        return out
+    for r in rows.to_dict("records"):
+        texts = [str(r["label"])]
+        if with_kw:
+            texts.insert(0, f"{r['label']} {float(r['it_kw']):,.0f}kW")
+        c0, l0 = grid.cell(float(r["x0_m"]), float(r["y0_m"]))
+        c1, l1 = grid.cell(float(r["x1_m"]), float(r["y1_m"]))
+        c0, c1, l0, l1 = min(c0, c1), max(c0, c1), min(l0, l1), max(l0, l1)
+        faces = int(r["front_sign"]) > 0  # x rows: the fronts face north (+y); y rows: east (+x)
+        for text in texts:
+            n = len(text)
+            if r["axis"] == "x":
+                front = l0 - 1 if faces else l0 + 1
+                spots = [(l0, c0 - n - 1), (front, c0), (2 * l0 - front, c0)]
+            else:
+                mid, beside = (c0 + c1) // 2 - n // 2, c1 + 2 if faces else c0 - n - 1
+                spots = [(l0 - 1, mid), (l1 + 1, mid), ((l0 + l1) // 2, beside)]
+            spot = next(
+                (
+                    (line, col)
+                    for line, col in spots
+                    if 0 <= line < grid.lines
+                    and col >= 0
+                    and col + n <= grid.cols
+                    and free[line, col : col + n].all()
+                ),
+                None,
+            )
+            if spot is not None:
+                out.append((spot[0], spot[1], text))
+                free[spot[0], max(spot[1] - 1, 0) : spot[1] + n + 1] = False  # a space between two labels
+                break
+    return out
+
+
+def trace_overlay(
+    grid: Grid, segments: np.ndarray, cls: np.ndarray, rack: np.ndarray, near: int, far: np.ndarray
+) -> np.ndarray:
+    """What a trace adds to a hall raster (shape of ``rack``, NO_TRACE elsewhere): each route piece
+    (x0, y0, x1, y1 per row of ``segments``, media class ``cls``) over the cells it crosses, the racks
+    ``far`` its cables reach and the traced rack ``near`` on top (``rack``: rasterise's rack numbers)."""
+    out = np.full(rack.shape, NO_TRACE, dtype=np.int16)
+    if len(segments):
+        order = np.argsort(cls, kind="stable")  # a cell crossed by several media shows the last class
+        seg, c = segments[order], cls[order]
+        line, col, si = segment_cells(grid, seg)
+        upright = (
+            np.abs(seg[:, 3] - seg[:, 1]) / grid.m_per_line > np.abs(seg[:, 2] - seg[:, 0]) / grid.m_per_col
+        )
+        out[line, col] = TRACE + 2 * c[si] + upright[si]
+    if len(far):
+        out[np.isin(rack, far)] = TRACE_FAR
+    out[rack == near] = TRACE_NEAR
+    return out

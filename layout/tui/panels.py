@@ -15,6 +15,7 @@ from rich.text import Text
 
 from layout.scene import palette
 from layout.tui.results import Result
+from layout.tui.trace import Trace, end_ports
 
 LONGEST_LINKS = 15
 FULLEST_TRAYS = 8
@@ -156,6 +157,7 @@ def longest_links(result: Result) -> Table:
     order = top_n(np.nan_to_num(result.link_length_m, nan=-1.0), LONGEST_LINKS)
     top = links.iloc[order]
     end_a, end_b = top["a"].to_numpy(), top["b"].to_numpy()
+    port_a, port_b = end_ports(result, order)
     kind, media = top["kind"].astype(str).to_numpy(), top["media"].astype(str).to_numpy()
     t = Table(title="Longest links", title_justify="left", title_style="bold", box=None, padding=(0, 1))
     t.add_column("m", justify="right", no_wrap=True)
@@ -165,8 +167,8 @@ def longest_links(result: Result) -> Table:
     t.add_column("to", overflow="fold", min_width=13)
     for j, i in enumerate(order):
         ra, rb = int(result.link_rack_a[i]), int(result.link_rack_b[i])
-        a = f"{racks[ra] if ra >= 0 else '-'} {dev[end_a[j]]}"
-        b = f"{racks[rb] if rb >= 0 else '-'} {dev[end_b[j]]}"
+        a = f"{racks[ra] if ra >= 0 else '-'} {dev[end_a[j]]} {port_a[j]}"
+        b = f"{racks[rb] if rb >= 0 else '-'} {dev[end_b[j]]} {port_b[j]}"
         t.add_row(f"{result.link_length_m[i]:,.1f}", media[j] or "none", kind[j], a, b)
     return t
 
@@ -191,4 +193,34 @@ def fullest_trays(result: Result) -> Table:
             f"{int(cables[i]):,}",
             Text(f"{f:.0%} of {limit[i]:.0%}", style=use_colour(f / limit[i] if limit[i] else 0.0)),
         )
+    return t
+
+
+TRACE_LINKS_LISTED = 200
+
+
+def trace_links(trace: Trace) -> RenderableType:
+    """Every link of a trace (the longest first, up to TRACE_LINKS_LISTED): this end's device and port,
+    the far rack, device and port, medium and length."""
+    t = Table(
+        title=f"Links of the traced rack {trace.rack_id} (r on the map: another rack, or none)",
+        title_justify="left",
+        title_style="bold",
+        box=None,
+        padding=(0, 1),
+    )
+    for col, just in (("m", "right"), ("medium", "left"), ("kind", "left"), ("here", "left"), ("to", "left")):
+        t.add_column(col, justify=just, no_wrap=col != "to", overflow="fold")  # type: ignore[arg-type]
+    order = np.argsort(-np.nan_to_num(trace.length_m, nan=-1.0), kind="stable")
+    for i in order[:TRACE_LINKS_LISTED].tolist():
+        length = trace.length_m[i]
+        t.add_row(
+            f"{length:,.1f}" if np.isfinite(length) else "-",
+            str(trace.media[i]) or "none",
+            str(trace.kind[i]),
+            f"{trace.near_device[i]} {trace.near_port[i]}",
+            f"{trace.far_rack_id[i]} {trace.far_device[i]} {trace.far_port[i]}",
+        )
+    if len(trace) > TRACE_LINKS_LISTED:
+        return Group(t, Text(f"… {len(trace) - TRACE_LINKS_LISTED:,} more: every cable is in STEM-ports.csv"))
     return t

@@ -87,15 +87,16 @@ def test_table_by_default(capsys: pytest.CaptureFixture[str]) -> None:
     [
         (
             ["--gpus", "1024", "--switch", "x"],
-            "dclayout fabric: --switch: unknown switch 'x' (allowed: q3400, qm9700, sn2201, sn5600, tomahawk5)\n",
+            "dclayout fabric: --switch: unknown switch 'x' (allowed: q3400, q3450-ld, qm9700, sn2201, sn2700, sn5600, sn5610, tomahawk5)\n",
         ),
         (
-            ["--gpus", "1024", "--server", "dgx-b200"],
-            "dclayout fabric: --server: unknown server 'dgx-b200' (allowed: dgx-h100, gb200-nvl72)\n",
+            ["--gpus", "1024", "--server", "dgx-x"],
+            "dclayout fabric: --server: unknown server 'dgx-x' (allowed: dgx-b200, dgx-b300, dgx-h100, "
+            "gb200-nvl72, gb300-nvl72, hgx-b200, hgx-b300)\n",
         ),
         (
             ["--gpus", "1024", "--nic", "cx9"],
-            "dclayout fabric: --nic: unknown NIC 'cx9' (allowed: bf3, cedar7, cx7)\n",
+            "dclayout fabric: --nic: unknown NIC 'cx9' (allowed: bf3, cedar7, cx7, cx8, cx8-2x400)\n",
         ),
         (
             ["--gpus", "1024", "--design", "tor"],
@@ -129,7 +130,8 @@ def test_argument_errors_exit_2(dclayout: Callable[..., subprocess.CompletedProc
     for args in (["--gpus", "lots"], [], ["--gpus", "8", "--oversubscription", "7:2"]):
         res = dclayout("fabric", *args)
         assert res.returncode == 2, args
-        assert "dclayout fabric: error:" in res.stderr and res.stdout == ""
+        assert res.stderr.startswith("dclayout fabric: ") and res.stderr.count("\n") == 1, res.stderr
+        assert res.stdout == ""
 
 
 # ------------------------------------------------------------------------------------------- --csv
@@ -195,3 +197,19 @@ def test_json_says_what_was_built(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["oversubscription"] == 7.0
     core = out["built"][2]
     assert core["links_down"] == 98_304 and core["links_up"] * 7 >= core["links_down"]
+
+
+def test_json_has_the_scalable_unit_of_the_system(
+    dclayout: Callable[..., subprocess.CompletedProcess[str]],
+) -> None:
+    res = dclayout("fabric", "--gpus", "4608", "--server", "gb200-nvl72", "--switch", "qm9700", "--json")
+    assert res.returncode == 0, res.stderr
+    su = json.loads(res.stdout)["scalable_unit"]
+    assert su == {"gpus": 576, "servers": 8, "racks": 8, "nvlink_gpus": 72}
+    res = dclayout("fabric", "--gpus", "1024", "--json")
+    assert json.loads(res.stdout)["scalable_unit"] == {
+        "gpus": 256,
+        "servers": 32,
+        "racks": 8,
+        "nvlink_gpus": 8,
+    }

@@ -242,9 +242,21 @@ def test_media_and_cable_figures_match_summary_json(small: tuple[Design, bytes])
     for k, n in media.items():
         if n:
             assert f"{n:,} links ({n / total:.1%})" in text, k
-    copper = (media["dac"] + media["aec"]) / total
+    # the copper share of the GPU fabric, worked out here from the links table: the figure summary.json,
+    # the cover and the cabling chapter all show (compare's too: test_compare)
+    links = design.cabling.links
+    backend = links[(links["network"] == "backend") & (links["media_class"] != "")]
+    copper = backend["media_class"].isin(["dac", "aec"]).sum()
+    assert s["copper_share_pct"] == round(100 * copper / len(backend), 2)
     cover = flat(PdfReader(io.BytesIO(data)).pages[0].extract_text())
-    assert f"{100 * copper:.1f} % copper share of links" in cover
+    assert f"{100 * copper / len(backend):.1f} % copper share of GPU fabric links" in cover
+    assert (
+        f"{copper:,} of the GPU fabric's {len(backend):,} links ({100 * copper / len(backend):.1f} %)" in text
+    )
+    # switches: the backend fabric's (summary.json "switches") and every network's, both labelled
+    every = int((design.fabric.devices["role"] != "server").sum())
+    assert s["switches_all_networks"] == every > s["switches"]["total"]
+    assert f"{s['switches']['total']:,} / {every:,} switches: GPU fabric / all networks" in cover
     assert f"{s['cable_length_m']['total'] / 1000:,.1f} km of cable" in text
     longest = design.cabling.links["length_m"].max()
     assert re.search(rf"The longest links .*? {longest:,.1f} ", text), "the longest bundle leads the table"

@@ -42,3 +42,44 @@ def test_budgets_tab(snap_compare: Any) -> None:
 def test_narrow_terminal(snap_compare: Any) -> None:
     """80 x 24: the tree is hidden (f2 shows it), the inspector is narrower."""
     assert snap_compare(DCLayoutApp(SUPERPOD), terminal_size=(80, 24), run_before=after("down", "right"))
+
+
+def find_then(text: str, *keys: str) -> Callable[[Pilot[Any]], Any]:
+    """Open the find dialog, type ``text``, go there, then press ``keys``."""
+
+    async def run(pilot: Pilot[Any]) -> None:
+        from textual.widgets import Input
+
+        await designed(pilot)
+        await pilot.press("slash")
+        pilot.app.screen.query_one(Input).value = text
+        await pilot.press("enter", *keys)
+        await pilot.pause()
+        pilot.app.clear_notifications()  # the "Found" toast would cover the legend
+
+    return run
+
+
+def test_find_and_trace(snap_compare: Any) -> None:
+    """/ R01/K05 (a leaf rack) then r: its cables along the trays to the GPU racks, spines and the core
+    coloured by medium, the far racks marked, the inspector listing them by far rack and medium."""
+    assert snap_compare(DCLayoutApp(SUPERPOD), terminal_size=(120, 40), run_before=find_then("R01/K05", "r"))
+
+
+def test_rack_elevation_of_a_found_device(snap_compare: Any) -> None:
+    """/ srv-00017: the map on its rack, the elevation with the server highlighted."""
+    assert snap_compare(DCLayoutApp(SUPERPOD), terminal_size=(120, 40), run_before=find_then("srv-00017"))
+
+
+def test_row_kw_labels_and_keys_at_80_by_24(snap_compare: Any) -> None:
+    """l: each row's IT kW on the map; f1: every key in two columns that fit 80 x 24."""
+    assert snap_compare(DCLayoutApp(SUPERPOD), terminal_size=(80, 24), run_before=after("l", "f1"))
+
+
+def test_no_site_open(snap_compare: Any) -> None:
+    async def run(pilot: Pilot[Any]) -> None:
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+
+    assert snap_compare(DCLayoutApp(None), terminal_size=(80, 24), run_before=run)

@@ -149,3 +149,17 @@ def test_a_variant_the_site_cannot_build_is_an_error_row(inputs_of: Any) -> None
     r = row(df, "ib-nb/mor/cx7")
     assert "middle-of-rack" in r["error"]
     assert pd.isna(r["tiers"]) and pd.isna(r["cost_total_usd"])
+
+
+def test_the_sites_own_variant_shows_the_summarys_copper_share_and_switches(
+    superpod: Any, table: pd.DataFrame, design_of: Any
+) -> None:
+    """compare, summary.json and the report share one copper share and one switch count: the variant
+    that is the site itself (QM9700, rail, CX-7) shows the figures of the site's own design."""
+    s = design_of("superpod-4su").summary()
+    own = row(table, "ib-nb/rail/cx7")
+    assert own["copper_share_pct"] == s["copper_share_pct"] > 0
+    assert (own["switches_backend"], own["switches_all"]) == (
+        s["switches"]["total"],
+        s["switches_all_networks"],
+    )

@@ -284,6 +284,66 @@ def test_rack_tags_sit_towards_the_front_and_read_upright(doc: Any) -> None:
     assert {t.dxf.rotation for t in r01 + r02} == {0.0}
 
 
+def test_rack_tags_turn_or_are_left_off_to_stay_legible_at_the_sheet_scale(scene: dxf.Scene) -> None:
+    order = scene.racks.sort_values("rack_id", kind="stable")
+    scales = dxf._Scales(scene, dxf.plan_sheets(scene))
+    dgx = order["template"] == "dgx-h100-x4"  # 600 wide, 1200 deep, "K01": 3 x 0.8 = 2.4 heights long
+
+    def marks(scale: int) -> Any:
+        scales.hall = {"B1/H1": scale}
+        return dxf.rack_marks(order, scene.templates, scales)[dgx.to_numpy()]
+
+    # 1:100: 75 % of 600 mm holds 3 characters 187.5 mm high: under 2 mm (200), over 1.8 mm (180)
+    m = marks(100)
+    assert set(m["tag_h"]) == {187.5} and set(m["tag_rot"]) == {0.0}
+    # 1:50: 2 mm = 100 mm fits across
+    assert set(marks(50)["tag_h"]) == {100.0}
+    # 1:200: 1.8 mm = 360 mm > 187.5: turned along the depth (R01 faces +y: reads at 90 degrees)
+    m = marks(200)
+    assert set(m["tag_h"]) == {400.0} and set(m["tag_rot"]) == {90.0}
+    # 1:500: 1.8 mm = 900 mm fits neither way (the width allows 70 % of 600 = 420 mm): no tag
+    assert set(marks(500)["tag_h"]) == {0.0}
+
+
+def test_rack_attributes_stay_inside_the_rack_outline(doc: Any) -> None:
+    from plotcheck import text_corners
+
+    inserts = msp_query(doc, "INSERT[name ? 'RACK-.*']")
+    assert len(inserts) == 7
+    for ins in inserts:
+        blk = doc.blocks.get(ins.dxf.name)
+        (outline,) = blk.query("LWPOLYLINE")
+        m = ins.matrix44()
+        corners = list(m.transform_vertices(outline.get_points("xy")))
+        xs, ys = [p.x for p in corners], [p.y for p in corners]
+        assert len(ins.attribs) == len(dxf.RACK_ATTRIBS)
+        for a in ins.attribs:
+            a.is_invisible = False  # as a CAD program with ATTDISP on shows them
+            pts, _h, _t = text_corners(a)
+            for x, y in pts:
+                assert min(xs) - 1e-6 <= x <= max(xs) + 1e-6 and min(ys) - 1e-6 <= y <= max(ys) + 1e-6, (
+                    a.dxf.text,
+                    x,
+                    y,
+                )
+
+
+def test_violation_tags_never_stand_on_one_another(inputs: Inputs) -> None:
+    from plotcheck import collisions, sheet_texts
+
+    many = tuple(
+        Violation("rack_kw", f"B1/H1/R0{r}/K0{k}", f"rack over by {r}{k}") for r in (1, 2) for k in (1, 2, 3)
+    )
+    scene = dxf.scene_from_parts(inputs, placement(), [50.0] * 7, cabling(), many, {"gpus": 192})
+    data = dxf.document_bytes(dxf.build_scene_document(scene), scene.site.site.date)
+    doc = ezdxf.read(io.StringIO(data.decode("utf-8")))
+    texts = sheet_texts(doc)["B1-H1"]
+    tags = [t for t in texts if re.match(r"V\d", t.text) and t.space == "model"]
+    assert 3 <= len(tags) <= 6  # six clouds on six neighbouring racks: some tags find room, none overlap
+    assert not collisions(tags)
+    assert not [c for c in collisions(texts) if c[0] in tags or c[1] in tags]
+
+
 # -------------------------------------------------------------------------------------------- site
 def test_building_hall_columns_and_keepouts(doc: Any) -> None:
     (bldg,) = msp_query(doc, "LWPOLYLINE[layer=='A-BLDG-OTLN']")
@@ -297,8 +357,15 @@ def test_building_hall_columns_and_keepouts(doc: Any) -> None:
     notes = {t.dxf.text: t for t in msp_query(doc, "TEXT[layer=='G-ANNO-TEXT']")}
     assert {"KEEP-OUT", "ELECTRICAL ROOM"} <= set(notes)
     assert notes["ELECTRICAL ROOM"].dxf.height == 2.5 * 20  # 2.5 mm at the hall's 1:20 fits the 2 m
-    # at 1:200 it would not: 15 characters at 0.8 x height in 90 % of 2 m -> 1800 / 12 = 150 mm
-    assert dxf._fit_height("ELECTRICAL ROOM", 2.5 * 200, 1800.0) == pytest.approx(150.0)
+
+
+def test_keepout_words_shrink_to_the_least_legible_size_then_are_left_off() -> None:
+    # 90 % of 2 m = 1800 mm; 15 characters x 0.8 x h: 2.5 mm at 1:20 (50 mm, 600 mm long) fits
+    assert dxf.keepout_lines("electrical room", 2000.0, 20) == [("KEEP-OUT", 50.0), ("ELECTRICAL ROOM", 50.0)]
+    # at 1:100: 2.5 mm (250 mm) makes 3 m, 1.8 mm (180 mm) 2.16 m: too long; KEEP-OUT (8 ch) fits at 2.5 mm
+    assert dxf.keepout_lines("electrical room", 2000.0, 100) == [("KEEP-OUT", 250.0)]
+    # at 1:200: KEEP-OUT at 1.8 mm is 8 x 0.8 x 360 = 2.3 m: nothing is written
+    assert dxf.keepout_lines("electrical room", 2000.0, 200) == []
 
 
 def test_hall_overview_name_sits_away_from_the_racks() -> None:
@@ -372,16 +439,33 @@ def test_trays_are_wide_polylines_with_one_bundle_per_medium(doc: Any) -> None:
 
 def test_loaded_segments_are_labelled_with_count_and_fill(doc: Any) -> None:
     labels = sorted(t.dxf.text for t in msp_query(doc, "TEXT[layer=='E-TRAY-IDEN']"))
-    # (4 x 69.4 + 10 x 7.07 mm2) / (600 x 100 mm2) = 0.58 %; the empty cross tray is labelled too
-    assert labels == ["0 | 0%", "14: 4 DAC + 10 MMF | 1%", "RISER 14: 4 DAC + 10 MMF"]
+    # (4 x 69.4 + 10 x 7.07 mm2) / (600 x 100 mm2) = 0.58 %; the empty cross tray carries no label
+    assert labels == ["14: 4 DAC + 10 MMF | 1%", "RISER 14: 4 DAC + 10 MMF"]
     on_tray = {t.dxf.text: t for t in msp_query(doc, "TEXT[layer=='E-TRAY-IDEN']")}
-    row = on_tray["14: 4 DAC + 10 MMF | 1%"]  # midway, behind R01's racks: 1500 - 600 - 0.6 h
+    row = on_tray["14: 4 DAC + 10 MMF | 1%"]  # midway, behind R01's racks: 1500 - 600 - 0.75 h
     h = row.dxf.height
-    assert h == 1.8 * 20  # 1.8 mm at the hall's 1:20 (half the 2.9 m segment holds 23 characters of 79 mm)
+    assert h == 2.0 * 20  # 2 mm at the hall's 1:20 (the 2.9 m segment holds 23 characters of 32 mm)
     assert (row.dxf.align_point.x, row.dxf.rotation) == (2150.0, 0.0)
-    assert row.dxf.align_point.y == pytest.approx(1500 - 600 - 0.6 * h)
-    cross = on_tray["0 | 0%"]  # the cross tray runs +y: its label reads from the right
-    assert (cross.dxf.align_point.x, cross.dxf.align_point.y, cross.dxf.rotation) == (3600.0, 2700.0, 90.0)
+    assert row.dxf.align_point.y == pytest.approx(1500 - 600 - 0.75 * h)
+
+
+def test_a_tray_label_too_long_for_its_segment_is_shortened_then_left_off(scene: dxf.Scene) -> None:
+    scales = dxf._Scales(scene, dxf.plan_sheets(scene))
+    at_200 = dxf._Scales(scene, dxf.plan_sheets(scene))
+    at_200.hall = {"B1/H1": 200}
+    at_800 = dxf._Scales(scene, dxf.plan_sheets(scene))
+    at_800.hall = {"B1/H1": 800}
+
+    def labels(sc: Any) -> list[tuple[str, float]]:
+        return [(e.text, e.height) for e in dxf.tray_entities(scene, sc) if isinstance(e, dxf.TrayText)]
+
+    full = ("14: 4 DAC + 10 MMF | 1%", 40.0)
+    assert full in labels(scales)
+    # at 1:200, 2 mm is 400 mm: 23 characters x 0.8 x 400 = 7.4 m > 90 % of 2.9 m; "14 | 1%": 2.2 m fits
+    assert ("14 | 1%", 400.0) in labels(at_200) and all(t != full[0] for t, _ in labels(at_200))
+    # at 1:800 (1.6 m high) not even the short one fits: no label, not a smaller one
+    assert [t for t, _ in labels(at_800) if not t.startswith("RISER")] == []
+    assert all(h / 800 >= dxf.MIN_TEXT_MM for _, h in labels(at_800))
 
 
 def _ezdxf_trays(items: list[Any]) -> Any:
@@ -413,7 +497,10 @@ def test_tray_text_is_what_ezdxf_writes(
     labels = [e for e in items if isinstance(e, dxf.TrayText)]
     assert {e.align for e in labels} == {ezdxf.enums.TextEntityAlignment.BOTTOM_LEFT,
                                         ezdxf.enums.TextEntityAlignment.MIDDLE_CENTER}  # fmt: skip
-    assert {e.rotation for e in labels} == {0.0, 90.0}
+    # and every other alignment the writer knows, turned as a label on a tray along y would be
+    items = items + [
+        dxf.TrayText("E-TRAY-IDEN", "7 | 1%", (10.0, 20.0), 40.0, 90.0, a) for a in dxf._TEXT_ALIGN
+    ]
     expected, owner, first = written_entities(_ezdxf_trays(items))
     got = dxf.tray_entities_text(items, "E-RISER", first, owner)
     assert got == expected
@@ -432,9 +519,11 @@ def test_violations_are_clouds_on_their_layer(doc: Any) -> None:
     clouds = msp_query(doc, "LWPOLYLINE[layer=='G-ANNO-VIOL']")
     assert len(clouds) == 3  # the rack, the tray point, the hall; "site" has no place to draw
     assert all(c.closed and c.has_arc for c in clouds)
-    tags = sorted(t.dxf.text for t in msp_query(doc, "TEXT[layer=='G-ANNO-VIOL']"))
+    # tags inside a hall are hall-scale notes (frozen on the overview sheets), in the violations' red
+    tags = sorted(t.dxf.text for t in msp_query(doc, "TEXT[layer=='G-ANNO-TEXT']") if t.dxf.color == 1)
     # numbered by (where, kind): B1/H1 hall_mw, B1/H1/R01 tray_fill, B1/H1/R01/K02 rack_kw, site capacity
     assert tags == ["V1 hall_mw", "V2 tray_fill", "V3 rack_kw"]
+    assert not msp_query(doc, "TEXT[layer=='G-ANNO-VIOL']")  # no violation names a building alone
 
 
 def test_tag_list_collapses_runs() -> None:
@@ -582,3 +671,19 @@ def test_open_floor_between_rows_is_not_an_aisle() -> None:
     (dim,) = doc.modelspace().query("DIMENSION")
     assert isinstance(dim, Dimension)
     assert round(dim.get_measurement()) == 1200 and dim.dxf.angle == 0.0  # across the y-axis rows
+
+
+def test_text_boxes_turned_a_quarter_are_the_general_rotation_s() -> None:
+    from layout.export.labels import text_box
+
+    for anchor in ("BOTTOM_LEFT", "MIDDLE_CENTER", "TOP_RIGHT"):
+        quick = text_box("R01", (100.0, 50.0), 10.0, anchor, 90.0)
+        general = text_box("R01", (100.0, 50.0), 10.0, anchor, 90.0 + 1e-9)
+        assert quick == pytest.approx(general, abs=1e-6)
+        assert text_box("R01", (0.0, 0.0), 10.0, anchor, 0.0) == pytest.approx(
+            text_box("R01", (0.0, 0.0), 10.0, anchor, 1e-9), abs=1e-6
+        )
+    # 3 characters x 0.8 x 10 = 24 long: bottom-left at (100, 50), turned, runs up from x 90..100
+    assert text_box("R01", (100.0, 50.0), 10.0, "BOTTOM_LEFT", 90.0) == pytest.approx(
+        (90.0, 50.0, 100.0, 74.0)
+    )

@@ -197,13 +197,16 @@ def test_same_input_same_tables() -> None:
     [
         (
             {"switch": "x"},
-            "dclayout fabric: --switch: unknown switch 'x' (allowed: q3400, qm9700, sn2201, sn5600, tomahawk5)",
+            "dclayout fabric: --switch: unknown switch 'x' (allowed: q3400, q3450-ld, qm9700, sn2201, sn2700, sn5600, sn5610, tomahawk5)",
         ),
         (
             {"server": "h200"},
-            "dclayout fabric: --server: unknown server 'h200' (allowed: dgx-h100, gb200-nvl72)",
+            "dclayout fabric: --server: unknown server 'h200' (allowed: dgx-b200, dgx-b300, dgx-h100, gb200-nvl72, gb300-nvl72, hgx-b200, hgx-b300)",
         ),
-        ({"nic": "cx8"}, "dclayout fabric: --nic: unknown NIC 'cx8' (allowed: bf3, cedar7, cx7)"),
+        (
+            {"nic": "cx9"},
+            "dclayout fabric: --nic: unknown NIC 'cx9' (allowed: bf3, cedar7, cx7, cx8, cx8-2x400)",
+        ),
         ({"design": "tor"}, "dclayout fabric: --design: unknown design 'tor' (allowed: rail, mor)"),
         (
             {"gpus": 1001},
@@ -222,7 +225,7 @@ def test_same_input_same_tables() -> None:
         (
             {"switch": "sn2201"},
             "dclayout fabric: --switch: sn2201 ports (1 Gb/s) are slower than the dgx-h100 backend ports "
-            "(400 Gb/s) (allowed: q3400, qm9700, sn5600, tomahawk5)",
+            "(400 Gb/s) (allowed: q3400, q3450-ld, qm9700, sn5600, sn5610, tomahawk5)",
         ),
         (
             {"gpus": 2_097_160},

@@ -128,7 +128,7 @@ def check_fabric(fab: Fabric, catalog: Catalog, servers_per_rack: int | None = N
     servers = dev.iloc[:n_srv]
     if fab.design == "rail":  # rail i of a server -> the leaf of rail i in the server's scalable unit
         rails = dev["rail"].to_numpy()[leaf_of_port]
-        assert (rails == np.arange(srv.backend_ports)).all()
+        assert (rails == np.arange(srv.backend_ports) // srv.ports_per_rail).all()  # NVL72: 4 per tray
         assert (dev["su"].to_numpy()[leaf_of_port] == servers["su"].to_numpy()[:, None]).all()
         assert fab.node_optics == n_srv * math.ceil(srv.backend_ports / catalog.nic[fab.nic].ports_per_module)
     else:  # middle-of-rack: every port of a rack's servers on that rack's leaf

@@ -23,3 +23,16 @@ def test_mypy_finds_no_type_errors() -> None:
     res = run(str(BIN / "mypy"))
     assert res.returncode == 0, res.stdout + res.stderr
     assert "Success" in res.stdout
+
+
+def test_no_test_reads_a_stopwatch() -> None:
+    """No test asserts on wall-clock or CPU time (a loaded 2-core machine failed such a test once): timings
+    live in bench/. Deadlines that only stop a hung wait (time.monotonic) are allowed."""
+    clocks = ("perf_counter", "process_time", "time.time(", "thread_time", "timeit")
+    found = [
+        f"{p.relative_to(ROOT)}:{n}: {line.strip()}"
+        for p in sorted((ROOT / "tests").rglob("*.py"))
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if any(c in line for c in clocks) and p != Path(__file__)
+    ]
+    assert found == []

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+import shutil
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,37 @@ def test_every_shipped_template_and_the_catalog_load() -> None:
     assert sorted(templates) == files  # each template's id is its file name
     assert {"dgx-h100", "gb200-nvl72"} <= set(catalog.server)
     assert {"qm9700", "sn5600", "tomahawk5", "q3400"} <= set(catalog.switch)
+
+
+def test_shipped_templates_are_the_packages_data_and_the_top_level_folder() -> None:
+    """One set of files: the package's rack_templates (what a wheel ships) is the folder people edit."""
+    assert (ROOT / "rack_templates").resolve() == DEFAULT_TEMPLATES_DIR
+    assert (ROOT / "layout" / "rack_templates").resolve() == DEFAULT_TEMPLATES_DIR
+
+
+@pytest.mark.parametrize(
+    ("site_at", "templates_at", "expected"),
+    [
+        ("site.toml", ["rack_templates"], "rack_templates"),  # in the site's own folder
+        ("sites/site.toml", ["rack_templates"], "rack_templates"),  # a project: sites/ beside rack_templates/
+        ("sites/site.toml", ["rack_templates", "sites/rack_templates"], "sites/rack_templates"),  # own first
+        ("sites/site.toml", ["sites/rack_templates/empty"], None),  # a folder without catalog.toml: shipped
+        ("a/b/site.toml", [], None),
+    ],
+)
+def test_a_sites_own_rack_templates_win_over_the_shipped_ones(
+    tmp_path: Path, site_at: str, templates_at: list[str], expected: str | None
+) -> None:
+    site = tmp_path / site_at
+    site.parent.mkdir(parents=True, exist_ok=True)
+    site.write_bytes((ROOT / "sites/superpod-4su.toml").read_bytes())
+    for folder in templates_at:
+        if folder.endswith("empty"):
+            (tmp_path / folder).mkdir(parents=True)
+        else:
+            shutil.copytree(DEFAULT_TEMPLATES_DIR, tmp_path / folder)
+    want = (tmp_path / expected).resolve() if expected else DEFAULT_TEMPLATES_DIR
+    assert load_site(site).templates_dir == want
 
 
 def test_every_slot_device_is_a_catalog_server_leaf_or_switch() -> None:

@@ -268,3 +268,23 @@ def test_management_links_get_the_media_of_their_speed() -> None:
     got = mt.pick(np.array([2.0, 2.0, 99.0, 101.0, 60.0]), np.array([400, 1, 1, 1, 400]))
     assert [mt.ids[i] for i in got] == ["dac", "cat6a", "cat6a", "sfp-lx", "smf-dr"]
     assert mt.pick(np.array([5.0]), np.array([25]))[0] == -1  # no medium carries 25G in the catalog
+
+
+def test_copper_share_counts_the_gpu_fabrics_links_with_a_medium() -> None:
+    """The one copper share (summary.json, PDF, compare), on seven hand-made links: of the four backend
+    links with a medium (DAC, AEC, MMF, SMF) two are copper -> 50 %; the unrouted backend link (no
+    medium) and the frontend DAC and management UTP links do not count."""
+    import pandas as pd
+
+    from layout.media import backend_copper, copper_share_pct
+
+    links = pd.DataFrame(
+        {
+            "network": ["backend"] * 5 + ["frontend", "oob"],
+            "media_class": pd.Categorical(["dac", "aec", "mmf", "smf", "", "dac", "utp"]),
+        }
+    )
+    assert backend_copper(links) == (2, 4)
+    assert copper_share_pct(2, 4) == 50.0
+    assert copper_share_pct(*backend_copper(links.iloc[[0, 2, 3]])) == 33.33  # 1 of 3, to 2 decimals
+    assert copper_share_pct(*backend_copper(links.iloc[[5, 6]])) == 0.0  # no backend link at all

@@ -18,6 +18,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Paragraph
 
 from layout.export import pdf as P
+from layout.export.pdf.flowables import _id_cell
 from layout.scene import palette
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -357,3 +358,31 @@ def test_the_first_layout_pass_only_sketches_and_the_bytes_stay_the_same(
     drawn.clear()
     assert P.render(story, META) == sketched, "skipping the thrown-away drawing changes no byte"
     assert len(drawn) == 2
+
+
+def test_an_id_wraps_only_after_its_separators() -> None:
+    """Hand-measured at 7.5 pt Helvetica: "B1/H1/R20/K07" is 52.1 pt, "B1/H1/R20/" 38.8 pt, "B1/H1/" 22.9
+    pt. A 46 pt column has 40 pt of room (3 pt padding a side): the id breaks after R20's slash, never
+    inside R20 or K07; in a 40 pt column (34 pt) after H1's; a token wider than the column stands whole
+    on its own line; an id that fits stays one line; two ids break at the space between them."""
+    cell = P.STYLES["cell"]
+    assert _id_cell("B1/H1/R20/K07", cell, 46) == "B1/H1/R20/\nK07"
+    assert _id_cell("B1/H1/R20/K07", cell, 40) == "B1/H1/\nR20/K07"
+    assert _id_cell("B1/H1/R20/K07", cell, 85) == "B1/H1/R20/K07"
+    assert _id_cell("B1/H1/be-leaf-p0-u01-r0", cell, 40) == "B1/H1/\nbe-leaf-p0-u01-r0"
+    assert _id_cell("B1/H1/R20 B1/H1/R21", cell, 60) == "B1/H1/R20\nB1/H1/R21"
+
+
+@pytest.mark.parametrize("ids", [True, False])
+def test_violation_ids_in_the_pdf_are_never_split_inside_a_token(ids: bool) -> None:
+    """Ids read back from the PDF: each whole, or in pieces that end at a slash, in order. Without the
+    id column (``ids=False``, a Paragraph) the long one is split inside a token, as it was."""
+    wheres = ["B1/H1/R20/K07", "B12/H10/R120/K107/be-leaf-p12-u101-r7/cage-12", "B2/H3/R09"]
+    cols = [P.Col("Kind", 55), P.Col("Where", 85, ids=ids), P.Col("What", 210)]
+    rows = [["rack_kw", w, f"problem number {i}"] for i, w in enumerate(wheres)]
+    tokens = " ".join(pages_text(P.render([*P.h1("Violations"), P.data_table(cols, rows)], META))).split()
+    whole = []
+    for w in wheres:
+        pieces = [t for t in tokens if len(t) > 1 and t in w]
+        whole.append("".join(pieces) == w and all(p.endswith("/") for p in pieces[:-1]))
+    assert whole == [True, ids, True]

@@ -301,6 +301,65 @@ def test_user_row_on_a_column_is_reported(make_inputs: Make) -> None:
     assert v.figures["racks"] == 1
 
 
+SQUARE = hall(polygon=[[0, 0], [14, 0], [14, 14], [0, 14]])  # a 14 m hall: 2 placer rows in its middle
+
+
+def test_a_user_row_added_south_of_the_placers_rows_renumbers_none_of_them(make_inputs: Make) -> None:
+    """The placer's rows keep their ids when a user row is added before them in the hall's order
+    (south, across the hall): the user row comes after them, R03. By position it would be R01 and shift
+    both placer rows. Their geometry does not change (only the GPU row is shorter: its first racks went
+    into the user row)."""
+    _, before = run(make_inputs(SQUARE))
+    row = {"hall": "B1/H1", "origin": [3.0, 0.6], "axis": "x", "racks": 3, "template": "dgx-h100-x4"}
+    _, after = run(make_inputs({"row": [row], **SQUARE}))
+    cols = ["row", "y0_m", "kind"]
+    assert before.rows[cols].values.tolist() == [["B1/H1/R01", 5.9, "gpu"], ["B1/H1/R02", 8.3, "spine"]]
+    placer = after.rows[~after.rows["user_row"]]
+    assert placer[cols].values.tolist() == before.rows[cols].values.tolist()
+    user = after.rows[after.rows["user_row"]]
+    assert user[["row", "y0_m"]].values.tolist() == [["B1/H1/R03", 1.2]]  # south of both, numbered after
+    assert (after.racks.loc[after.racks["row"] == "B1/H1/R03", "servers"] == 4).all()
+    # a second user row, added after the first in the file, renumbers neither
+    second = {"hall": "B1/H1", "origin": [3.0, 11.0], "axis": "x", "racks": 2, "template": "dgx-h100-x4"}
+    _, both = run(make_inputs({"row": [row, second], **SQUARE}))
+    assert both.rows[["row", "user_row"]].values.tolist() == [
+        ["B1/H1/R01", False],
+        ["B1/H1/R02", False],
+        ["B1/H1/R03", True],
+        ["B1/H1/R04", True],
+    ]
+    assert both.rows.loc[both.rows["row"] == "B1/H1/R03", "y0_m"].tolist() == [1.2]
+
+
+@pytest.mark.parametrize("template", ["gb200-nvl72", "dgx-h100-x2"])
+def test_a_user_row_of_a_rack_the_cluster_does_not_use_is_a_violation(
+    make_inputs: Make, template: str
+) -> None:
+    """A GB200 rack (another server) or a 2-server DGX rack (not the hall's 4-server GPU rack) gets no
+    server: its racks stay empty, and the design says so at that row."""
+    row = {"hall": "B1/H1", "origin": [3.0, 11.0], "axis": "x", "racks": 3, "template": template}
+    _, p = run(make_inputs({"row": [row], **SQUARE}))
+    user = p.racks[p.racks["user_row"]]
+    assert len(user) == 3 and (user["servers"] == 0).all() and set(user["template"]) == {template}
+    (v,) = [v for v in p.violations if v.kind == "user_row"]
+    assert v.where == "B1/H1/R03"
+    assert v.message == (
+        f"[[row]] 1 in B1/H1 is of template {template} (gpu), not a rack of this cluster there (GPU rack "
+        "dgx-h100-x4; network racks net-core, net-leaf, net-spine): its 3 rack(s) stay empty, yet are drawn "
+        "and costed"
+    )
+    assert v.figures == {"racks": 3, "row_entry": 1}
+
+
+def test_user_rows_of_the_halls_gpu_rack_or_a_network_rack_are_no_violation(make_inputs: Make) -> None:
+    rows = [
+        {"hall": "B1/H1", "origin": [3.0, 11.0], "axis": "x", "racks": 2, "template": "dgx-h100-x4"},
+        {"hall": "B1/H1", "origin": [3.0, 0.6], "axis": "x", "racks": 1, "template": "net-spine"},
+    ]
+    _, p = run(make_inputs({"row": rows, **SQUARE}))
+    assert [v for v in p.violations if v.kind == "user_row"] == []
+
+
 def test_same_input_same_tables(make_inputs: Make) -> None:
     inputs = make_inputs({"cluster": {"gpus": 768}, **hall(polygon=[[0, 0], [20, 0], [20, 12], [0, 12]])})
     _, a = run(inputs)

@@ -8,7 +8,6 @@ rack and a leaf rack.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
@@ -154,13 +153,18 @@ def test_campus_lists_buildings_and_halls(scene: Any) -> None:
 
 
 # ------------------------------------------------------------------------------------- dxf racks
+def _marks(scene: Any) -> Any:
+    order = scene.racks.sort_values("rack_id", kind="stable")
+    scales = dxf._Scales(scene, dxf.plan_sheets(scene))
+    return order, dxf.rack_marks(order, scene.templates, scales)
+
+
 def _ezdxf_racks(scene: Any) -> Any:
     """The racks as ezdxf itself builds and writes them, one entity at a time (the old way)."""
     doc = ezdxf.new(dxf.DXF_VERSION, setup=False)
     msp = doc.modelspace()
-    order = scene.racks.sort_values("rack_id", kind="stable")
-    h = 84.0
-    for r in order.to_dict("records"):
+    order, marks = _marks(scene)
+    for r, m in zip(order.to_dict("records"), marks.to_dict("records"), strict=True):
         at = (r["x_m"] * 1000.0, r["y_m"] * 1000.0)
         ins = msp.add_blockref(
             dxf.rack_block_name(r["template"]),
@@ -168,17 +172,19 @@ def _ezdxf_racks(scene: Any) -> Any:
             dxfattribs={"layer": dxf.RACK_LAYER[r["kind"]], "rotation": r["rotation_deg"]},
         )
         values = (r["rack_id"], r["template"], f"{r['power_kw']:.1f}", str(r["gpus"]), r["row"], r["hall"])
-        for tag, value in zip(dxf.RACK_ATTRIBS, values, strict=True):
-            ins.add_attrib(tag, value, at, dxfattribs={"layer": "E-RACK-IDEN", "height": h * 0.5, "flags": 1})
-        a = math.radians(r["rotation_deg"])
-        tag_at = (at[0] - math.sin(a) * 1.2 * 0.3 * 1000.0, at[1] + math.cos(a) * 1.2 * 0.3 * 1000.0)
-        msp.add_text(
-            r["label"],
-            height=h,
-            rotation=dxf._upright(r["rotation_deg"]),
-            dxfattribs={"layer": "E-RACK-IDEN", "style": dxf.NOTE_STYLE, "halign": 1, "valign": 2,
-                        "insert": tag_at, "align_point": tag_at},
-        )  # fmt: skip
+        for k, (tag, value) in enumerate(zip(dxf.RACK_ATTRIBS, values, strict=True)):
+            ins.add_attrib(tag, value, (m[f"attr_x{k}"], m[f"attr_y{k}"]),
+                           dxfattribs={"layer": "E-RACK-IDEN", "height": m["attr_h"], "flags": 1,
+                                       "rotation": r["rotation_deg"]})  # fmt: skip
+        if m["tag_h"] > 0:
+            tag_at = (m["tag_x"], m["tag_y"])
+            msp.add_text(
+                r["label"],
+                height=m["tag_h"],
+                rotation=m["tag_rot"],
+                dxfattribs={"layer": "E-RACK-IDEN", "style": dxf.NOTE_STYLE, "halign": 1, "valign": 2,
+                            "insert": tag_at, "align_point": tag_at},
+            )  # fmt: skip
     return doc
 
 
@@ -187,8 +193,11 @@ def test_rack_text_is_what_ezdxf_writes(
 ) -> None:
     expected, owner, first = written_entities(_ezdxf_racks(scene))
     assert expected.startswith("  0\nINSERT\n")
-    order = scene.racks.sort_values("rack_id", kind="stable")
-    got = dxf.rack_entities_text(order, 84.0, first, owner)
+    order, marks = _marks(scene)
+    got = dxf.rack_entities_text(order, marks, first, owner)
+    # ezdxf numbers the handles one after the other; the writer keeps a tag's handle for a rack without
+    # one (none here: every rack of this 1:20 hall has its tag)
+    assert (marks["tag_h"] > 0).all()
     assert got == expected
     assert got.count("\n  0\nATTRIB\n") + got.startswith("  0\nATTRIB\n") == 6 * len(order)
     assert np.all(order["rotation_deg"].to_numpy() >= 0)

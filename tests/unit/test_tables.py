@@ -356,3 +356,68 @@ def test_design_command_writes_parquet_next_to_csv(tmp_path: Path) -> None:
                 assert np.allclose(a.astype(float), b, equal_nan=True), c
             else:
                 assert a.fillna("").astype(str).tolist() == b.astype(str).tolist(), c
+
+
+@pytest.fixture(scope="module")
+def unplaced(make_inputs: Any) -> Any:
+    """The small hall asked for 2,048 GPUs: 54 racks do not fit, so 240 devices and their links have no rack."""
+    from layout.design import run
+
+    d = run(make_inputs({"cluster": {"gpus": 2048}}))
+    assert (d.placement.device_rack < 0).sum() > 0
+    return d
+
+
+@pytest.mark.parametrize("which", ["superpod", "unplaced"])
+def test_ports_table_matches_a_row_by_row_build(which: str, superpod: Any, unplaced: Any) -> None:
+    """The pyarrow-built ports table against each cable id and end written one link at a time."""
+    d = superpod.design if which == "superpod" else unplaced
+    pt = tables.ports_table(d.fabric, d.placement, d.cabling, "SITE")
+    dev = d.fabric.devices["device_id"].tolist()
+    model = d.fabric.devices["model"].tolist()
+    racks = d.placement.racks["rack_id"].tolist()
+    ru = d.placement.device_ru
+    links = d.cabling.links
+    rows = np.r_[0:300, len(links) - 300 : len(links)]
+    for i in rows.tolist():
+        got, link = pt.iloc[i], links.iloc[i]
+        end = []
+        for side, r in (("a", link["rack_a"]), ("b", link["rack_b"])):
+            k = int(link[side])
+            assert (got[f"{side}_device"], got[f"{side}_model"], got[f"{side}_ru"]) == (
+                dev[k],
+                model[k],
+                ru[k],
+            )
+            assert got[f"{side}_rack"] == (racks[r] if r >= 0 else "")
+            where = racks[r].replace("/", ".") if r >= 0 else dev[k]
+            end.append(f"{where}-U{max(int(ru[k]), 0):02d}:{got[f'{side}_port'].replace('/', '.')}")
+        assert got["cable_id"] == f"SITE.{end[0]}/{end[1]}"
+        assert (got["network"], got["kind"], got["media"]) == (
+            str(link["network"]),
+            str(link["kind"]),
+            str(link["media"]),
+        )
+    if which == "unplaced":
+        assert (pt["a_rack"] == "").sum() > 0
+
+
+def test_ports_arrow_holds_its_text_as_dictionaries_and_writes_its_pandas_twins_bytes(unplaced: Any) -> None:
+    """The ports table stays dictionary-encoded until written; its CSV and Parquet bytes are those of
+    the plain pandas table (pandas' own CSV writer the reference), also where a value needs quotes."""
+    import pyarrow as pa
+
+    d = unplaced
+    for code in ("SITE", "A,B"):  # a comma in the site code: every cable id quoted, by pandas' writer
+        table = tables.ports_arrow(d.fabric, d.placement, d.cabling, code)
+        assert table.column_names == tables.PORT_COLUMNS
+        text = [
+            c
+            for c in tables.PORT_COLUMNS
+            if c not in ("cable_id", "a_ru", "b_ru", "length_m", "stock_length_m")
+        ]
+        assert all(pa.types.is_dictionary(table[c].type) for c in text)
+        df = tables.ports_table(d.fabric, d.placement, d.cabling, code)
+        assert tables.csv_bytes(table) == df.to_csv(index=False, lineterminator="\n").encode()
+        assert tables.parquet_bytes(table) == tables.parquet_bytes(df)
+    assert b'"A,B.' in tables.csv_bytes(table)

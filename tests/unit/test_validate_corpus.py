@@ -51,7 +51,7 @@ EXPECTED = {
     "keepout-outside-hall": "building[0].hall[0].keepouts[0].polygon: keep-out lies outside hall B1/H1 "
     "(allowed: a polygon within the hall, x 2..29, y 2..38)",
     "missing-required-key": 'cluster.server: required key is missing (allowed: add server = "...", '
-    "one of: dgx-h100, gb200-nvl72)",
+    "one of: dgx-b200, dgx-b300, dgx-h100, gb200-nvl72, gb300-nvl72, hgx-b200, hgx-b300)",
     "negative-rack-power": "building[0].hall[0].max_rack_kw: must be > 0, got -5 (allowed: > 0 and <= 300 kW)",
     "no-halls": "building[1].hall: needs at least 1 entry, got 0 (allowed: 1 or more [[building.hall]] tables)",
     "pod-larger-than-cluster": "cluster.pod_gpus: a pod of 512 GPUs is larger than the cluster's 256 GPUs "
@@ -76,11 +76,11 @@ EXPECTED = {
     "unknown-key": 'building[0].hall[0].max_rack_kW: unknown key, did you mean "max_rack_kw"? '
     "(allowed: id, polygon, cooling, max_rack_kw, floor_load_kg_m2, it_mw, cooling_mw, power, row_axis, cold_aisle_m, hot_aisle_m, "
     "wall_clearance_m, cross_aisle_m, max_row_racks, columns, keepouts, tray)",
-    "unknown-nic": 'cluster.nic: unknown NIC "cx8" (allowed: bf3, cedar7, cx7)',
+    "unknown-nic": 'cluster.nic: unknown NIC "cx9" (allowed: bf3, cedar7, cx7, cx8, cx8-2x400)',
     "unknown-rack-template": 'cluster.rack: unknown GPU rack template "dgx-h100-x8" '
     "(allowed: dgx-h100-x2, dgx-h100-x4, gb200-nvl72)",
-    "unknown-server": 'cluster.server: unknown server "dgx-a100" (allowed: dgx-h100, gb200-nvl72)',
-    "unknown-switch": 'cluster.switch: unknown switch "qm9790" (allowed: q3400, qm9700, sn2201, sn5600, tomahawk5)',
+    "unknown-server": 'cluster.server: unknown server "dgx-a100" (allowed: dgx-b200, dgx-b300, dgx-h100, gb200-nvl72, gb300-nvl72, hgx-b200, hgx-b300)',
+    "unknown-switch": 'cluster.switch: unknown switch "qm9790" (allowed: q3400, q3450-ld, qm9700, sn2201, sn2700, sn5600, sn5610, tomahawk5)',
     "wrong-type": 'building[0].hall[0].max_rack_kw: must be a number, got "forty-five" (allowed: > 0 and <= 300 kW)',
 }
 
@@ -112,7 +112,7 @@ GENERATED = {
     "rows-overlap": "row[1].origin: racks of this row overlap those of row[0] in hall B1/H1 "
     "(allowed: rows whose racks do not overlap)",
     "backend-1gbe-switch": "cluster.switch: sn2201 ports (1 Gb/s) are slower than the dgx-h100 backend ports "
-    "(400 Gb/s) (allowed: q3400, qm9700, sn5600, tomahawk5)",
+    "(400 Gb/s) (allowed: q3400, q3450-ld, qm9700, sn5600, sn5610, tomahawk5)",
     "tiers-too-few": "cluster.tiers: 1 tier(s) cannot hold 256 GPUs per pod on qm9700 (radix 64) non-blocking; "
     "2 needed (allowed: >= 2)",
 }
@@ -123,7 +123,7 @@ EXPECTED |= GENERATED
 MULTIPLE = [
     "site.pue: must be >= 1, got 0.9 (allowed: >= 1 and <= 3)",
     'cluster.gpus: must be a whole number, got "many" (allowed: > 0 and <= 2000000)',
-    'cluster.switch: unknown switch "qm9790" (allowed: q3400, qm9700, sn2201, sn5600, tomahawk5)',
+    'cluster.switch: unknown switch "qm9790" (allowed: q3400, q3450-ld, qm9700, sn2201, sn2700, sn5600, sn5610, tomahawk5)',
     "building[0].entry: entry at (4, 20) is 4 m from building B1's outer wall "
     "(allowed: a point within 1 m of the footprint outline, e.g. (0, 20))",
     EXPECTED["unknown-key"],

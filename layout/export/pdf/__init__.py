@@ -40,7 +40,6 @@ from layout.export.pdf.document import (
 )
 from layout.export.pdf.flowables import Cell, Col, Kpi, bold, cover, data_table, kv_table
 from layout.export.pdf.formatting import (
-    copper_share,
     fmt_energy,
     fmt_int,
     fmt_minutes,
@@ -152,7 +151,6 @@ __all__ = [
     "build_story",
     "catalog_figures",
     "contents_page",
-    "copper_share",
     "cover",
     "data_table",
     "fmt_energy",

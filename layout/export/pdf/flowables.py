@@ -4,6 +4,7 @@ the cover page's title block with its grid of headline figures.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -42,11 +43,13 @@ Cell: TypeAlias = str | float | int | Paragraph
 
 @dataclass(frozen=True)
 class Col:
-    """A table column: heading, width in points, and whether it holds numbers (right-aligned)."""
+    """A table column: heading, width in points, whether it holds numbers (right-aligned), and whether
+    it holds ids (``B1/H1/R20/K07``), which wrap only after a separator, never inside a token."""
 
     head: str
     width: float
     numeric: bool = False
+    ids: bool = False
 
 
 PAD = 3  # left and right padding of every table cell, points
@@ -64,6 +67,30 @@ def _text_cell(text: object, style: ParagraphStyle, width: float) -> Cell:
     ):
         return plain
     return Paragraph(safe(text), style)
+
+
+def _id_cell(text: object, style: ParagraphStyle, width: float) -> Cell:
+    """A table cell of ids in a column ``width`` points wide: one line when it fits, else broken at the
+    spaces between ids first and inside an id only after a slash (``B1/H1/`` then ``R20/K07``), a token
+    never split; a token wider than the column stands whole on its own line. A plain string (the table
+    draws its lines)."""
+
+    def fits(s: str) -> bool:
+        return bool(stringWidth(s, style.fontName, style.fontSize) <= width - 2 * PAD - 0.01)
+
+    def pack(pieces: list[str], sep: str) -> list[str]:
+        lines: list[str] = []
+        for piece in pieces:
+            if lines and fits(lines[-1] + sep + piece):
+                lines[-1] += sep + piece
+            else:
+                lines.append(piece)
+        return lines
+
+    words = pack(safe_plain(text).split(), " ")
+    return "\n".join(
+        line for w in words for line in (pack(re.findall(r"[^/]+/?|/", w), "") if not fits(w) else [w])
+    )
 
 
 def _text_style(rows: tuple[int, int], style: ParagraphStyle) -> list[tuple[Any, ...]]:
@@ -85,7 +112,8 @@ def data_table(
 ) -> LongTable:
     """A table that splits across pages and repeats its header. ``emphasis``: row numbers (0-based, in
     ``rows``) drawn as subtotal rows; ``total_last``: the last row is a grand total. A cell that fits on
-    one line is a plain string, a longer one a Paragraph that wraps; a Paragraph given stays as it is."""
+    one line is a plain string, a longer one a Paragraph that wraps (an id column's: lines broken at its
+    separators only, see :class:`Col`); a Paragraph given stays as it is."""
     head = [_text_cell(c.head, STYLES["cell_head_r" if c.numeric else "cell_head"], c.width) for c in cols]
     body: list[list[Cell]] = []
     for r in rows:
@@ -93,6 +121,8 @@ def data_table(
         for c, v in zip(cols, r, strict=True):
             if isinstance(v, Paragraph):
                 out.append(v)
+            elif c.ids:
+                out.append(_id_cell(v, STYLES["cell"], c.width))
             else:
                 out.append(_text_cell(v, STYLES["cell_r" if c.numeric else "cell"], c.width))
         body.append(out)

@@ -5,7 +5,6 @@ and text made safe for the standard Helvetica (WinAnsi) encoding, with and witho
 from __future__ import annotations
 
 import math
-from typing import Any
 from xml.sax.saxutils import escape
 
 from reportlab.platypus import (
@@ -81,14 +80,3 @@ def fmt_minutes(v: float | None) -> str:
 def short_id(key: str) -> str:
     """Last part of a hierarchical id: B1/H1/R03 -> R03."""
     return key.rsplit("/", 1)[-1]
-
-
-def _switches(design: Any) -> int:
-    return int((design.fabric.devices["role"] != "server").sum())
-
-
-def copper_share(summary: dict[str, Any]) -> float:
-    """Links on copper (DAC or AEC) over all links with a medium."""
-    media = summary["media"]
-    total = sum(media.values())
-    return (media.get("dac", 0) + media.get("aec", 0)) / total if total else 0.0

@@ -26,13 +26,21 @@ from layout.tui.floor import (
     OUTSIDE,
     RACK,
     RACK_KINDS,
+    TRACE,
+    TRACE_FAR,
+    TRACE_NEAR,
     TRAY,
     USER_ROW,
+    WALL,
     Grid,
     HallFloor,
     UserRowBox,
     rasterise,
+    row_labels,
+    trace_overlay,
+    with_outline,
 )
+from layout.tui.trace import TRACE_CLASSES, Trace
 
 ZOOM_STEP = 1.5  # + and - change the scale by this factor
 MIN_M_PER_COL, MAX_M_PER_COL = 0.05, 50.0
@@ -48,7 +56,45 @@ GLYPHS: dict[int, tuple[str, Style]] = {
     TRAY: ("·", Style(color="#a8a8a8", bgcolor=FLOOR_BG)),
     USER_ROW: ("▒", Style(color="#d7d7af", bgcolor=FLOOR_BG)),
 }
+# the outline of the hall, by which neighbours are wall too (north 1, east 2, south 4, west 8)
+WALL_CHARS = "▪│─└││┌├─┘─┴┐┤┬┼"
+WALL_STYLE = Style(color="#bcbcbc", bgcolor=FLOOR_BG)
+GLYPHS.update({WALL + m: (ch, WALL_STYLE) for m, ch in enumerate(WALL_CHARS)})
+# a traced cable's route by media class (bright on the dark floor; the PDF's are for paper)
+TRACE_COLOURS = {
+    "dac": "#ff8700",
+    "aec": "#ffd700",
+    "mmf": "#d787ff",
+    "smf": "#5fafff",
+    "coherent": "#5fd75f",
+    "utp": "#e4e4e4",
+    "other": "#ff5f5f",
+}
+TRACE_GLYPHS: dict[int, tuple[str, Style]] = {
+    TRACE_NEAR: ("◆", Style(color="#ffffff", bgcolor="#d70000", bold=True)),
+    TRACE_FAR: ("▣", Style(color="#000000", bgcolor="#ffd700", bold=True)),
+    **{
+        TRACE + 2 * i + upright: (
+            "┃" if upright else "━",
+            Style(color=TRACE_COLOURS[c], bgcolor=FLOOR_BG, bold=True),
+        )
+        for i, c in enumerate(TRACE_CLASSES)
+        for upright in (0, 1)
+    },
+}
+LABEL_STYLE = Style(color="#ffffff", bgcolor="#303030", bold=True)
+LABEL_MODES = ("ids", "kw", "off")  # l cycles: row ids, row ids with their IT kW, none
 GHOST = ("▒", Style(color="#ffff5f", bgcolor="#5f5f00", bold=True))
+NO_SITE = (
+    "No site open.",
+    "",
+    "ctrl+o  open a site file (sites/ holds examples)",
+    "f1      every key",
+    "q       quit",
+    "",
+    "or start with one: dclayout tui sites/NAME.toml",
+)
+NO_SITE_STYLE = Style(color="#d0d0d0", bgcolor=MAP_BG)
 CURSOR = Style(color="#000000", bgcolor="#ffffff", bold=True)
 REVERSE = Style(reverse=True)
 
@@ -73,10 +119,11 @@ class HallMap(Widget, can_focus=True):
         Binding("shift+down", "pan(0, 1)", "pan", show=False),
         Binding("shift+left", "pan(-1, 0)", "pan", show=False),
         Binding("shift+right", "pan(1, 0)", "pan", show=False),
-        Binding("plus,equals_sign", "zoom(-1)", "zoom", key_display="+/-"),
+        Binding("plus,equals_sign", "zoom(-1)", "zoom in", show=False, key_display="+"),
         Binding("minus", "zoom(1)", "zoom out", show=False),
         Binding("0", "fit", "fit", show=False),
-        Binding("c", "colour", "colour"),
+        Binding("c", "colour", "colour: kind / kW", show=False),
+        Binding("l", "labels", "row labels: ids / kW / none", show=False),
         Binding("enter", "drop", "drop row", show=False),
         Binding("escape", "cancel_move", "cancel move", show=False),
     ]
@@ -103,6 +150,19 @@ class HallMap(Widget, can_focus=True):
     class Redrawn(Message):
         """The scale or colouring changed."""
 
+    class FocusChanged(Message):
+        """The map got or lost the keys (``focused``): the app shows which pane has them."""
+
+        def __init__(self, focused: bool) -> None:
+            super().__init__()
+            self.focused = focused
+
+    def on_focus(self) -> None:
+        self.post_message(self.FocusChanged(True))
+
+    def on_blur(self) -> None:
+        self.post_message(self.FocusChanged(False))
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.floor: HallFloor | None = None
@@ -114,6 +174,12 @@ class HallMap(Widget, can_focus=True):
         self.view = (0, 0)  # raster cell shown at the top-left corner
         self.ghost: UserRowBox | None = None
         self._fit_pending = True
+        self.fitted = False  # the view is the fit of the hall (a resize fits it again)
+        self.trace: Trace | None = None  # the traced rack's cables (drawn over the hall)
+        self.overlay: np.ndarray | None = None  # trace_overlay at the current grid, None without a trace
+        self.label_mode = LABEL_MODES[0]
+        self.present: set[int] = set()  # the cell codes of the hall raster (what the legend explains)
+        self.labels: dict[int, list[tuple[int, str]]] = {}  # line -> (col, text) of the row labels on it
 
     # ------------------------------------------------------------------------------------ data
     def show_floor(self, floor: HallFloor, keep_view: bool = True) -> None:
@@ -129,6 +195,41 @@ class HallMap(Widget, can_focus=True):
             if self.size.width and self.size.height:
                 self.action_fit()
         self.refresh()
+
+    def set_trace(self, trace: Trace | None) -> None:
+        """Draw ``trace`` (a rack's cables along their routes) over the hall, or no trace."""
+        self.trace = trace
+        self._draw_trace()
+        self.refresh()
+
+    def _draw_trace(self) -> None:
+        t = self.trace
+        if t is None or self.grid is None:
+            self.overlay = None
+            return
+        seg = t.segments
+        self.overlay = trace_overlay(
+            self.grid,
+            seg[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float),
+            seg["cls"].to_numpy(np.int64),
+            self.rack,
+            t.rack_no,
+            t.far_racks,
+        )
+
+    def _place_labels(self) -> None:
+        self.labels = {}
+        if self.floor is None or self.grid is None or self.label_mode == "off":
+            return
+        for line, col, text in row_labels(self.floor.rows, self.grid, self.codes, self.label_mode == "kw"):
+            self.labels.setdefault(line, []).append((col, text))
+
+    def action_labels(self) -> None:
+        """Cycle the row labels: ids, ids with each row's IT kW, none."""
+        self.label_mode = LABEL_MODES[(LABEL_MODES.index(self.label_mode) + 1) % len(LABEL_MODES)]
+        self._place_labels()
+        self.refresh()
+        self.post_message(self.Redrawn())
 
     def set_ghost(self, box: UserRowBox | None) -> None:
         self.ghost = box
@@ -159,7 +260,11 @@ class HallMap(Widget, can_focus=True):
         if self.floor is None:
             return
         self.grid = Grid.for_hall(self.floor, self.m_per_col)
-        self.codes, self.rack = rasterise(self.floor, self.grid, self.colour_by)
+        codes, self.rack = rasterise(self.floor, self.grid, self.colour_by)
+        self.codes = with_outline(codes)
+        self.present = {int(c) for c in np.unique(codes)}
+        self._place_labels()
+        self._draw_trace()
         if keep_m is not None:
             self.cursor = self.grid.cell(*keep_m)
         else:
@@ -168,7 +273,7 @@ class HallMap(Widget, can_focus=True):
         self.refresh()
 
     def on_resize(self) -> None:
-        if self._fit_pending and self.floor is not None:
+        if (self._fit_pending or self.fitted) and self.floor is not None:
             self.action_fit()
         else:
             self._scroll_to_cursor()
@@ -182,6 +287,7 @@ class HallMap(Widget, can_focus=True):
         x0, y0, x1, y1 = self.floor.bounds
         fit = max((x1 - x0) / (w - 1), (y1 - y0) / (ASPECT * (h - 1)))
         self._fit_pending = not (self.size.width and self.size.height)
+        self.fitted = True
         keep = self.cursor_m
         self.m_per_col = min(max(round(fit * 1.0001, 4), MIN_M_PER_COL), MAX_M_PER_COL)
         self._rebuild(keep)
@@ -198,6 +304,7 @@ class HallMap(Widget, can_focus=True):
         new = min(max(round(self.m_per_col * ZOOM_STEP**step, 4), MIN_M_PER_COL), MAX_M_PER_COL)
         if new == self.m_per_col or self.grid is None:
             return
+        self.fitted = False
         keep = self.cursor_m
         self.m_per_col = new
         self._rebuild(keep)
@@ -238,6 +345,7 @@ class HallMap(Widget, can_focus=True):
     def action_pan(self, dc: int, dl: int) -> None:
         if self.grid is None:
             return
+        self.fitted = False
         w, h = self.size.width, self.size.height
         ox = self.view[0] + dc * max(1, w // 4)
         oy = self.view[1] + dl * max(1, h // 4)
@@ -299,6 +407,11 @@ class HallMap(Widget, can_focus=True):
     # ------------------------------------------------------------------------------------ render
     def render_line(self, y: int) -> Strip:
         width = self.size.width
+        if self.floor is None:  # no site open: say what to do
+            top = (self.size.height - len(NO_SITE)) // 2
+            text = NO_SITE[y - top] if 0 <= y - top < len(NO_SITE) else ""
+            pad = max((width - max(len(t) for t in NO_SITE)) // 2, 0)
+            return Strip([Segment((" " * pad + text).ljust(width)[:width], NO_SITE_STYLE)], width)
         line = self.view[1] + y
         if self.grid is None or not 0 <= line < self.grid.lines:
             return Strip.blank(width, GLYPHS[OUTSIDE][1])
@@ -309,6 +422,14 @@ class HallMap(Widget, can_focus=True):
         row = self.codes[line]
         for col in range(lo, hi):
             cells[col - c0] = glyphs[int(row[col])]
+        if self.overlay is not None:
+            over = self.overlay[line]
+            for col in np.flatnonzero(over[lo:hi] >= 0).tolist():
+                cells[col + lo - c0] = TRACE_GLYPHS[int(over[col + lo])]
+        for col, text in self.labels.get(line, ()):
+            for k, ch in enumerate(text):
+                if lo <= col + k < hi:
+                    cells[col + k - c0] = (ch, LABEL_STYLE)
         if self.ghost is not None:
             g0, g1 = self.grid.span(np.array([self.ghost.x0]), np.array([self.ghost.x1]), "x")
             l0, l1 = self.grid.span(np.array([self.ghost.y0]), np.array([self.ghost.y1]), "y")
@@ -328,9 +449,25 @@ class HallMap(Widget, can_focus=True):
         return Strip(segments, width)
 
 
-def legend(by: str, where: str) -> Text:
-    """One line: what the colours and glyphs mean, then the hall and the scale."""
+def legend(by: str, where: str, present: set[int] | None = None, trace: Trace | None = None) -> Text:
+    """One line: what the colours and glyphs on the map mean (``present``: the cell codes drawn, None:
+    all), the trace if there is one, then the hall and the scale."""
     t = Text()
+    if trace is not None:
+        far = len(trace.far_racks)
+        t.append(f"trace {trace.rack_id}: {len(trace)} links, {far} racks ", Style(bold=True))
+        t.append(*TRACE_GLYPHS[TRACE_NEAR]).append("here ")
+        if far:
+            t.append(*TRACE_GLYPHS[TRACE_FAR]).append("far end ")
+        drawn = set(trace.segments["cls"].tolist())
+        for i, c in enumerate(TRACE_CLASSES):
+            if i in drawn:
+                t.append(*TRACE_GLYPHS[TRACE + 2 * i]).append(f"{c} ")
+        t.append("· ")
+
+    def shows(code: int) -> bool:
+        return present is None or code in present
+
     if by == "kw":
         t.append("GPU kW: ")
         for band in palette.BANDS:
@@ -340,10 +477,19 @@ def legend(by: str, where: str) -> Text:
         t.append("█", Style(color=KIND_COLOURS["network"])).append("net ")
     else:
         for kind, name in (("gpu", "gpu"), ("network", "net"), ("spine", "spine"), ("core", "MDF")):
-            t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{name} ")
-    for code, name in ((COLUMN, "col"), (KEEPOUT, "keep-out"), (TRAY, "tray"), (USER_ROW, "user row")):
-        ch, st = GLYPHS[code]
-        t.append(ch, st).append(f"{name} ")
+            if shows(RACK + RACK_KINDS.index(kind)):
+                t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{name} ")
+        for kind in RACK_KINDS:
+            if (
+                kind not in ("gpu", "network", "spine", "core")
+                and present
+                and RACK + RACK_KINDS.index(kind) in present
+            ):
+                t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{kind} ")
+    for code, name in ((COLUMN, "col"), (KEEPOUT, "keep-out"), (TRAY, "tray"), (USER_ROW, "empty user row")):
+        if shows(code):
+            ch, st = GLYPHS[code]
+            t.append(ch, st).append(f"{name} ")
     if where:
         t.append(f"· {where}", Style(dim=True))
     return t

@@ -17,9 +17,10 @@ from layout.load import Inputs
 from layout.tui.floor import HallFloor
 from layout.tui.panels import use_colour
 from layout.tui.results import Result
+from layout.tui.trace import Trace
 from layout.tui.widgets.prerendered import Prerendered
 
-DEVICES_LISTED = 8
+TRACE_GROUPS_LISTED = 12  # far racks x media listed under a trace (the longest first)
 
 
 class KeyValues:
@@ -93,8 +94,66 @@ def hall_section(inputs: Inputs, key: str, result: Result | None) -> RenderableT
     return Group(Text(f"Hall {key}", style="bold"), kv_table(rows))
 
 
-def rack_section(result: Result, rack_no: int, hall_floor_kg_m2: float) -> RenderableType:
-    """A rack: template, kW against the limit, floor load, its devices, its links by kind and medium."""
+def elevation(result: Result, rack_no: int, dev_idx: np.ndarray, highlight: int = -1) -> RenderableType:
+    """The elevation of rack ``rack_no`` holding devices ``dev_idx``: each device from the top RU down,
+    ``U41-48 srv-00017 dgx-h100``, with the empty stretches between (``U20-33 ·``); ``highlight``: a
+    device to show in reverse (one just found)."""
+    d = result.design
+    tpl = d.inputs.templates[str(d.placement.racks["template"].iat[rack_no])]
+    _, model_all, id_all = result.device_arrays
+    catalog = d.inputs.catalog
+    ru = d.placement.device_ru[dev_idx]
+    lines = [Text(f"Elevation ({tpl.height_ru}U)", style="bold")]
+    top_free = tpl.height_ru  # the highest RU not yet listed
+
+    def empty(hi: int, lo: int) -> None:
+        if hi >= lo:
+            lines.append(Text(f"U{lo:02d}" + (f"-{hi:02d}" if hi > lo else "   ") + " ·", style="grey50"))
+
+    for i in np.argsort(-ru, kind="stable").tolist():
+        dev, lo = int(dev_idx[i]), int(ru[i])
+        model = str(model_all[dev])
+        spec = catalog.server.get(model) or catalog.switch.get(model)
+        hi = lo + (spec.height_ru if spec is not None else 1) - 1
+        empty(top_free, hi + 1)
+        label = f"U{lo:02d}" + (f"-{hi:02d}" if hi > lo else "   ")
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append(label + " ", style=DIM).append(str(id_all[dev])).append(f" {model}", style=DIM)
+        if dev == highlight:
+            line.stylize("reverse")
+        lines.append(line)
+        top_free = min(top_free, lo - 1)
+    empty(top_free, 1)
+    return Group(*lines)
+
+
+def trace_section(trace: Trace) -> RenderableType:
+    """The traced rack's links by far rack, kind and medium, the longest first."""
+    hall = trace.rack_id.rsplit("/", 2)[0] + "/"
+    short = trace.rack_id.removeprefix(hall)  # R01/K05 inside the traced rack's hall
+    lines = [
+        Text(f"Trace {short}", style="bold"),
+        Text(f"{len(trace):,} links to {len(trace.far_racks)} racks, the longest first:"),
+    ]
+    groups = trace.groups
+    for r in groups.head(TRACE_GROUPS_LISTED).to_dict("records"):
+        lo, hi = float(r["min_m"]), float(r["max_m"])
+        metres = f"{lo:.1f}-{hi:.1f} m" if hi - lo >= 0.05 else f"{hi:.1f} m"
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append(f"{int(r['links']):>3} ").append(f"{r['media_class']} ", style="bold")
+        line.append(f"{metres} → " if np.isfinite(hi) else "no route → ")
+        line.append(str(r["far_rack_id"]).removeprefix(hall)).append(f" {r['kind']}", style=DIM)
+        lines.append(line)
+    if len(groups) > TRACE_GROUPS_LISTED:
+        lines.append(Text(f"… {len(groups) - TRACE_GROUPS_LISTED} more (cabling tab: every link)", style=DIM))
+    return Group(*lines)
+
+
+def rack_section(
+    result: Result, rack_no: int, hall_floor_kg_m2: float, highlight: int = -1
+) -> RenderableType:
+    """A rack: template, kW against the limit, floor load, its devices, its links by kind and medium, its
+    elevation."""
     d = result.design
     r = d.placement.racks.iloc[rack_no]
     tpl = d.inputs.templates[str(r["template"])]
@@ -108,19 +167,13 @@ def rack_section(result: Result, rack_no: int, hall_floor_kg_m2: float) -> Rende
     ]
     dev_idx = np.flatnonzero(d.placement.device_rack == rack_no)
     if len(dev_idx):
-        role_all, model_all, id_all = result.device_arrays
-        role, model, ids = role_all[dev_idx], model_all[dev_idx], id_all[dev_idx]
-        ru = d.placement.device_ru[dev_idx]
+        role_all, model_all, _ = result.device_arrays
+        role, model = role_all[dev_idx], model_all[dev_idx]
         pairs = sorted(set(zip(role.tolist(), model.tolist(), strict=True)))
         count = {p: 0 for p in pairs}
         for p in zip(role.tolist(), model.tolist(), strict=True):
             count[p] += 1
         rows.append(("devices", ", ".join(f"{count[p]} {p[0]} {p[1]}" for p in pairs)))
-        order = np.argsort(-ru, kind="stable")[:DEVICES_LISTED]
-        listed = [f"U{int(ru[i]):>2} {ids[i]}" for i in order]
-        if len(dev_idx) > DEVICES_LISTED:
-            listed.append(f"… {len(dev_idx) - DEVICES_LISTED} more")
-        rows.append(("", "\n".join(listed)))
     idx = result.rack_links(rack_no)
     n_links = len(idx)
     if n_links:
@@ -142,7 +195,12 @@ def rack_section(result: Result, rack_no: int, hall_floor_kg_m2: float) -> Rende
         bad = int(bad_links[idx].sum())
         if bad:
             rows.append(("problems", Text(f"{bad:,} links without a route or medium", style="red")))
-    return Group(Text(f"Rack {r['rack_id']}", style="bold"), kv_table(rows))
+    return Group(
+        Text(f"Rack {r['rack_id']}", style="bold"),
+        kv_table(rows),
+        Text(""),
+        elevation(result, rack_no, dev_idx, highlight),
+    )
 
 
 def point_section(floor: HallFloor, x: float, y: float) -> RenderableType:
@@ -184,15 +242,24 @@ class Inspector(VerticalScroll):
         rack_no: int,
         result: Result | None,
         stale: bool = False,
+        trace: Trace | None = None,
+        device: int = -1,
     ) -> None:
+        """``trace``: the traced rack's (listed first); ``device``: one to highlight in the elevation."""
         parts: list[RenderableType] = []
         if stale:
             parts.append(Text("designing… figures are from before the last edit", style="italic yellow"))
+        if trace is not None:
+            parts += [trace_section(trace), Text("")]
         if result is not None and rack_no >= 0:
             hall_rating = next(
                 h.floor_load_kg_m2 for b, h in inputs.site.halls() if f"{b.id}/{h.id}" == floor.key
             )
-            parts += [rack_section(result, rack_no, hall_rating), row_section(result, rack_no), Text("")]
+            parts += [
+                rack_section(result, rack_no, hall_rating, device),
+                row_section(result, rack_no),
+                Text(""),
+            ]
         if where is not None:
             parts += [point_section(floor, *where), Text("")]
         parts.append(hall_section(inputs, floor.key, result))

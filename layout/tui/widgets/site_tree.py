@@ -97,3 +97,25 @@ class SiteTree(Tree[NodeData]):
             if str(node.label) != p.label:
                 node.set_label(p.label)
             self._relabel(node, p.children)
+
+    def show_hall(self, key: str) -> None:
+        """Put the tree's cursor on hall ``key`` (expanded, its building too): the tree follows ] and [
+        and every other way the map changes hall. Moving the cursor selects nothing (no NodeSelected)."""
+        node = self._find(self.root, ("hall", key))
+        if node is None or self.cursor_node is node:
+            return
+        parent = node.parent
+        while parent is not None:
+            parent.expand()
+            parent = parent.parent
+        node.expand()
+        self.call_after_refresh(self.move_cursor, node)  # its line is known once the tree is laid out again
+
+    def _find(self, parent: TreeNode[NodeData], data: NodeData) -> TreeNode[NodeData] | None:
+        for node in parent.children:
+            if node.data == data:
+                return node
+            got = self._find(node, data)
+            if got is not None:
+                return got
+        return None

@@ -16,7 +16,7 @@ from reportlab.platypus import (
 from layout.export.pdf.charts import length_histogram, media_mix_chart
 from layout.export.pdf.document import h2
 from layout.export.pdf.flowables import Cell, Col, data_table
-from layout.export.pdf.formatting import copper_share, fmt_int, fmt_num, fmt_pct, para
+from layout.export.pdf.formatting import fmt_int, fmt_num, fmt_pct, para
 from layout.export.pdf.theme import FRAME_W
 
 
@@ -72,12 +72,13 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
     links = cab.links
     media = summary["media"]
     total = sum(media.values())
-    copper = media.get("dac", 0) + media.get("aec", 0)
+    copper, backend = cab.backend_copper()
     out: list[Flowable] = [*h2("Media mix")]
     out.append(
         para(
-            f"Each link takes the cheapest medium whose reach covers its routed length. {copper:,} of {total:,} links "
-            f"({fmt_pct(copper_share(summary))}) are copper (DAC or AEC); "
+            f"Each link takes the cheapest medium whose reach covers its routed length. {copper:,} of the GPU "
+            f"fabric's {backend:,} links ({fmt_pct(summary['copper_share_pct'] / 100.0)}) are copper (DAC or "
+            f"AEC), of {total:,} links in all networks; "
             f"{summary['cable_length_m']['total'] / 1000:,.1f} km of cable at stock lengths, the longest "
             f"{summary['cable_length_m']['max']:,.0f} m."
         )

@@ -12,11 +12,7 @@ from reportlab.platypus import (
 
 from layout.export.pdf.document import ReportMeta
 from layout.export.pdf.flowables import Kpi, cover
-from layout.export.pdf.formatting import copper_share, fmt_energy, fmt_int, fmt_minutes, fmt_money, fmt_pct
-
-
-def _switches(design: Any) -> int:
-    return int((design.fabric.devices["role"] != "server").sum())
+from layout.export.pdf.formatting import fmt_energy, fmt_int, fmt_minutes, fmt_money, fmt_pct
 
 
 def meta_of(design: Any) -> ReportMeta:
@@ -58,9 +54,12 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
             fmt_money(pw["annual_cost_usd"]),
         ),
         Kpi("capital cost (bill of materials)", fmt_money(summary["cost_usd"]["total"])),
-        Kpi("switches (all networks)", fmt_int(_switches(design))),
+        Kpi(
+            "switches: GPU fabric / all networks",
+            f"{fmt_int(summary['switches']['total'])} / {fmt_int(summary['switches_all_networks'])}",
+        ),
         Kpi("cable at stock lengths", f"{summary['cable_length_m']['total'] / 1000:,.1f} km"),
-        Kpi("copper share of links (DAC + AEC)", fmt_pct(copper_share(summary))),
+        Kpi("copper share of GPU fabric links (DAC + AEC)", fmt_pct(summary["copper_share_pct"] / 100.0)),
         Kpi("mean time to the first link failure", fmt_minutes(ttff)),
         Kpi("design-rule violations", fmt_int(n_viol), alarm=n_viol > 0),
     ]

@@ -26,6 +26,6 @@ def story(design: Any) -> list[Flowable]:
         )
     )
     rows: list[list[Cell]] = [[v.kind, v.where, v.message, v.suggestion or "-"] for v in vs]
-    cols = [Col("Kind", 55), Col("Where", 85), Col("What", 210), Col("Suggestion", FRAME_W - 350)]
+    cols = [Col("Kind", 55), Col("Where", 85, ids=True), Col("What", 210), Col("Suggestion", FRAME_W - 350)]
     out.append(data_table(cols, rows))
     return out

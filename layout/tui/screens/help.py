@@ -1,0 +1,92 @@
+"""f1: every key of the app and the map on one screen, in two columns that fit 80 x 24."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+# keys Textual's own bindings give every app (shown too, so the list is the whole story)
+BUILT_IN = (("ctrl+p", "command palette"), ("tab", "next pane"), ("escape", "close a dialog"))
+# a key's name as the help shows it (Textual's key names)
+NAMES = {
+    "slash": "/",
+    "plus": "+",
+    "equals_sign": "=",
+    "minus": "-",
+    "right_square_bracket": "]",
+    "left_square_bracket": "[",
+    "enter": "enter",
+}
+
+
+def key_name(binding: Binding) -> str:
+    if binding.key_display:
+        return binding.key_display
+    return "/".join(NAMES.get(k, k.replace("ctrl+", "^")) for k in binding.key.split(","))
+
+
+def key_rows(
+    groups: Iterable[Sequence[Binding]], titles: Mapping[str, str] | None = None
+) -> list[tuple[str, str]]:
+    """(key, what it does) of each binding, in order (``titles``: a fuller description by action name),
+    each binding once, the arrows, the shift+arrows, + and - and the five tab keys each in one row."""
+    rows: list[tuple[str, str]] = []
+    titles = titles or {}
+    for bindings in groups:
+        for b in bindings:
+            action = b.action
+            if action.startswith("move("):
+                key, what = "arrows", "move the cursor"
+            elif action.startswith("pan("):
+                key, what = "shift+arrows", "pan the map"
+            elif action.startswith("zoom("):
+                key, what = "+/-", "zoom in / out"
+            elif action.startswith("tab("):
+                key, what = "1-5", "map budgets violations BOM cabling"
+            else:
+                key, what = key_name(b), titles.get(action, b.description)
+            if (key, what) not in rows:
+                rows.append((key, what))
+    return rows + [r for r in BUILT_IN if r not in rows]
+
+
+def key_table(rows: list[tuple[str, str]], columns: int = 2) -> Table:
+    """The rows in ``columns`` side-by-side key/description pairs, filled down then across."""
+    t = Table.grid(padding=(0, 1), expand=True)
+    per = -(-len(rows) // columns)
+    for _ in range(columns):
+        t.add_column(justify="right", style="bold", no_wrap=True)
+        t.add_column(no_wrap=True, overflow="ellipsis", ratio=1)
+    for i in range(per):
+        cells: list[str | Text] = []
+        for c in range(columns):
+            j = c * per + i
+            key, what = rows[j] if j < len(rows) else ("", "")
+            cells += [key, what]
+        t.add_row(*cells)
+    return t
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key; any of f1, escape, enter or q closes it."""
+
+    BINDINGS = [Binding("f1,escape,enter,q", "dismiss(None)", "close")]
+
+    def __init__(self, rows: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog help"):
+            yield Label(
+                "Keys (the command palette, ctrl+p, lists every action by name)", classes="dialog-title"
+            )
+            yield Static(key_table(self.rows), id="keys")
+            yield Label("f1 or escape: close", classes="dialog-help")
