@@ -89,3 +89,56 @@ def test_pdf_power_chapter_shows_the_chain_and_stranded_capacity(design_of: Call
     n = len(d.liquid.cdus)
     assert f"{n} x {d.liquid.cdus['model'].iat[0]}" in text
     assert "Power distribution" in text and "Subtotal cooling" in text
+
+
+def test_tui_shows_a_rack_s_feeds_and_the_chain_in_the_budgets(inputs_of: Callable[[str], Any]) -> None:
+    from rich.console import Console
+
+    from layout.tui.session import compute
+    from layout.tui.widgets.inspector import feed_text
+
+    inputs = inputs_of("superpod-4su")
+    result = compute(inputs, "")
+    d = result.design
+    f = d.chain.feeds
+    bw = d.chain.busways.set_index("busway_id")
+    a, b = f["feed_a"].iat[0], f["feed_b"].iat[0]
+    hall = d.placement.racks["hall"].iat[0] + "/"
+    want = (
+        f"A {a.removeprefix(hall)} < {bw.loc[a, 'ups_id'].removeprefix(hall)}, "
+        f"B {b.removeprefix(hall)} < {bw.loc[b, 'ups_id'].removeprefix(hall)}; "
+        f"{f['tap_off'].iat[0]} {f['tap_kw'].iat[0]:g} kW"
+    )
+    assert feed_text(d, 0) == want
+    console = Console(width=100, record=True)
+    console.print(result.budgets)
+    text = console.export_text()
+    assert "Power chain (IT / UPS with redundancy)" in text
+    (h,) = d.chain.halls.itertuples()
+    assert f"{h.hall} 2N {h.ups_blocks}x{h.ups_model}" in text
+    assert f"{h.it_mw:,.2f}/{h.chain_mw:,.2f} MW" in text
+    assert "Halls (heat / cooling)" in text
+
+
+def test_dxf_has_a_power_sheet_per_hall_and_cdus_on_their_layer(design_of: Callable[[str], Any]) -> None:
+    from layout.export import dxf
+
+    d = design_of("gb200-hall")
+    doc = dxf.build_scene_document(dxf.scene_of(d))
+    assert doc.layouts.names_in_taborder() == ["Model", "00 SITE", "B1-H1", "B1-H1 PWR"]
+    assert not doc.audit().errors
+    msp = doc.modelspace()
+    lines = msp.query('LWPOLYLINE[layer=="E-POWR"]')
+    assert len(lines) == len(d.chain.busways)
+    labels = {t.dxf.text for t in msp.query('TEXT[layer=="E-POWR"]')}
+    for r in d.chain.busways.itertuples():
+        short = "/".join(r.busway_id.rsplit("/", 2)[-2:])
+        assert any(t.startswith(short + " ") for t in labels), short
+    boxes = msp.query('LWPOLYLINE[layer=="M-EQPM-CDU"]')
+    assert len(boxes) == int(d.liquid.cdus["placed"].sum())
+    (vp,) = [e for e in doc.paperspace("B1-H1 PWR").query("VIEWPORT") if e.dxf.id > 1]
+    assert "E-TRAY" in vp.frozen_layers and "E-POWR" not in vp.frozen_layers
+    (hall_vp,) = [e for e in doc.paperspace("B1-H1").query("VIEWPORT") if e.dxf.id > 1]
+    assert "E-TRAY" not in hall_vp.frozen_layers
+    notes = " ".join(t.dxf.text for t in doc.paperspace("B1-H1 PWR").query("TEXT"))
+    assert f"UPS blocks of B1/H1: {len(d.chain.ups)}" in notes
