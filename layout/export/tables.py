@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import functools
 import io
@@ -292,17 +293,67 @@ def xlsx_bytes_openpyxl(sheets: dict[str, pd.DataFrame], date: str, title: str =
     """The same workbook written by openpyxl cell by cell (the reference the fast path matches)."""
     stamp = _site_datetime(date)
     wb = _workbook(sheets, stamp, title)
-    for df, ws in zip(sheets.values(), wb.worksheets, strict=True):
+    splice: dict[str, Callable[[bytes], bytes]] = {}
+    for i, (df, ws) in enumerate(zip(sheets.values(), wb.worksheets, strict=True), start=1):
+        cached: dict[str, str] = {}
         for row in df.itertuples(index=False, name=None):
-            ws.append([_cell(v) for v in row])
-            for cell in ws[ws.max_row]:  # openpyxl makes "=..." a formula, "#N/A" an error: text here
-                if cell.data_type in ("f", "e"):
+            ws.append([f"={v.text}" if isinstance(v, Formula) else _cell(v) for v in row])
+            for cell, v in zip(ws[ws.max_row], row, strict=False):
+                if isinstance(v, Formula):
+                    cached[cell.coordinate] = v.cached
+                elif cell.data_type in ("f", "e"):  # openpyxl makes "=..." a formula, "#N/A" an error: text
                     cell.data_type = "s"
         for j, col in enumerate(df.columns):
-            if str(col).endswith(USD_SUFFIX):
+            fmt = number_format(str(col), df.iloc[:, j])
+            if fmt:
                 for cell in ws[_letter(j)][1:]:
-                    cell.number_format = USD_FORMAT
-    return _restamp_zip(_zip_workbook(wb), stamp)
+                    cell.number_format = fmt
+        if cached:
+            splice[f"xl/worksheets/sheet{i}.xml"] = functools.partial(_cache_formulas, cached=cached)
+    return _restamp_zip(_zip_workbook(wb), stamp, splice)
+
+
+def _cache_formulas(body: bytes, cached: dict[str, str]) -> bytes:
+    """openpyxl's sheet XML with each formula's computed value written as the cell's cached value (it
+    writes ``<v />``), so that a reader that does not calculate (pandas, a previewer) shows the figure."""
+
+    def fill(m: re.Match[str]) -> str:
+        return f"{m.group(1)}<v>{cached[m.group(2)]}</v></c>"
+
+    text = re.sub(r'(<c r="([A-Z]+[0-9]+)"[^>]*><f>[^<]*</f>)<v ?/></c>', fill, body.decode("utf-8"))
+    return text.encode("utf-8")
+
+
+@dataclasses.dataclass(frozen=True)
+class Formula:
+    """A live spreadsheet formula in a table cell (``text`` without the ``=``, e.g. ``SUBTOTAL(9,G2:G9)``)
+    and the value it computes, written as the cell's cached value. Only the exporter's own formulas are
+    live: text from a site file that looks like one stays text."""
+
+    text: str
+    value: float
+
+    @property
+    def cached(self) -> str:
+        return f"{self.value:.16g}"
+
+
+COUNT_FORMAT = "#,##0"  # quantities: whole numbers with thousands separators
+COUNT_COLUMNS = ("qty",)  # quantity columns that hold more than integers (the BOM's subtotal rows)
+
+
+def number_format(name: str, col: pd.Series) -> str:
+    """The number format of a table column in the workbook: money (``*_usd``) with cents, quantities
+    (integer columns and ``qty``) with thousands separators, else none (General)."""
+    if name.endswith(USD_SUFFIX):
+        return USD_FORMAT
+    if (
+        name in COUNT_COLUMNS
+        or pd.api.types.is_integer_dtype(col.dtype)
+        and not pd.api.types.is_bool_dtype(col.dtype)
+    ):
+        return COUNT_FORMAT
+    return ""
 
 
 USD_FORMAT = "#,##0.00"
@@ -318,9 +369,13 @@ def _letter(j: int) -> str:
     return str(get_column_letter(j + 1))
 
 
+FILTER_ROWS = "filter_rows"  # DataFrame.attrs key: the rows an autofilter spans (default: all)
+
+
 def _workbook(sheets: dict[str, pd.DataFrame], stamp: datetime.datetime, title: str) -> Any:
     """A workbook with the properties, one sheet per table holding its bold header row, the frozen
-    header and the column widths."""
+    header, an autofilter over the table (``df.attrs["filter_rows"]``: over that many rows only) and the
+    column widths."""
     from openpyxl import Workbook
     from openpyxl.styles import Font
 
@@ -340,6 +395,8 @@ def _workbook(sheets: dict[str, pd.DataFrame], stamp: datetime.datetime, title: 
         for cell in ws[1]:
             cell.font = bold
         ws.freeze_panes = "A2"
+        if cols:  # on the header and the rows the table names (a total row below stays out of it)
+            ws.auto_filter.ref = f"A1:{_letter(len(cols) - 1)}{int(df.attrs.get(FILTER_ROWS, len(df))) + 1}"
         for j, col in enumerate(cols):
             longest = max([len(col), *(len(_shown(v)) for v in df.iloc[:, j].head(2000).tolist())])
             ws.column_dimensions[_letter(j)].width = min(longest + 2, MAX_COLUMN_WIDTH)
@@ -364,11 +421,12 @@ def _xlsx_fast(sheets: dict[str, pd.DataFrame], stamp: datetime.datetime, title:
             raise _NotPlain("a table without columns")
         bold_id = ws.cell(row=1, column=1).style_id
         styles = [0] * df.shape[1]
-        if len(df):  # register the money format as openpyxl would (after the header's bold)
+        if len(df):  # register the number formats as openpyxl would (after the header's bold)
             for j, col in enumerate(df.columns):
-                if str(col).endswith(USD_SUFFIX):
+                fmt = number_format(str(col), df.iloc[:, j])
+                if fmt:
                     cell = ws.cell(row=2, column=j + 1)
-                    cell.number_format = USD_FORMAT
+                    cell.number_format = fmt
                     styles[j] = cell.style_id
         rows, dim = _sheet_rows(df, bold_id, styles), f"A1:{_letter(df.shape[1] - 1)}{len(df) + 1}"
         splice[f"xl/worksheets/sheet{i}.xml"] = functools.partial(_splice, rows=rows, dim=dim)
@@ -466,9 +524,13 @@ def _column_cells(col: pd.Series, letter: str, style: int) -> list[str]:
 
 
 def _xml_cell(ref: str, v: Any, style: int) -> str:
-    """One ``<c>`` element exactly as openpyxl's etree writer serialises it ("" when it writes none)."""
-    v = _cell(v)
+    """One ``<c>`` element exactly as openpyxl's etree writer serialises it ("" when it writes none); a
+    :class:`Formula` with its cached value, as xlsx_bytes_openpyxl writes it."""
     s = f' s="{style}"' if style else ""
+    if isinstance(v, Formula):
+        text = v.text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return f'<c r="{ref}"{s}><f>{text}</f><v>{v.cached}</v></c>'
+    v = _cell(v)
     if v is None:
         return f'<c r="{ref}"{s} t="n" />' if style else ""
     t = type(v)
@@ -504,6 +566,8 @@ def _cell(v: Any) -> Any:
 
 
 def _shown(v: Any) -> str:
+    if isinstance(v, Formula):
+        return v.cached
     v = _cell(v)
     return "" if v is None else str(v)
 
@@ -728,13 +792,14 @@ def links_summary(links: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def summary_rows(summary: dict[str, Any]) -> pd.DataFrame:
-    """``summary.json`` as (key, value) rows with dotted keys; lists of objects stay JSON text."""
+def summary_rows(summary: dict[str, Any], sort: bool = True) -> pd.DataFrame:
+    """``summary.json`` as (key, value) rows with dotted keys (sorted, as in the file; ``sort=False``: in
+    the summary's own order); lists of objects stay JSON text."""
     rows: list[tuple[str, Any]] = []
 
     def walk(prefix: str, v: Any) -> None:
         if isinstance(v, dict) and v:
-            for k in sorted(v):
+            for k in sorted(v) if sort else v:
                 walk(f"{prefix}.{k}" if prefix else str(k), v[k])
         elif isinstance(v, list | dict):
             rows.append((prefix, json.dumps(_clean(v), sort_keys=True)))
@@ -743,6 +808,89 @@ def summary_rows(summary: dict[str, Any]) -> pd.DataFrame:
 
     walk("", summary)
     return pd.DataFrame(rows, columns=["key", "value"])
+
+
+def bom_sheet(bom: pd.DataFrame) -> pd.DataFrame:
+    """The BOM as finance reads it: each category's lines followed by its subtotal row, then a total row
+    below them; the subtotals and the total are live ``SUBTOTAL(9, ...)`` formulas over the money column
+    (SUBTOTAL skips the subtotals inside its range and the rows an autofilter hides, so a filtered sheet
+    totals what it shows). ``attrs["filter_rows"]``: the lines and subtotals, not the total."""
+    cols = list(bom.columns)
+    money = "extended_usd"
+    if money not in cols or not len(bom):
+        return bom
+    letter = _letter(cols.index(money))
+    values = bom[money].to_numpy(float)
+    cats = bom["category"].astype(str).to_numpy()
+    rows: list[list[Any]] = []
+    first = 0
+    for i in range(len(bom) + 1):
+        if i < len(bom) and (i == first or cats[i] == cats[first]):
+            continue
+        top = len(rows) + 2  # the sheet row of the group's first line (row 1 is the header)
+        rows += bom.iloc[first:i].astype(object).values.tolist()
+        subtotal: dict[str, Any] = {c: None for c in cols} | {
+            "category": cats[first],
+            "item": f"Subtotal {cats[first]}",
+        }
+        subtotal[money] = Formula(
+            f"SUBTOTAL(9,{letter}{top}:{letter}{len(rows) + 1})", float(values[first:i].sum())
+        )
+        rows.append([subtotal[c] for c in cols])
+        first = i
+    last = len(rows) + 1
+    total: dict[str, Any] = {c: None for c in cols} | {"category": "Total", "item": "Total of every line"}
+    total[money] = Formula(f"SUBTOTAL(9,{letter}2:{letter}{last})", float(values.sum()))
+    out = pd.DataFrame([*rows, [total[c] for c in cols]], columns=cols)
+    out.attrs[FILTER_ROWS] = len(rows)
+    return out
+
+
+# The Summary sheet's words for summary.json keys: a whole key, else its first part, else any later part,
+# else the part itself with its underscores as spaces and a few abbreviations in capitals
+SUMMARY_KEYS = {
+    "cost_usd.network": "cost, network part (switches, NICs, transceivers, cables, trays)",
+    "violations": "design-rule violations (each one listed in the PDF report)",
+}
+SUMMARY_TOP = {
+    "switches": "switches of the GPU fabric", "switches_all_networks": "switches of every network",
+    "links": "links of the GPU fabric", "media": "links by medium", "halls": "hall",
+    "copper_share": "copper share of the GPU fabric's links", "cable_length": "cable at stock lengths",
+    "node_optics": "node-side optical modules", "tray": "cable tray",
+}  # fmt: skip
+SUMMARY_PARTS = {
+    "by_media": "by medium", "by_template": "by template", "by_category": "by category", "by_model": "by model",
+    "max": "longest", "missing": "racks that do not fit", "it": "IT load", "facility": "facility load",
+    "annual": "annual energy", "annual_cost": "annual electricity cost", "max_rack": "most loaded rack",
+    "time_to_first_failure": "time to the first link failure", "gpu_leaf": "GPU to leaf",
+    "leaf_spine": "leaf to spine", "spine_core": "spine to core", "core_super": "core to super-spine",
+}  # fmt: skip
+SUMMARY_CAPITALS = {"gpu": "GPU", "gpus": "GPUs", "nics": "NICs", "mtbf": "MTBF", "hbm": "HBM", "it": "IT"}
+SUMMARY_UNITS = {"_usd": "USD", "_mw": "MW", "_kw": "kW", "_twh": "TWh", "_min": "min", "_pct": "%", "_m": "m",
+                 "_gb": "GB", "_gbps": "Gbit/s", "_years": "years", "_kg_m2": "kg/m2", "_s": "s"}  # fmt: skip
+
+
+def summary_words(summary: dict[str, Any]) -> pd.DataFrame:
+    """``summary.json`` as the workbook's Summary sheet, in the design's order: one figure a row in words
+    (``Cost, by category, servers``), its value and its unit (from the key's unit suffix: ``_usd`` is USD),
+    and last the summary.json key it comes from, for whoever maps it back. Violations are counted."""
+    out = []
+    for key, value in summary_rows(summary, sort=False).itertuples(index=False, name=None):
+        if key == "violations":
+            value = len(summary.get("violations") or [])
+        words, unit = [], None  # no unit: an empty cell
+        for depth, part in enumerate(str(key).split(".")):
+            for suffix, name in SUMMARY_UNITS.items():
+                if part.endswith(suffix) and len(part) > len(suffix):
+                    part, unit = part[: -len(suffix)], name
+                    break
+            named = (SUMMARY_TOP if depth == 0 else {}).get(part) or SUMMARY_PARTS.get(part)
+            if named is None and part == part.lower() and "/" not in part:  # a word, not an id
+                named = " ".join(SUMMARY_CAPITALS.get(w, w) for w in part.split("_"))
+            words.append(named or part)
+        figure = SUMMARY_KEYS.get(str(key)) or ", ".join(words)
+        out.append((figure[:1].upper() + figure[1:], value, unit, key))
+    return pd.DataFrame(out, columns=["figure", "value", "unit", "summary.json key"])
 
 
 def write_design_tables(
@@ -780,12 +928,12 @@ def write_design_tables(
             written.append(write_parquet(ports, out / f"{stem}-ports.parquet"))
     if xlsx:
         sheets = {
-            "BOM": bom,
+            "BOM": bom_sheet(bom),
             "Racks": racks,
             "Links summary": links_summary(links),
             **({"Ports": cages} if cages is not None else {}),
             **({"Power": power} if power is not None else {}),
-            "Summary": summary_rows(summary),
+            "Summary": summary_words(summary),
         }
         written.append(write_xlsx(sheets, out / f"{stem}.xlsx", date, title=str(summary.get("site", stem))))
     return written

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 # cell codes
 OUTSIDE, FLOOR, COLUMN, KEEPOUT, TRAY, USER_ROW = 0, 1, 2, 3, 4, 5
 RACK = 10  # RACK + index into RACK_KINDS (colour by kind) or into palette.FILLS (the drawings' colours)
+USER_RACK = 70  # the same for a rack of a user row ([[row]]): drawn with its own glyph
 WALL = 40  # WALL + which of its north, east, south, west neighbours are wall too (1, 2, 4, 8): the outline
 # the trace overlay (see trace_overlay): the traced rack, the racks its cables reach, and the route cells,
 # TRACE + 2 x media class (layout.tui.trace.TRACE_CLASSES) + 1 where the piece runs north-south
@@ -151,7 +152,9 @@ def _add_design(floors: dict[str, HallFloor], result: Result) -> None:
     scene = result.scene
     racks = scene.racks
     if len(racks):
-        table = racks[["rack_no", "kind", "power_kw", "limit_kw", "fill_no", "x0_m", "y0_m", "x1_m", "y1_m"]]
+        table = racks[
+            ["rack_no", "kind", "power_kw", "limit_kw", "fill_no", "user_row", "x0_m", "y0_m", "x1_m", "y1_m"]
+        ]
         table = table.rename(columns={"x0_m": "x0", "y0_m": "y0", "x1_m": "x1", "y1_m": "y1"})
         for key, idx in scene.hall_racks.items():
             if key in floors:
@@ -269,7 +272,10 @@ def rasterise(floor: HallFloor, grid: Grid, by: str = "kind") -> tuple[np.ndarra
             order = np.argsort(floor.racks["power_kw"].to_numpy(float), kind="stable")
         r = floor.racks.iloc[order]
         x0, y0, x1, y1 = (r[c].to_numpy(float) for c in ("x0", "y0", "x1", "y1"))
-        fill(x0, y0, x1, y1, rack_codes(r, by, floor.max_rack_kw), codes)
+        rc = rack_codes(r, by, floor.max_rack_kw)
+        if "user_row" in r:  # a user row's racks keep their colour, with the user-row glyph
+            rc = np.where(r["user_row"].to_numpy(bool), rc + (USER_RACK - RACK), rc)
+        fill(x0, y0, x1, y1, rc, codes)
         fill(x0, y0, x1, y1, r["rack_no"].to_numpy(np.int64), rack)
     if floor.columns:
         c = np.array(floor.columns)

@@ -73,7 +73,7 @@ def test_a_site_name_that_is_a_formula_is_text_in_the_workbook(
     )
     out = every_export_reads_back(dclayout, site)
     ws = openpyxl.load_workbook(out / "edge.xlsx")["Summary"]
-    cell = next(r for r in ws.iter_rows(min_row=2) if r[0].value == "site")[1]
+    cell = next(r for r in ws.iter_rows(min_row=2) if r[3].value == "site")[1]  # by its summary.json key
     assert cell.value == name and cell.data_type == "s"
 
 

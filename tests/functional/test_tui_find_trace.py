@@ -373,3 +373,28 @@ def test_q_quits_while_a_design_runs_without_waiting_for_it(monkeypatch: pytest.
     release.set()
     thread.join(60)
     assert not thread.is_alive()
+
+
+def test_user_row_racks_have_their_own_glyph_and_the_legend_lists_only_what_is_drawn() -> None:
+    from shapely.geometry import box
+
+    from layout.tui.floor import COLUMN, KEEPOUT, RACK, RACK_KINDS, USER_RACK, USER_ROW, UserRowBox
+    from layout.tui.widgets.hall_map import legend
+
+    racks = pd.DataFrame(
+        {"rack_no": [0, 1], "kind": ["gpu", "network"], "power_kw": [10.0, 5.0], "user_row": [False, True],
+         "x0": [1.0, 4.0], "y0": [1.0, 1.0], "x1": [2.0, 5.0], "y1": [2.0, 2.0]}
+    )  # fmt: skip
+    empty_row = UserRowBox(0, "dgx-h100-x4", 2, "x", 7.0, 1.0, 9.0, 2.0)
+    floor = HallFloor("B1/H1", box(0, 0, 10, 4), [], [], [empty_row], 40.0, racks=racks)
+    grid = Grid.for_hall(floor, 1.0)
+    codes, _ = rasterise(floor, grid, "kind")
+    line = grid.cell(1.5, 1.5)[1]
+    assert codes[line, 1] == RACK + RACK_KINDS.index("gpu")
+    assert codes[line, 4] == USER_RACK + RACK_KINDS.index("network")  # a user row's rack
+    assert codes[line, 7] == USER_ROW  # the user row's place without racks (before its design)
+    text = legend("kind", "", {int(c) for c in np.unique(codes)}).plain
+    assert "gpu" in text and "net" in text and "▓user row" in text and "empty user row" in text
+    assert "spine" not in text and "MDF" not in text and "keep-out" not in text and "col" not in text
+    no_user = legend("kind", "", {FLOOR, RACK, COLUMN, KEEPOUT}).plain
+    assert "user row" not in no_user and "col" in no_user and "keep-out" in no_user

@@ -101,13 +101,14 @@ def test_xlsx_reads_back_is_site_dated_and_byte_stable(tmp_path: Path, superpod:
     ws = wb["BOM"]
     values = list(ws.values)
     assert list(values[0]) == bom.BOM_COLUMNS
-    assert [list(r) for r in values[1:]] == superpod.bom.astype(object).values.tolist()
+    lines = [list(r) for r in values[1:] if not str(r[1]).startswith(("Subtotal ", "Total "))]
+    assert lines == superpod.bom.astype(object).values.tolist()  # every line, between the subtotals
     assert ws["F2"].number_format == ws["G2"].number_format == "#,##0.00"  # the _usd columns
-    assert ws["D2"].number_format == "General"  # qty
+    assert ws["D2"].number_format == "#,##0"  # qty
     racks = list(wb["Racks"].values)
     assert len(racks) - 1 == len(superpod.design.placement.racks)
     assert racks[1][0] == superpod.design.placement.racks["rack_id"].iloc[0]
-    summ = {r[0]: r[1] for r in list(wb["Summary"].values)[1:]}
+    summ = {r[3]: r[1] for r in list(wb["Summary"].values)[1:]}  # by summary.json key, the last column
     assert summ["gpus"] == 1024 and summ["ttff"] is None
     links = list(wb["Links summary"].values)
     assert sum(r[4] for r in links[1:]) == len(superpod.links)
@@ -256,8 +257,9 @@ def test_links_table_marks_a_link_without_a_rack_with_an_empty_rack_id() -> None
 
 # ---------------------------------------------------------------------------- XLSX: openpyxl's bytes
 def test_superpod_workbook_is_openpyxl_s_bytes(superpod: Any) -> None:
-    sheets = {"BOM": superpod.bom, "Racks": superpod.design.placement.racks,
-              "Links summary": tables.links_summary(superpod.links), "Summary": tables.summary_rows(superpod.summary)}  # fmt: skip
+    sheets = {"BOM": tables.bom_sheet(superpod.bom), "Racks": superpod.design.placement.racks,
+              "Links summary": tables.links_summary(superpod.links), "Summary": tables.summary_words(superpod.summary),
+              "Dotted": tables.summary_rows(superpod.summary)}  # fmt: skip
     fast = tables._xlsx_fast(sheets, datetime.datetime(2026, 11, 29), "t")  # the fast path, no fallback
     assert fast == tables.xlsx_bytes(sheets, "2026-11-29", "t")
     assert fast == tables.xlsx_bytes_openpyxl(sheets, "2026-11-29", "t")
@@ -265,7 +267,10 @@ def test_superpod_workbook_is_openpyxl_s_bytes(superpod: Any) -> None:
     for name, df in sheets.items():
         rows = list(wb[name].values)
         assert list(rows[0]) == [str(c) for c in df.columns]
-        want = [[tables._cell(v) for v in r] for r in df.itertuples(index=False, name=None)]
+        want = [
+            [f"={v.text}" if isinstance(v, tables.Formula) else tables._cell(v) for v in r]
+            for r in df.itertuples(index=False, name=None)
+        ]
         assert [list(r) for r in rows[1:]] == want, name
 
 
@@ -314,7 +319,7 @@ def test_a_site_name_that_looks_like_a_formula_is_text_in_the_workbook(tmp_path:
         summary=summary, date="2026-11-29", csv=False,
     )  # fmt: skip
     ws = openpyxl.load_workbook(path)["Summary"]
-    site = next(r for r in ws.iter_rows(min_row=2) if r[0].value == "site")[1]
+    site = next(r for r in ws.iter_rows(min_row=2) if r[3].value == "site")[1]  # by its summary.json key
     assert site.value == summary["site"] and site.data_type == "s"
 
 
@@ -421,3 +426,98 @@ def test_ports_arrow_holds_its_text_as_dictionaries_and_writes_its_pandas_twins_
         assert tables.csv_bytes(table) == df.to_csv(index=False, lineterminator="\n").encode()
         assert tables.parquet_bytes(table) == tables.parquet_bytes(df)
     assert b'"A,B.' in tables.csv_bytes(table)
+
+
+# ------------------------------------------------------------------------------ XLSX: for finance
+def _subtotal_9(ws: Any, ref: str) -> float:
+    """Excel's SUBTOTAL(9, ref) worked out here: the sum of the range's numbers, skipping the cells that
+    are SUBTOTAL formulas themselves."""
+    total = 0.0
+    for (cell,) in ws[ref]:
+        if isinstance(cell.value, str) and cell.value.startswith("=SUBTOTAL("):
+            continue
+        total += float(cell.value or 0)
+    return total
+
+
+def test_bom_sheet_has_live_subtotals_and_a_total_that_read_back(tmp_path: Path, superpod: Any) -> None:
+    """The workbook's BOM, read back with openpyxl: a subtotal formula after each category's lines over
+    exactly those lines, a total over all of them, each with the value it computes cached (what pandas
+    and previewers show), and these values are the BOM's own sums per category (bom.totals)."""
+    (path,) = tables.write_design_tables(
+        tmp_path, "s", bom=superpod.bom, racks=superpod.design.placement.racks, links=superpod.links,
+        summary=superpod.summary, date="2026-11-29", csv=False,
+    )  # fmt: skip
+    ws = openpyxl.load_workbook(path)["BOM"]
+    cached = openpyxl.load_workbook(path, data_only=True)["BOM"]
+    by_category = bom.totals(superpod.bom)["by_category"]
+    subtotals = {}
+    first = 2
+    for row in range(2, ws.max_row + 1):
+        item, formula = ws.cell(row, 2).value, ws.cell(row, 7).value
+        if str(item).startswith("Subtotal "):
+            category = ws.cell(row, 1).value
+            assert formula == f"=SUBTOTAL(9,G{first}:G{row - 1})"
+            assert {ws.cell(r, 1).value for r in range(first, row)} == {category}  # its lines, all of them
+            assert cached.cell(row, 7).value == pytest.approx(_subtotal_9(ws, f"G{first}:G{row - 1}"))
+            subtotals[category] = cached.cell(row, 7).value
+            first = row + 1
+    assert subtotals == pytest.approx({c: v for c, v in by_category.items() if c in subtotals})
+    assert set(subtotals) == set(superpod.bom["category"])
+    last = ws.max_row
+    assert (ws.cell(last, 1).value, ws.cell(last, 7).value) == ("Total", f"=SUBTOTAL(9,G2:G{last - 1})")
+    assert cached.cell(last, 7).value == pytest.approx(_subtotal_9(ws, f"G2:G{last - 1}"))
+    assert cached.cell(last, 7).value == pytest.approx(bom.totals(superpod.bom)["total"])
+    # the autofilter spans the lines and subtotals, not the total below them
+    assert ws.auto_filter.ref == f"A1:G{last - 1}"
+    assert {ws.cell(r, 7).number_format for r in range(2, last + 1)} == {"#,##0.00"}
+    assert {ws.cell(r, 4).number_format for r in range(2, last + 1)} == {"#,##0"}
+    # pandas reads the cached figures: the total row says what the BOM costs
+    df = pd.read_excel(path, sheet_name="BOM")
+    assert df["extended_usd"].iloc[-1] == pytest.approx(bom.totals(superpod.bom)["total"])
+
+
+def test_every_sheet_has_a_frozen_header_an_autofilter_and_number_formats(
+    tmp_path: Path, superpod: Any
+) -> None:
+    d = superpod.design
+    ports = tables.port_tables(d, ports=False)
+    (path,) = tables.write_design_tables(
+        tmp_path, "s", bom=superpod.bom, racks=d.placement.racks, links=superpod.links,
+        summary=superpod.summary, date="2026-11-29", csv=False, cages=ports["cages"],
+    )  # fmt: skip
+    wb = openpyxl.load_workbook(path)
+    assert wb.sheetnames == ["BOM", "Racks", "Links summary", "Ports", "Summary"]
+    for ws in wb.worksheets:
+        assert ws.freeze_panes == "A2", ws.title
+        last = openpyxl.utils.get_column_letter(ws.max_column)
+        rows = ws.max_row - (1 if ws.title == "BOM" else 0)  # the BOM's total row stands below its filter
+        assert ws.auto_filter.ref == f"A1:{last}{rows}", ws.title
+    racks = wb["Racks"]
+    head = [c.value for c in racks[1]]
+    assert racks.cell(2, head.index("servers") + 1).number_format == "#,##0"  # a quantity
+    assert racks.cell(2, head.index("x_m") + 1).number_format == "General"  # a coordinate
+    links = wb["Links summary"]
+    head = [c.value for c in links[1]]
+    assert links.cell(2, head.index("links") + 1).number_format == "#,##0"
+
+
+def test_summary_sheet_speaks_words_with_units_and_keeps_the_key_last(tmp_path: Path, design_of: Any) -> None:
+    d = design_of("superpod-4su")
+    s = d.summary()
+    words = tables.summary_words(s)
+    assert list(words.columns) == ["figure", "value", "unit", "summary.json key"]
+    assert not words["figure"].str.contains(r"[._]", regex=True).any()  # no dotted key, no underscore
+    rows = {
+        k: (f, v, u if isinstance(u, str) else None)
+        for f, v, u, k in words.itertuples(index=False, name=None)
+    }
+    assert rows["cost_usd.total"] == ("Cost, total", s["cost_usd"]["total"], "USD")
+    assert rows["power.it_mw"] == ("Power, IT load", s["power"]["it_mw"], "MW")
+    assert rows["gpus"] == ("GPUs", 1024, None)
+    assert rows["switches.total"] == ("Switches of the GPU fabric, total", 48, None)
+    assert rows["switches_all_networks"] == ("Switches of every network", s["switches_all_networks"], None)
+    assert rows["copper_share_pct"] == ("Copper share of the GPU fabric's links", s["copper_share_pct"], "%")
+    assert rows["halls.B1/H1.it_mw"][0] == "Hall, B1/H1, IT load"  # ids keep their case
+    assert rows["violations"][1] == 0
+    assert list(words["summary.json key"])[:3] == ["site", "gpus", "servers"]  # the design's order

@@ -30,6 +30,7 @@ from layout.tui.floor import (
     TRACE_FAR,
     TRACE_NEAR,
     TRAY,
+    USER_RACK,
     USER_ROW,
     WALL,
     Grid,
@@ -104,7 +105,9 @@ def glyphs_for(by: str) -> dict[int, tuple[str, Style]]:
     """Every cell code's glyph and style, racks coloured by ``kind`` or by ``kw`` use (built once: parsing
     the colours of a Style at each line of each repaint cost more than drawing the line)."""
     colours = palette.FILLS if by == "kw" else tuple(KIND_COLOURS[k] for k in RACK_KINDS)
-    return {**GLYPHS, **{RACK + i: ("█", Style(color=c, bgcolor=FLOOR_BG)) for i, c in enumerate(colours)}}
+    racks = {RACK + i: ("█", Style(color=c, bgcolor=FLOOR_BG)) for i, c in enumerate(colours)}
+    user = {USER_RACK + i: ("▓", Style(color=c, bgcolor=FLOOR_BG)) for i, c in enumerate(colours)}
+    return {**GLYPHS, **racks, **user}
 
 
 class HallMap(Widget, can_focus=True):
@@ -168,7 +171,8 @@ class HallMap(Widget, can_focus=True):
         self.floor: HallFloor | None = None
         self.m_per_col = 1.0
         self.grid: Grid | None = None
-        self.codes = np.zeros((0, 0), dtype=np.int16)
+        self.codes = np.zeros((0, 0), dtype=np.int16)  # the hall raster (rasterise)
+        self.cells = self.codes  # what is drawn: the raster with the hall's outline (with_outline)
         self.rack = np.zeros((0, 0), dtype=np.int64)
         self.cursor = (0, 0)  # (col, line) in the hall raster
         self.view = (0, 0)  # raster cell shown at the top-left corner
@@ -221,7 +225,7 @@ class HallMap(Widget, can_focus=True):
         self.labels = {}
         if self.floor is None or self.grid is None or self.label_mode == "off":
             return
-        for line, col, text in row_labels(self.floor.rows, self.grid, self.codes, self.label_mode == "kw"):
+        for line, col, text in row_labels(self.floor.rows, self.grid, self.cells, self.label_mode == "kw"):
             self.labels.setdefault(line, []).append((col, text))
 
     def action_labels(self) -> None:
@@ -260,9 +264,9 @@ class HallMap(Widget, can_focus=True):
         if self.floor is None:
             return
         self.grid = Grid.for_hall(self.floor, self.m_per_col)
-        codes, self.rack = rasterise(self.floor, self.grid, self.colour_by)
-        self.codes = with_outline(codes)
-        self.present = {int(c) for c in np.unique(codes)}
+        self.codes, self.rack = rasterise(self.floor, self.grid, self.colour_by)
+        self.cells = with_outline(self.codes)
+        self.present = {int(c) for c in np.unique(self.codes)}
         self._place_labels()
         self._draw_trace()
         if keep_m is not None:
@@ -419,7 +423,7 @@ class HallMap(Widget, can_focus=True):
         c0 = self.view[0]
         lo, hi = max(c0, 0), min(c0 + width, self.grid.cols)
         cells: list[tuple[str, Style]] = [GLYPHS[OUTSIDE]] * width
-        row = self.codes[line]
+        row = self.cells[line]
         for col in range(lo, hi):
             cells[col - c0] = glyphs[int(row[col])]
         if self.overlay is not None:
@@ -476,16 +480,13 @@ def legend(by: str, where: str, present: set[int] | None = None, trace: Trace | 
             )
         t.append("█", Style(color=KIND_COLOURS["network"])).append("net ")
     else:
-        for kind, name in (("gpu", "gpu"), ("network", "net"), ("spine", "spine"), ("core", "MDF")):
-            if shows(RACK + RACK_KINDS.index(kind)):
-                t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{name} ")
-        for kind in RACK_KINDS:
-            if (
-                kind not in ("gpu", "network", "spine", "core")
-                and present
-                and RACK + RACK_KINDS.index(kind) in present
-            ):
-                t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{kind} ")
+        names = {"gpu": "gpu", "network": "net", "spine": "spine", "core": "MDF"}
+        for i, kind in enumerate(RACK_KINDS):  # the kinds drawn (the four main ones always without a raster)
+            on_map = present is not None and (RACK + i in present or USER_RACK + i in present)
+            if on_map or (present is None and kind in names):
+                t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{names.get(kind, kind)} ")
+    if present is None or any(c >= USER_RACK for c in present):
+        t.append("▓").append("user row ")
     for code, name in ((COLUMN, "col"), (KEEPOUT, "keep-out"), (TRAY, "tray"), (USER_ROW, "empty user row")):
         if shows(code):
             ch, st = GLYPHS[code]
