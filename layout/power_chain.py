@@ -31,6 +31,7 @@ or ``B1/H1/UPS-1``, switchboards ``B1/H1/SWB-A1`` beside their block.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -153,16 +154,15 @@ def build(inputs: Inputs, placement: Placement, rack_kw: np.ndarray) -> PowerCha
     cat = inputs.catalog
     racks = placement.racks
     nr = len(racks)
-    feeds = pd.DataFrame(
-        {"rack_id": racks["rack_id"], "feed_a": "", "feed_b": "", "tap_off": "", "tap_kw": 0.0},
-        columns=FEED_COLUMNS,
-    )
-    empty = PowerChain(
-        feeds, pd.DataFrame(columns=BUSWAY_COLUMNS), pd.DataFrame(columns=UPS_COLUMNS),
-        pd.DataFrame(columns=HALL_COLUMNS),
-    )  # fmt: skip
     if not (cat.busway and cat.tap_off and cat.ups and cat.switchboard):
-        return empty
+        feeds = pd.DataFrame(
+            {"rack_id": racks["rack_id"], "feed_a": "", "feed_b": "", "tap_off": "", "tap_kw": 0.0},
+            columns=FEED_COLUMNS,
+        )
+        return PowerChain(
+            feeds, pd.DataFrame(columns=BUSWAY_COLUMNS), pd.DataFrame(columns=UPS_COLUMNS),
+            pd.DataFrame(columns=HALL_COLUMNS),
+        )  # fmt: skip
     rack_kw = np.asarray(rack_kw, float)
     hall_col = racks["hall"].to_numpy()
     row_col = racks["row"].to_numpy()
@@ -174,7 +174,7 @@ def build(inputs: Inputs, placement: Placement, rack_kw: np.ndarray) -> PowerCha
     feed_b = np.full(nr, "", dtype=object)
     tap = np.full(nr, "", dtype=object)
     tap_kw = np.zeros(nr)
-    busways: list[pd.DataFrame] = []
+    busways: list[tuple[np.ndarray, ...]] = []
     ups_rows: list[dict[str, Any]] = []
     hall_rows: list[dict[str, Any]] = []
     v: list[Violation] = []
@@ -263,21 +263,16 @@ def build(inputs: Inputs, placement: Placement, rack_kw: np.ndarray) -> PowerCha
             )
             sides.append(ids)
             busways.append(
-                pd.DataFrame(
-                    {"busway_id": ids, "hall": key, "row": rows[bw_row], "side": side, "model": bw_model,
-                     "rating_kw": bw_rating, "racks": bw_racks, "load_kw": np.round(bw_load, 3),
-                     "length_m": np.round(bw_len, 3), "ups_id": row_ups[bw_row]},
-                    columns=BUSWAY_COLUMNS,
-                )
+                (ids, np.full(n_bw, key, dtype=object), rows[bw_row], np.full(n_bw, side, dtype=object), bw_model,
+                 bw_rating, bw_racks, np.round(bw_load, 3), np.round(bw_len, 3), row_ups[bw_row])
             )  # fmt: skip
         feed_a[idx], feed_b[idx] = sides[0][bw_no], sides[1][bw_no]
         v += _over(
             "busway", sides[0], bw_load, bw_rating, key, "kW", "each side alone" if share == 1 else "half"
         )
-        all_busways = np.r_[row_a[bw_row], row_b[bw_row]]
+        count = Counter(np.r_[row_a[bw_row], row_b[bw_row]].tolist())
         for names, side, normal_kw, load_kw in blocks:
             swb_names = np.array([n_.replace("/UPS-", "/SWB-") for n_ in names], dtype=object)
-            count = pd.Series(all_busways).value_counts()
             for k_, name in enumerate(names.tolist()):
                 ups_rows.append(
                     {"ups_id": name, "hall": key, "side": side, "model": ups_id, "rating_mw": ups.rating_mw,
@@ -309,9 +304,12 @@ def build(inputs: Inputs, placement: Placement, rack_kw: np.ndarray) -> PowerCha
         {"rack_id": racks["rack_id"], "feed_a": feed_a, "feed_b": feed_b, "tap_off": tap, "tap_kw": tap_kw},
         columns=FEED_COLUMNS,
     )
-    bw = pd.concat(busways, ignore_index=True) if busways else pd.DataFrame(columns=BUSWAY_COLUMNS)
-    if len(bw):
+    if busways:
+        cols = [np.concatenate([b[j] for b in busways]) for j in range(len(BUSWAY_COLUMNS))]
+        bw = pd.DataFrame(dict(zip(BUSWAY_COLUMNS, cols, strict=True)), columns=BUSWAY_COLUMNS)
         bw = bw.sort_values(["hall", "row", "side", "busway_id"], kind="stable").reset_index(drop=True)
+    else:
+        bw = pd.DataFrame(columns=BUSWAY_COLUMNS)
     return PowerChain(
         feeds, bw, pd.DataFrame(ups_rows, columns=UPS_COLUMNS), pd.DataFrame(hall_rows, columns=HALL_COLUMNS),
         tuple(v),
