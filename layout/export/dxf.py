@@ -290,7 +290,7 @@ def plan_sheets(scene: Scene) -> list[Sheet]:
                     hb = _bbox(h.polygon)
                     sheets.append(
                         Sheet(
-                            f"{b.id}-{h.id} PWR",
+                            f"{b.id}-{h.id}-PWR",
                             f"Hall {b.id}/{h.id}: power chain, busways A and B, UPS blocks, CDUs",
                             hb,
                             fit_scale(hb[2] - hb[0], hb[3] - hb[1]),
@@ -1630,21 +1630,16 @@ def _records(df: pd.DataFrame) -> list[Any]:
     return [SimpleNamespace(**{str(k): v for k, v in r.items()}) for r in df.to_dict("records")]
 
 
-def _draw_power(msp: BaseLayout, scene: Scene, scales: _Scales) -> None:
-    """The power chain in model space: each busway a line over its racks (layer E-POWR) labelled
-    with its side and number, rating and load; the CDUs as boxes (M-EQPM-CDU) with their load."""
+def _draw_power(msp: BaseLayout, scene: Scene) -> None:
+    """The power chain in model space: each busway a line over its racks (layer E-POWR, A and B either
+    side of the row's centre line), the CDUs as boxes (M-EQPM-CDU). Their figures are in the power
+    sheet's notes and the XLSX Power sheet, not beside them: the hall sheets' labels keep their room."""
     if scene.busways is not None:
-        bw = scene.busways
-        for r in _records(bw):
+        for r in _records(scene.busways):
             if math.isnan(r.x0_m):  # a busway with no racks drawn
                 continue
             a, b = (r.x0_m * MM_PER_M, r.y0_m * MM_PER_M), (r.x1_m * MM_PER_M, r.y1_m * MM_PER_M)
             msp.add_lwpolyline([a, b], dxfattribs={"layer": "E-POWR"})
-            h = MIN_TEXT_MM * scales.of(str(r.hall))
-            short = str(r.busway_id).rsplit("/", 2)[-2:]
-            label = f"{'/'.join(short)} {_fmt_kw(float(r.load_kw))}/{_fmt_kw(float(r.rating_kw))} kW"
-            vertical = abs(b[0] - a[0]) < abs(b[1] - a[1])
-            _text(msp, label, a, h, "E-POWR", TextEntityAlignment.BOTTOM_LEFT, 90.0 if vertical else 0.0)
     if scene.cdus is not None:
         for r in _records(scene.cdus):
             vertical = float(r.rotation_deg) in (90.0, 270.0)
@@ -1653,24 +1648,31 @@ def _draw_power(msp: BaseLayout, scene: Scene, scales: _Scales) -> None:
             x, y = float(r.x_m), float(r.y_m)
             pts = _mm([(x - hx, y - hy), (x + hx, y - hy), (x + hx, y + hy), (x - hx, y + hy)])
             msp.add_lwpolyline(pts, close=True, dxfattribs={"layer": "M-EQPM-CDU"})
-            h = MIN_TEXT_MM * scales.of(str(r.hall))
-            tag = str(r.cdu_id).rsplit("/", 1)[-1] + (
-                " standby" if r.standby else f" {_fmt_kw(float(r.load_kw))} kW"
-            )
-            _text(msp, tag, (x * MM_PER_M, y * MM_PER_M), h, "M-EQPM-CDU")
 
 
 def _power_notes(layout: Paperspace, scene: Scene, sheet: Sheet, x: float, y: float) -> None:
-    """The power sheet's notes: what the lines are, then the hall's UPS blocks with load and rating."""
-    key = sheet.name.split(" ", 1)[0].replace("-", "/", 1)
+    """The power sheet's notes: what the lines are, the hall's busways, UPS blocks and CDUs with their
+    loads and ratings."""
+    key = sheet.name.rsplit("-", 1)[0].replace("-", "/", 1)
     lines = [
-        "1. Busways over each row: A side below the row's centre line, B above;",
-        "   label = row/side+number  load / rating kW (each side alone in 2N).",
+        "1. Busways (layer E-POWR) over each row: A side below the row's centre line, B above.",
         "2. Every rack: one tap-off per side; its A and B busways hang on different UPS blocks.",
     ]
+    if scene.busways is not None:
+        bw = scene.busways[scene.busways["hall"] == key]
+        use = bw["load_kw"].to_numpy(float) / bw["rating_kw"].to_numpy(float)
+        lines.append(f"3. Busways of {key}: {len(bw)}, by model:")
+        for model, g in bw.groupby("model", sort=True):
+            lines.append(
+                f"   {model}: {len(g)} runs, {float(g['length_m'].sum()):,.0f} m, "
+                f"load up to {g['load_kw'].to_numpy(float).max():,.0f} of {g['rating_kw'].to_numpy(float)[0]:,.0f} kW"
+            )
+        if len(bw):
+            k = int(np.argmax(use))
+            lines.append(f"   most loaded: {bw['busway_id'].iat[k]} at {use[k]:.0%}")
     if scene.ups is not None:
         mine = scene.ups[scene.ups["hall"] == key]
-        lines.append(f"3. UPS blocks of {key}: {len(mine)} (design load / rating MW, busways):")
+        lines.append(f"4. UPS blocks of {key}: {len(mine)} (design load / rating MW, busways):")
         for r in _records(mine.head(NOTES_MAX)):
             lines.append(
                 f"   {str(r.ups_id).rsplit('/', 1)[-1]} {r.model}: {float(r.load_mw):.2f} / {float(r.rating_mw):g} MW, "
@@ -1681,10 +1683,24 @@ def _power_notes(layout: Paperspace, scene: Scene, sheet: Sheet, x: float, y: fl
     if scene.cdus is not None and (scene.cdus["hall"] == key).any():
         c = scene.cdus[scene.cdus["hall"] == key]
         lines.append(
-            f"4. CDUs (layer M-EQPM-CDU): {len(c)}, {float(c['load_kw'].sum()) / 1000:.2f} MW of liquid heat."
+            f"5. CDUs (layer M-EQPM-CDU): {len(c)}, {float(c['load_kw'].sum()) / 1000:.2f} MW of liquid heat:"
         )
+        for r in _records(c.head(NOTES_MAX)):
+            what = (
+                "standby"
+                if r.standby
+                else f"{float(r.load_kw):,.0f} / {float(r.rating_kw):,.0f} kW, rows {r.rows}"
+            )
+            lines.append(f"   {str(r.cdu_id).rsplit('/', 1)[-1]} {r.model}: {what}")
     for line in lines:
-        _text(layout, line, (x, y), 2.0, "G-TTLB", TextEntityAlignment.TOP_LEFT)
+        _text(
+            layout,
+            line if len(line) <= 100 else line[:99] + "~",
+            (x, y),
+            2.0,
+            "G-TTLB",
+            TextEntityAlignment.TOP_LEFT,
+        )
         y -= 3.6
 
 
@@ -1714,7 +1730,7 @@ def build_scene_document(scene: Scene) -> Drawing:
     _draw_rows(msp, doc, scene, scales, boards.hall)
     _draw_violations(msp, scene, scales, boards)
     _draw_trays(msp, doc, scene, scales, boards, trays_at)
-    _draw_power(msp, scene, scales)
+    _draw_power(msp, scene)
     sx0, sy0, sx1, sy1 = sheets[0].bbox_m
     doc.set_modelspace_vport(
         height=(sy1 - sy0) * MM_PER_M * 1.1, center=((sx0 + sx1) / 2 * MM_PER_M, (sy0 + sy1) / 2 * MM_PER_M)

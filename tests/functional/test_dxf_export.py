@@ -99,7 +99,7 @@ def test_one_a1_sheet_per_hall_and_an_overview(
     halls = [f"{b.id}-{h.id}" for b in site.building for h in b.hall]
     buildings = [b.id for b in site.building] if len(site.building) > 1 else []
     racks = design_of(stem).summary()["halls"]
-    power = [f"{h} PWR" for h in halls if racks[h.replace("-", "/", 1)]["racks"]]  # per hall with racks
+    power = [f"{h}-PWR" for h in halls if racks[h.replace("-", "/", 1)]["racks"]]  # per hall with racks
     assert sorted(doc.layouts.names_in_taborder()[1:]) == sorted(["00 SITE", *halls, *buildings, *power])
     for name in halls:
         (vp,) = [v for v in doc.paperspace(name).viewports() if v.dxf.id > 1]
