@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from layout.fabric import NODE_ROLES, is_switch_role
 from layout.reliability import MINUTES_PER_YEAR, CheckpointLoss, checkpoint_loss, time_to_first_failure_min
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 CATEGORIES = (
     "servers",
     "gpus",
+    "nodes",
     "racks",
     "switches",
     "nics",
@@ -65,6 +67,7 @@ ROLE_LABELS = {
     "leaf": "backend leaf", "spine": "backend spine", "core": "backend core", "super": "backend super-spine",
     "fe_leaf": "frontend leaf", "fe_spine": "frontend spine", "fe_core": "frontend core",
     "st_leaf": "storage leaf", "st_spine": "storage spine", "st_core": "storage core", "oob": "out-of-band",
+    "oob_agg": "out-of-band aggregation",
 }  # fmt: skip
 TRAY_LABELS = {"row": "row tray", "cross": "cross-aisle tray", "trunk": "trunk tray", "riser": "riser",
                "duct": "campus duct", "user": "user-added tray"}  # fmt: skip
@@ -85,6 +88,7 @@ def build(
 
     rows = [
         *_servers(inputs, fabric),
+        *_nodes(inputs, fabric),
         *_racks(inputs, placement),
         *_switches(inputs, fabric),
         *_transceivers(inputs, cabling),
@@ -124,6 +128,26 @@ def _servers(inputs: Inputs, fabric: Fabric) -> list[Row]:
     return servers + gpus + nics
 
 
+def _nodes(inputs: Inputs, fabric: Fabric) -> list[Row]:
+    """Storage servers and CPU nodes (head, login, management, UFM), per device name prefix and model."""
+    dev = fabric.devices
+    nodes = dev.loc[dev["role"].isin(NODE_ROLES), ["device_id", "model"]]
+    if not len(nodes):
+        return []
+    what = [str(i).split("-")[0] for i in nodes["device_id"]]
+    pairs = sorted(zip(what, [str(m) for m in nodes["model"]], strict=True))
+    counts: dict[tuple[str, str], int] = {}
+    for pair in pairs:
+        counts[pair] = counts.get(pair, 0) + 1
+    label = {"stor": "storage server", "head": "head node", "login": "login node", "mgmt": "management node",
+             "ufm": "fabric manager (UFM)"}  # fmt: skip
+    out: list[Row] = []
+    for (w, m), n in counts.items():
+        spec = inputs.catalog.node[m]
+        out.append(("nodes", f"{spec.name}, {label.get(w, w)}", m, int(n), "each", spec.price_usd))
+    return out
+
+
 def _racks(inputs: Inputs, placement: Placement) -> list[Row]:
     by = placement.racks["template"].astype(str).value_counts()
     price = inputs.catalog.rack_part.rack_usd
@@ -133,7 +157,7 @@ def _racks(inputs: Inputs, placement: Placement) -> list[Row]:
 def _switches(inputs: Inputs, fabric: Fabric) -> list[Row]:
     """Per network (NETWORK_ORDER), tier, role and model."""
     dev = fabric.devices
-    sw = dev.loc[dev["role"] != "server", ["network", "tier", "role", "model"]].astype(
+    sw = dev.loc[is_switch_role(dev["role"].to_numpy()), ["network", "tier", "role", "model"]].astype(
         {"network": str, "role": str, "model": str}
     )
     counts = sw.groupby(["network", "tier", "role", "model"], sort=True).size().reset_index(name="n")

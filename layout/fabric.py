@@ -51,6 +51,8 @@ import numpy as np
 
 from layout.errors import InputError, Problem
 from layout.model import Catalog, Cluster
+from layout.model.catalog import SwitchSpec
+from layout.model.site import Networks
 from layout.reliability import time_to_first_failure_min
 
 if TYPE_CHECKING:
@@ -79,7 +81,11 @@ DEVICE_COLUMNS = [
     "planes",  # planes of its block the switch serves: 1, or more for a switch of a partial block
 ]
 LINK_COLUMNS = ["a", "b", "kind", "network", "speed_gbps", "pod"]
-LINK_KINDS = (*TIER_LINKS, "frontend", "storage", "oob")  # categories of links.kind
+LINK_KINDS = (*TIER_LINKS, "frontend", "storage", "oob", "oob_uplink")  # categories of links.kind
+NODE_ROLES = ("storage_node", "cpu_node")  # devices that are neither GPU servers nor switches
+NETWORK_SWITCH = "sn5600"  # frontend / storage switch when the site names none: Spectrum-X Ethernet
+OOB_AGGREGATION = "sn2700"  # out-of-band aggregation in the MDF when the site names none
+GPUS_PER_LOGIN_NODE = 2048  # unverified rule of thumb: one login node per 2,048 GPUs, at least 2
 NETWORKS = ("backend", "frontend", "storage", "oob")  # categories of links.network
 CLUSTER_KEYS = {
     "gpus": "cluster.gpus",
@@ -144,7 +150,7 @@ class Fabric:
     def switches_all_networks(self) -> int:
         """Switches of every network: the backend fabric's (summary ``switches``), the frontend's, the
         storage network's and the management network's."""
-        return int((self.device_arrays["role"] != "server").sum())
+        return int(is_switch_role(self.device_arrays["role"]).sum())
 
     def summary(self) -> dict[str, Any]:
         """The JSON object of `dclayout fabric --json` (DESIGN.md); backend counts only (a new copy each
@@ -243,6 +249,11 @@ class Fabric:
         return out
 
 
+def is_switch_role(role: np.ndarray) -> np.ndarray:
+    """True where a device role is a switch (not a GPU server, storage or CPU node)."""
+    return ~np.isin(np.asarray(role).astype(str), ["server", *NODE_ROLES])
+
+
 # ----------------------------------------------------------------------------------------------- entry
 def build(
     cluster: Cluster, catalog: Catalog, servers_per_rack: int | None = None, source: str = "site"
@@ -266,6 +277,7 @@ def build(
         storage=net.storage,
         frontend=net.frontend,
         oob=net.oob,
+        networks=net,
         source=source,
         keys=CLUSTER_KEYS,
     )
@@ -287,6 +299,7 @@ def size(
     storage: bool = False,
     frontend: bool = False,
     oob: bool = False,
+    networks: Networks | None = None,
     source: str = "dclayout fabric",
     keys: dict[str, str] | None = None,
 ) -> Fabric:
@@ -314,6 +327,7 @@ def size(
             storage=storage,
             frontend=frontend,
             oob=oob,
+            networks=networks or Networks(storage=storage, frontend=frontend, oob=oob),
             source=source,
             keys=names,
         ),
@@ -337,6 +351,7 @@ class _Spec:
     storage: bool
     frontend: bool
     oob: bool
+    networks: Networks
     source: str
     keys: dict[str, str]
 
@@ -1077,12 +1092,26 @@ def _build(spec: _Spec, catalog: Catalog) -> Fabric:
             firsts[tier - 2] + a, firsts[tier - 1] + b, TIER_LINKS[tier - 1], "backend", speed, pod_of
         )
 
+    nodes = _nodes(t, catalog, spec, srv_pod, n_srv, sw.protocol)
+    st_net = "storage" if spec.storage else "frontend"
     for name, flag, per_server, over in (
         ("frontend", spec.frontend, srv.frontend_ports, FRONTEND_LEAF_OVERSUBSCRIPTION),
         ("storage", spec.storage, srv.storage_ports, STORAGE_LEAF_OVERSUBSCRIPTION),
     ):
-        if flag and per_server:
-            _side_network(t, name, per_server, over, srv_pod, srv_local, sw.ports, sw.port_gbps, spec)
+        if not flag:
+            continue
+        side = _side_switch(catalog, spec, name)
+        segs: list[_Segment] = []
+        if per_server:
+            srv_idx = np.arange(n_srv, dtype=np.int64)
+            gbps = srv.frontend_port_gbps if name == "frontend" else srv.storage_port_gbps
+            pods_n = int(srv_pod.max()) + 1
+            segs += [_Segment(srv_idx[srv_pod == p], per_server, p, gbps) for p in range(pods_n)]
+        for seg in nodes:
+            if seg.network == name or (seg.network == "storage" and name == st_net):
+                segs.append(seg)
+        if segs:
+            _side_network(t, name, segs, over, catalog.switch[side].ports, catalog.switch[side], side, spec)
     if spec.oob:
         _oob_network(t, catalog, srv.oob_ports, n_srv, spec)
 
@@ -1131,32 +1160,148 @@ def _rank_by(keys: np.ndarray) -> np.ndarray:
     return rank
 
 
+@dataclass(frozen=True)
+class _Segment:
+    """Devices of one side network that share leaves (never with another segment): the servers of a
+    pod, a pod's storage nodes, the CPU nodes; ``ports`` each, links at ``gbps`` (0: the switch's)."""
+
+    dev: np.ndarray
+    ports: int
+    pod: int
+    gbps: int = 0
+    network: str = ""
+
+
+def _side_switch(catalog: Catalog, spec: _Spec, name: str) -> str:
+    """The switch model of the frontend or storage network: the site's, else Spectrum-X SN5600 when the
+    catalog has it, else the cluster's switch."""
+    nets = spec.networks
+    given = nets.frontend_switch if name == "frontend" else (nets.storage_switch or nets.frontend_switch)
+    if given is not None:
+        if given not in catalog.switch:
+            key = "frontend_switch" if name == "frontend" or nets.storage_switch is None else "storage_switch"
+            raise InputError(
+                [
+                    Problem(
+                        spec.source,
+                        f"cluster.networks.{key}",
+                        f"unknown switch {given!r}",
+                        ", ".join(sorted(catalog.switch)),
+                    )
+                ]
+            )
+        return given
+    return NETWORK_SWITCH if NETWORK_SWITCH in catalog.switch else spec.switch
+
+
+def _nodes(
+    t: _Tables, catalog: Catalog, spec: _Spec, srv_pod: np.ndarray, n_srv: int, protocol: str
+) -> list[_Segment]:
+    """Storage servers (sized by read bandwidth per GPU, or the site's count; spread over the pods in
+    proportion to their servers) and CPU nodes (head, login, management, UFM on InfiniBand), as devices
+    of the storage and frontend networks. None where the network is off or the catalog lacks the node."""
+    nets = spec.networks
+    out: list[_Segment] = []
+    problems: list[Problem] = []
+    for key, model in (
+        ("storage_node", nets.storage_node),
+        ("cpu_node", nets.cpu_node),
+        ("ufm_node", nets.ufm_node),
+    ):
+        if model not in catalog.node and key in nets.model_fields_set:
+            problems.append(
+                Problem(
+                    spec.source,
+                    f"cluster.networks.{key}",
+                    f"unknown node {model!r}",
+                    ", ".join(sorted(catalog.node)) or "a [node.ID] of the catalog",
+                )
+            )
+    if problems:
+        raise InputError(problems)
+    st = catalog.node.get(nets.storage_node)
+    if (spec.storage or spec.frontend) and st is not None:
+        if nets.storage_nodes is not None:
+            n = nets.storage_nodes
+        else:
+            n = math.ceil(
+                spec.gpus
+                * nets.storage_gbps_per_gpu
+                / (st.throughput_gbps or st.data_ports * st.data_port_gbps)
+                - 1e-9
+            )
+        if n:
+            pod = srv_pod[np.arange(n, dtype=np.int64) * n_srv // n]
+            rank = _rank_in_runs(pod)
+            first = t.add_devices(
+                _ids("stor", ("p", pod), ("", rank)),
+                "storage_node",
+                "storage",
+                0,
+                nets.storage_node,
+                pod,
+                index=rank,
+            )
+            idx = first + np.arange(n, dtype=np.int64)
+            for p in np.unique(pod).tolist():
+                out.append(_Segment(idx[pod == p], st.data_ports, int(p), st.data_port_gbps, "storage"))
+    cpu = catalog.node.get(nets.cpu_node)
+    if spec.frontend and cpu is not None:
+        login = (
+            nets.login_nodes
+            if nets.login_nodes is not None
+            else max(2, math.ceil(spec.gpus / GPUS_PER_LOGIN_NODE))
+        )
+        ufm = catalog.node.get(nets.ufm_node)
+        n_ufm = nets.ufm_nodes if nets.ufm_nodes is not None else (2 if protocol == "infiniband" else 0)
+        segs = []
+        for tag, count, model in (
+            ("head", nets.head_nodes, nets.cpu_node),
+            ("login", login, nets.cpu_node),
+            ("mgmt", nets.management_nodes, nets.cpu_node),
+            ("ufm", n_ufm if ufm is not None else 0, nets.ufm_node),
+        ):
+            if count:
+                num = np.arange(count, dtype=np.int64)
+                first = t.add_devices(
+                    _ids(tag, ("", num)), "cpu_node", "frontend", 0, model, np.full(count, -1), index=num
+                )
+                segs.append(first + num)
+        if segs:
+            idx = np.concatenate(segs)
+            out.append(_Segment(idx, cpu.data_ports, -1, cpu.data_port_gbps, "frontend"))
+    return out
+
+
 def _side_network(
     t: _Tables,
     name: str,
-    per_server: int,
+    segs: list[_Segment],
     over: float,
-    srv_pod: np.ndarray,
-    srv_local: np.ndarray,
     radix: int,
-    speed: int,
+    sw: SwitchSpec,
+    model: str,
     spec: _Spec,
 ) -> None:
-    """A frontend or storage Clos: every port of a server on one leaf (leaves never span two pods),
-    leaves ``over``:1, non-blocking above, one network over the whole cluster."""
+    """A frontend or storage Clos: every port of a device on one leaf (leaves never span two
+    segments: pods, storage nodes, CPU nodes), leaves ``over``:1, non-blocking above, one network."""
     prefix = "fe" if name == "frontend" else "st"
     leaf_cap = math.floor(radix * over / (over + 1) + 1e-9)
-    per_leaf = max(1, leaf_cap // per_server)
-    n_srv = len(srv_pod)
-    pods = int(srv_pod.max()) + 1
-    per_pod_leaves = np.bincount(srv_pod, minlength=pods)
-    per_pod_leaves = -(-per_pod_leaves // per_leaf)
-    pod_first_leaf = np.concatenate(([0], np.cumsum(per_pod_leaves)[:-1]))
-    srv_leaf = pod_first_leaf[srv_pod] + srv_local // per_leaf
-    n_leaf = int(per_pod_leaves.sum())
-    leaf_pod = np.repeat(np.arange(pods), per_pod_leaves)
-    leaf_down = np.bincount(srv_leaf, minlength=n_leaf) * per_server
+    seg_leaves, seg_first, dev_leaf, dev_ports = [], [], [], []
+    n_leaf = 0
+    for seg in segs:
+        per_leaf = max(1, leaf_cap // seg.ports)
+        k = -(-len(seg.dev) // per_leaf)
+        seg_first.append(n_leaf)
+        seg_leaves.append(k)
+        dev_leaf.append(n_leaf + np.arange(len(seg.dev), dtype=np.int64) // per_leaf)
+        dev_ports.append(np.full(len(seg.dev), seg.ports, dtype=np.int64))
+        n_leaf += k
+    leaf_pod = np.repeat(np.asarray([seg.pod for seg in segs], dtype=np.int64), seg_leaves)
+    all_leaf = np.concatenate(dev_leaf)
+    leaf_down = np.bincount(all_leaf, weights=np.concatenate(dev_ports), minlength=n_leaf).astype(np.int64)
     half = radix // 2
+    n_dev = sum(len(seg.dev) for seg in segs)
 
     def leaf_up(down: np.ndarray) -> np.ndarray:
         return np.ceil(down / over - 1e-9).astype(np.int64)
@@ -1167,8 +1312,8 @@ def _side_network(
             [
                 spec.problem(
                     "switch",
-                    f"the {name} network of {n_srv:,} servers needs {tiers} tiers of "
-                    f"{spec.switch}; at most {MAX_TIERS} are supported",
+                    f"the {name} network of {n_dev:,} devices needs {tiers} tiers of "
+                    f"{model}; at most {MAX_TIERS} are supported",
                     "a switch with more ports",
                 )
             ]
@@ -1190,13 +1335,21 @@ def _side_network(
     for tier, layer in enumerate(net.layers, start=1):
         role = f"{prefix}_{TIER_ROLES[tier - 1]}"
         ids = _ids(f"{prefix}-{TIER_ROLES[tier - 1]}", ("", np.arange(len(layer.up))))
-        firsts.append(t.add_devices(ids, role, name, tier, spec.switch, layer.pod))
+        firsts.append(t.add_devices(ids, role, name, tier, model, layer.pod))
     pod_of = t.pods()
-    srv_ports = np.repeat(np.arange(n_srv), per_server)
-    t.add_links(srv_ports, firsts[0] + srv_leaf[srv_ports], name, name, speed, pod_of)
+    for seg, leaf in zip(segs, dev_leaf, strict=True):
+        a = np.repeat(seg.dev, seg.ports)
+        t.add_links(
+            a,
+            firsts[0] + np.repeat(leaf, seg.ports),
+            name,
+            name,
+            min(seg.gbps or sw.port_gbps, sw.port_gbps),
+            pod_of,
+        )
     for tier in range(2, len(net.layers) + 1):
         a, b = net.links[tier - 2]
-        t.add_links(firsts[tier - 2] + a, firsts[tier - 1] + b, name, name, speed, pod_of)
+        t.add_links(firsts[tier - 2] + a, firsts[tier - 1] + b, name, name, sw.port_gbps, pod_of)
 
 
 def _oob_network(t: _Tables, catalog: Catalog, oob_ports: int, n_srv: int, spec: _Spec) -> None:
@@ -1217,6 +1370,10 @@ def _oob_network(t: _Tables, catalog: Catalog, oob_ports: int, n_srv: int, spec:
     n = len(pod)
     mgmt = np.ones(n, dtype=np.int64)
     mgmt[:n_srv] = oob_ports
+    roles = np.concatenate(t.dev["role"])
+    models = np.concatenate(t.dev["model"])
+    for m in np.unique(models[np.isin(roles, NODE_ROLES)].astype(str)).tolist():
+        mgmt[(models == m) & np.isin(roles, NODE_ROLES)] = catalog.node[m].oob_ports
     key = np.where(pod < 0, int(pod.max()) + 1, pod)  # devices above the pods after the last pod
     order = np.argsort(key, kind="stable")
     port_dev = np.repeat(order, mgmt[order])
@@ -1238,3 +1395,36 @@ def _oob_network(t: _Tables, catalog: Catalog, oob_ports: int, n_srv: int, spec:
         index=_rank_in_runs(sw_key),
     )
     t.add_links(port_dev, first + port_sw, "oob", "oob", oob.port_gbps, t.pods())
+    _oob_uplinks(t, catalog, spec, first, len(sw_key))
+
+
+def _oob_uplinks(t: _Tables, catalog: Catalog, spec: _Spec, first: int, n_oob: int) -> None:
+    """Each OOB switch's ``oob_uplinks`` to as many aggregation switches in the MDF (uplink j of switch
+    i to aggregation ``(i*u + j) mod A``: a switch's uplinks land on different aggregation switches,
+    each takes at most its ports)."""
+    nets = spec.networks
+    model = nets.oob_aggregation or (OOB_AGGREGATION if OOB_AGGREGATION in catalog.switch else None)
+    u = nets.oob_uplinks
+    if model is None or not u or not n_oob:
+        return
+    if model not in catalog.switch:
+        raise InputError(
+            [
+                Problem(
+                    spec.source,
+                    "cluster.networks.oob_aggregation",
+                    f"unknown switch {model!r}",
+                    ", ".join(sorted(catalog.switch)),
+                )
+            ]
+        )
+    agg = catalog.switch[model]
+    n_agg = max(u, -(-n_oob * u // agg.ports))
+    num = np.arange(n_agg, dtype=np.int64)
+    a_first = t.add_devices(
+        _ids("oob-agg", ("", num)), "oob_agg", "oob", 2, model, np.full(n_agg, -1), index=num
+    )
+    i = np.repeat(np.arange(n_oob, dtype=np.int64), u)
+    j = np.tile(np.arange(u, dtype=np.int64), n_oob)
+    speed = min(agg.port_gbps, 100)  # SN2201 uplinks: 4 x 100G QSFP28 (NVIDIA SN2201 datasheet)
+    t.add_links(first + i, a_first + (i * u + j) % n_agg, "oob_uplink", "oob", speed, t.pods())

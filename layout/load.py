@@ -42,7 +42,7 @@ DEFAULT_TEMPLATES_DIR = Path(str(importlib.resources.files("layout") / "rack_tem
 
 ENTRY_TOLERANCE_M = 1.0  # a building entry must lie within this distance of the footprint outline
 DUCT_END_TOLERANCE_M = 5.0  # a duct path must start/end within this distance of the buildings' entries
-FABRIC_SLOT_DEVICES = ("leaf", "switch")  # template slot devices that stand for the cluster's switch
+FABRIC_SLOT_DEVICES = ("leaf", "switch", "node")  # slot devices standing for the cluster's switch / nodes
 MAX_HALL_AREA_M2 = 1_000_000.0  # 1 km²: designs in ~3 s and 200 MB; far larger halls exhaust memory
 MAX_USER_ROWS = 5_000  # [[row]] entries of one site
 MAX_INPUT_BYTES = 16 * 2**20  # a site, template or catalog file larger than this is refused unread

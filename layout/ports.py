@@ -54,8 +54,8 @@ class MediaTable(Protocol):
     def pick(self, length_m: np.ndarray, speed_gbps: np.ndarray | int = 400) -> np.ndarray: ...
 
 
-GROUPS = ("data", "backend", "frontend", "storage", "mgmt")
-GROUP_LABELS = ("", "be", "fe", "st", "mgmt")  # cage label prefix: "7" on a switch, "be3" on a server
+GROUPS = ("data", "backend", "frontend", "storage", "mgmt", "uplink")
+GROUP_LABELS = ("", "be", "fe", "st", "mgmt", "up")  # cage label prefix: "7" on a switch, "be3" on a server
 FORMS = ("", *CAGE_FORMS)  # PortMap.form codes
 ASSEMBLIES = ("", "fibre", "straight", "twin", "breakout", "split")
 MAX_PORT_VIOLATIONS = 50  # one per device up to this many, then one for the rest
@@ -183,6 +183,7 @@ def _group_tables(
             cages[i, 0], per[i, 0], form[i, 0] = sw.data_cages, sw.ports_per_cage, sw.cage
             gbps[i] = sw.port_gbps
             cages[i, 4], form[i, 4] = sw.mgmt_ports, "rj45"
+            cages[i, 5], form[i, 5] = sw.uplink_ports, sw.uplink_cage
         elif m in catalog.server:
             s = catalog.server[m]
             cages[i, 1], per[i, 1], form[i, 1] = (
@@ -193,6 +194,10 @@ def _group_tables(
             cages[i, 2], form[i, 2] = s.frontend_ports, s.frontend_cage
             cages[i, 3], form[i, 3] = s.storage_ports, s.storage_cage
             cages[i, 4], form[i, 4] = s.oob_ports, "rj45"
+        elif m in catalog.node:  # storage / CPU node: its data ports, one per cage, and its BMC
+            nd = catalog.node[m]
+            cages[i, 0], form[i, 0] = nd.data_ports, nd.data_cage
+            cages[i, 4], form[i, 4] = nd.oob_ports, "rj45"
     return cages, per, form, gbps
 
 
@@ -240,6 +245,7 @@ def assign(
         [{"gpu_leaf": 1, "frontend": 2, "storage": 3, "oob": 4}.get(str(k), 1) for k in kind_names], np.int64
     )
     oob_kind = np.array([str(k) == "oob" for k in kind_names], dtype=bool)
+    uplink_kind = np.array([str(k) == "oob_uplink" for k in kind_names], dtype=bool)
     is_server_dev = np.isin(np.arange(len(roles)), np.flatnonzero(roles == "server"))[role_code]
     is_oob_dev = np.isin(np.arange(len(roles)), np.flatnonzero(roles == "oob"))[role_code]
     dev = np.r_[a, b]
@@ -247,7 +253,9 @@ def assign(
     k2 = np.r_[kind, kind]
     is_server = is_server_dev[dev]
     group = np.where(
-        is_server, server_group_of_kind[k2], np.where(oob_kind[k2] & ~is_oob_dev[dev], 4, 0)
+        is_server,
+        server_group_of_kind[k2],
+        np.where(uplink_kind[k2] & is_oob_dev[dev], 5, np.where(oob_kind[k2] & ~is_oob_dev[dev], 4, 0)),
     ).astype(np.int64)
 
     # order: (device, group), then on switches kind and far device (stable: link order), so links to
@@ -272,7 +280,10 @@ def assign(
     per = per_tab[model_code[dev], group]
     cage_gbps = gbps_tab[model_code[dev]]
     end_speed = np.r_[speed, speed]
-    at_speed = (group == 0) & (cage_gbps > 0) & (end_speed != cage_gbps)
+    # the backend fabric counts a switch's radix at the link speed (layout.fabric: an 800G port takes
+    # two 400G links); the other networks take one link per port, at any speed up to the port's
+    be_link = (links["network"] == "backend").to_numpy() if "network" in links else np.ones(n, dtype=bool)
+    at_speed = (group == 0) & (cage_gbps > 0) & (end_speed != cage_gbps) & np.r_[be_link, be_link]
     if at_speed.any():  # links faster or slower than the switch's ports (equal speeds: as catalogued)
         per = per.copy()
         per[at_speed] = np.maximum(1, per[at_speed] * cage_gbps[at_speed] // end_speed[at_speed])

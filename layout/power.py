@@ -35,6 +35,7 @@ import pandas as pd
 
 from layout.cooling import hall_cooling_mw, heat_violations
 from layout.estimates import default_module_w
+from layout.fabric import is_switch_role
 from layout.violations import Violation
 
 if TYPE_CHECKING:
@@ -86,9 +87,11 @@ def estimate_module_w(
     out = (-(-be // per_nic)) * default_module_w(cat, per_nic) + other * default_module_w(cat)
     for i, model in enumerate(models):
         sw = cat.switch.get(str(model))
-        if sw is None:
-            continue
         m = (model_code == i) & ~is_server
+        if sw is None:
+            if str(model) in cat.node:  # storage and CPU nodes: a single-port module per optical link
+                out[m] = sw_links[m] * default_module_w(cat)
+            continue
         per = sw.ports_per_cage
         out[m] = (-(-sw_links[m] // per)) * default_module_w(cat, per)
     return out.astype(float)
@@ -98,7 +101,7 @@ def switch_power_kw(catalog: Catalog, devices: pd.DataFrame, module_w: np.ndarra
     """kW per device that is a catalog switch (NaN for the others): ``power_w_copper`` + its modules'
     ``module_w`` watts, never above ``power_w_optics`` (the catalog maximum)."""
     model_code, models = pd.factorize(devices["model"].to_numpy())
-    is_switch = (devices["role"] != "server").to_numpy()
+    is_switch = is_switch_role(devices["role"].to_numpy())
     base = np.full(len(models), np.nan)
     top = np.full(len(models), np.nan)
     for i, model in enumerate(models):
@@ -132,6 +135,11 @@ def device_power_kw(
             srv = cat.server[str(models[i])]
             m = (model_code == i) & is_server
             out[m] = srv.power_kw + nic.power_w_extra * srv.backend_ports / 1000.0 + mw[m] / 1000.0
+    for i, model in enumerate(models):  # storage and CPU nodes: their own figure and their modules
+        node = cat.node.get(str(model))
+        if node is not None:
+            m = model_code == i
+            out[m] = node.power_kw + mw[m] / 1000.0
     return out
 
 
@@ -140,7 +148,7 @@ def device_weight_kg(inputs: Inputs, fabric: Fabric) -> np.ndarray:
     model_code, models = pd.factorize(fabric.devices["model"].to_numpy())
     out = np.zeros(len(model_code))
     for i, model in enumerate(models):
-        spec = cat.server.get(str(model)) or cat.switch.get(str(model))
+        spec = cat.server.get(str(model)) or cat.switch.get(str(model)) or cat.node.get(str(model))
         if spec is not None:
             out[model_code == i] = spec.weight_kg
     return out

@@ -28,7 +28,10 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--strict", action="store_true", help="exit 1 when the design has violations")
     p.add_argument(
-        "--svg", action=argparse.BooleanOptionalAction, default=True, help="write one SVG floor plan per hall"
+        "--svg",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="write one SVG floor plan per hall and a site plan",
     )
     p.add_argument("--dxf", action="store_true", help="write STEM.dxf (millimetres, one layout per hall)")
     p.add_argument("--pdf", action="store_true", help="write STEM.pdf, the design report with the BOM")

@@ -42,7 +42,7 @@ from ezdxf.layouts import BaseLayout, Paperspace
 from ezdxf.tools.juliandate import juliandate
 
 from layout.export import atomic
-from layout.export.labels import Board, Box, grow, text_box, text_width
+from layout.export.labels import Board, Box, grow, runs_text, text_box, text_width
 from layout.model import RackTemplate
 from layout.scene import MEDIA_CLASSES, Scene, scene_from_parts, scene_of, tray_edge_table
 from layout.violations import hall_key
@@ -734,13 +734,13 @@ def _draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales, boa
             bs = scales.building[b.id]
             ex, ey = b.entry[0] * MM_PER_M, b.entry[1] * MM_PER_M
             msp.add_circle((ex, ey), 2.5 * bs, dxfattribs={"layer": "A-DOOR-IDEN"})
-            # the word twice: at the halls' scale for the hall sheets, at the site's for the overviews
-            for layer, sc, board in (
-                ("G-ANNO-TEXT", bs, boards.hall),
-                ("G-ANNO-OVER", scales.site, boards.over),
-            ):
-                _text(msp, "ENTRY", (ex, ey - 3.0 * bs), NOTE_MM * sc, layer, TextEntityAlignment.TOP_CENTER,
-                      board=board)  # fmt: skip
+            # the word twice: at the halls' scale for the hall sheets, under the circle; at the site's
+            # for the overviews, outside the building on the side of the wall the entry is on, where it
+            # does not stand on the halls' racks
+            _text(msp, "ENTRY", (ex, ey - 3.0 * bs), NOTE_MM * bs, "G-ANNO-TEXT", TextEntityAlignment.TOP_CENTER,
+                  board=boards.hall)  # fmt: skip
+            at, align = _outside(b.entry, (bx0, by0, bx1, by1), 2.5 * bs + 0.5 * NOTE_MM * scales.site)
+            _text(msp, "ENTRY", at, NOTE_MM * scales.site, "G-ANNO-OVER", align, board=boards.over)
         for h in b.hall:
             key = f"{b.id}/{h.id}"
             sc = scales.of(key)
@@ -791,6 +791,25 @@ def _draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: _Scales, boa
         for d in site.duct:
             if d.path:
                 msp.add_lwpolyline(_mm(d.path), dxfattribs={"layer": "E-TRAY-DUCT"})
+
+
+def _outside(
+    at_m: tuple[float, float], box_m: tuple[float, float, float, float], gap: float
+) -> tuple[tuple[float, float], TextEntityAlignment]:
+    """Where a label goes ``gap`` mm outside a point on a building's wall (its side: the one of the
+    box's centre the point is farthest off), beside the duct that comes in there at right angles to
+    the wall (above it on the west and east walls, right of it on the south and north), and its
+    alignment."""
+    dx, dy = at_m[0] - (box_m[0] + box_m[2]) / 2, at_m[1] - (box_m[1] + box_m[3]) / 2
+    x, y = at_m[0] * MM_PER_M, at_m[1] * MM_PER_M
+    side = gap / 4
+    if abs(dx) >= abs(dy):
+        if dx < 0:
+            return (x - gap, y + side), TextEntityAlignment.BOTTOM_RIGHT
+        return (x + gap, y + side), TextEntityAlignment.BOTTOM_LEFT
+    if dy < 0:
+        return (x + side, y - gap), TextEntityAlignment.TOP_LEFT
+    return (x + side, y + gap), TextEntityAlignment.BOTTOM_LEFT
 
 
 def keepout_lines(reason: str, width_mm: float, scale: int) -> list[tuple[str, float]]:
@@ -1432,13 +1451,7 @@ def numbered_violations(scene: Scene) -> list[tuple[int, str, str, str]]:
 
 def _tag_list(numbers: Sequence[int]) -> str:
     """V3, V4, V5, V9 -> 'V3-V5, V9'."""
-    runs: list[list[int]] = []
-    for n in numbers:
-        if runs and n == runs[-1][-1] + 1:
-            runs[-1].append(n)
-        else:
-            runs.append([n])
-    return ", ".join(f"V{r[0]}" if len(r) == 1 else f"V{r[0]}-V{r[-1]}" for r in runs)
+    return runs_text(numbers, "V")
 
 
 def _draw_violations(msp: BaseLayout, scene: Scene, scales: _Scales, boards: _Boards) -> None:

@@ -30,6 +30,17 @@ ANCHORS = {
 }
 
 
+def runs_text(numbers: Iterable[int], prefix: str = "") -> str:
+    """Numbers in order as runs: (3, 4, 5, 9) -> '3-5, 9', or with ``prefix`` 'V' 'V3-V5, V9'."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{prefix}{r[0]}" if len(r) == 1 else f"{prefix}{r[0]}-{prefix}{r[-1]}" for r in runs)
+
+
 def text_width(text: str, height: float) -> float:
     return CHAR_W * height * len(text)
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from shapely.geometry import Polygon
+from shapely.geometry import box as shapely_box
 
 from layout.export.atomic import write_text
+from layout.export.labels import Board, runs_text, text_width
 from layout.scene import Scene, scene_of
 from layout.scene import palette as pal
 
@@ -29,6 +31,10 @@ PLAN_PX = 900.0  # the longer side of the hall on the page
 MARGIN = 36.0
 TITLE_H = 64.0
 LEGEND_W = 250.0
+# No text on a plan is smaller than this (px of the viewBox, which is 900-1250 px on its longer side:
+# 10 px reads as 8 pt on a screen or a printed A4 page). A row label that cannot stand that big
+# anywhere near its row is left off that plan, never shrunk.
+MIN_FONT_PX = 10.0
 
 # the GPU bands' legend lines (the palette's bands, worded for this legend)
 USE_LABELS = tuple(
@@ -144,26 +150,77 @@ def hall_svg(design: Design | Scene, hall_key: str) -> str:
         )
     # racks
     out += _racks(f, sel)
-    # row labels in the front half of the cold aisle, at the row's start
-    fs = max(4.0, min(12.0, 0.45 * hall.cold_aisle_m * f.s))
-    for r in rows:
-        label = str(r["label"])
-        off = depth / 2 + hall.cold_aisle_m * 0.25
-        if r["axis"] == "x":
-            x, y = r["x0_m"] + 0.1, r["y0_m"] + r["front_sign"] * off
-            out.append(
-                f'<text x="{_n(f.x(x))}" y="{_n(f.y(y) + fs * 0.35)}" font-size="{_n(fs)}" fill="#1d3557">{label}</text>'
-            )
-        else:
-            x, y = r["x0_m"] + r["front_sign"] * off, r["y0_m"] + 0.1
-            px, py = f.x(x) + fs * 0.35, f.y(y)
-            out.append(f'<text x="{_n(px)}" y="{_n(py)}" font-size="{_n(fs)}" fill="#1d3557" '
-                       f'transform="rotate(-90 {_n(px)} {_n(py)})">{label}</text>')  # fmt: skip
+    out += _row_labels(f, hall, sel, rows, depth)
     out += _scale_bar(f)
     out += _north(f)
     out += _legend(f, hall, sel, kw)
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _row_labels(
+    f: _Frame, hall: Hall, sel: pd.DataFrame, rows: list[dict[str, Any]], depth: float
+) -> list[str]:
+    """Each row's label at MIN_FONT_PX or more (12 px at most, 45 % of the cold aisle between): in the
+    front half of the cold aisle at the row's start, else just beyond the row's start, else beyond its
+    end, else in the aisle at its end, inside the walls; else in the page margin beyond the west (x
+    rows) or south (y rows) wall when nothing stands between that wall and the row. Each keeps clear
+    of racks, columns and the labels placed before it; a row with no such spot is not labelled on this
+    plan (page pixels)."""
+    fs = max(MIN_FONT_PX, min(12.0, 0.45 * hall.cold_aisle_m * f.s))
+    board = Board(8.0 * fs)
+    for x0, y0, x1, y1 in zip(
+        *(sel[c].to_numpy(float).tolist() for c in ("x0_m", "y0_m", "x1_m", "y1_m")), strict=True
+    ):
+        board.take((f.x(x0), f.y(y1), f.x(x1), f.y(y0)))
+    for c in hall.columns:
+        (cx, cy), (sx, sy) = c.at, c.size_m
+        board.take((f.x(cx - sx / 2), f.y(cy + sy / 2), f.x(cx + sx / 2), f.y(cy - sy / 2)))
+    poly = Polygon(hall.polygon)
+    # the floor inside the walls' drawn line, in page pixels
+    inner = Polygon([(f.x(x), f.y(y)) for x, y in poly.exterior.coords]).buffer(-2.5, join_style="mitre")
+    out = []
+    for r in rows:
+        label = escape(str(r["label"]))
+        w = text_width(str(r["label"]), fs) * 0.8  # Helvetica is narrower than the DXF's lettering
+        s = float(r["front_sign"])
+        off = depth / 2 + hall.cold_aisle_m * 0.25  # the middle of the row's front half aisle
+        x_row = r["axis"] == "x"
+        lo = min(r["x0_m"], r["x1_m"]) if x_row else min(r["y0_m"], r["y1_m"])
+        hi = max(r["x0_m"], r["x1_m"]) if x_row else max(r["y0_m"], r["y1_m"])
+        line = r["y0_m"] if x_row else r["x0_m"]
+        gap = 0.3 * fs / f.s  # metres between a label and the rack it names
+        w_m = w / f.s
+        wall = poly.bounds[0] if x_row else poly.bounds[1]
+        # (along the row where the text starts, across: the text's centre line) in metres
+        inside = [(lo + 0.1, line + s * off), (lo - gap - w_m, line), (hi + gap, line),
+                  (hi - 0.1 - w_m, line + s * off)]  # fmt: skip
+        spots = [_label_box(f, x_row, a, c, w, fs) for a, c in inside]
+        spots = [b for b in spots if inner.contains(shapely_box(*b))]
+        if board.free(_label_box(f, x_row, wall, line, (lo - wall) * f.s - 1.0, 0.5 * fs)):
+            spots.append(_label_box(f, x_row, wall - 2 * gap - w_m, line, w, fs))
+        got = board.place(spots)
+        if got is None:
+            continue
+        b = spots[got]
+        if x_row:
+            out.append(f'<text x="{_n(b[0])}" y="{_n((b[1] + b[3]) / 2 + fs * 0.35)}" font-size="{_n(fs)}" '
+                       f'fill="#1d3557">{label}</text>')  # fmt: skip
+        else:
+            px, py = (b[0] + b[2]) / 2 + fs * 0.35, b[3]
+            out.append(f'<text x="{_n(px)}" y="{_n(py)}" font-size="{_n(fs)}" fill="#1d3557" '
+                       f'transform="rotate(-90 {_n(px)} {_n(py)})">{label}</text>')  # fmt: skip
+    return out
+
+
+def _label_box(
+    f: _Frame, x_row: bool, along: float, across: float, w: float, fs: float
+) -> tuple[float, float, float, float]:
+    """The page box of a label starting ``along`` a row (along x when ``x_row``) and centred ``across``
+    it (metres), ``w`` long and ``fs`` high (pixels); a y row's label is turned to run up the page."""
+    if x_row:
+        return (f.x(along), f.y(across) - fs / 2, f.x(along) + w, f.y(across) + fs / 2)
+    return (f.x(across) - fs / 2, f.y(along) - w, f.x(across) + fs / 2, f.y(along))
 
 
 def _title(scene: Scene, hall_key: str, hall: Hall, n_racks: int, kw: float) -> list[str]:
@@ -302,12 +359,129 @@ def _legend(f: _Frame, hall: Hall, sel: pd.DataFrame, kw: np.ndarray) -> list[st
     return out
 
 
+HALL_FILL = "#f1f1ee"
+DUCT = "#d9822b"
+
+
+def _duct_paths(scene: Scene) -> list[tuple[str, list[tuple[float, float]]]]:
+    """Each duct's path: as the site file draws it, else straight from entry to entry (when both
+    buildings have one)."""
+    entries = {b.id: b.entry for b in scene.site.building}
+    out = []
+    for d in scene.site.duct:
+        a, b = entries.get(d.from_), entries.get(d.to)
+        path = [tuple(p) for p in d.path] if d.path else ([a, b] if a is not None and b is not None else [])
+        if path:
+            out.append((f"{d.from_}-{d.to}", [(float(x), float(y)) for x, y in path]))
+    return out
+
+
+def site_svg(design: Design | Scene) -> str:
+    """The site plan as SVG text: buildings, their halls (with the pods whose servers stand there, the
+    racks and the IT load), building entries and the ducts between buildings. One element per
+    building, hall and duct carries its id (``data-building``, ``data-hall``, ``data-duct``)."""
+    scene = design if isinstance(design, Scene) else scene_of(design)
+    site = scene.site
+    ducts = _duct_paths(scene)
+    pts = [p for b in site.building for p in b.footprint] + [p for _, path in ducts for p in path]
+    xs, ys = [float(p[0]) for p in pts], [float(p[1]) for p in pts]
+    f = _Frame((min(xs), min(ys), max(xs), max(ys)))
+    width = MARGIN * 2 + f.w + LEGEND_W
+    height = max(MARGIN * 2 + TITLE_H + f.h + 40.0, 620.0)
+    racks = scene.racks
+    kw = racks.groupby("hall")["power_kw"].sum().to_dict() if not racks.empty else {}
+    count = racks.groupby("hall").size().to_dict() if not racks.empty else {}
+    pods = scene.campus.pods if scene.campus else {}
+    gpus = int(scene.summary.get("gpus", 0) or 0)
+    total_mw = sum(kw.values()) / 1000
+    out = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(width)}" height="{_n(height)}" '
+        f'viewBox="0 0 {_n(width)} {_n(height)}" font-family="Helvetica, Arial, sans-serif">',
+        f'<rect width="{_n(width)}" height="{_n(height)}" fill="#ffffff"/>',
+        f'<text x="{_n(MARGIN)}" y="{_n(MARGIN + 4)}" font-size="20" font-weight="bold" fill="#111111">'
+        f"{escape(site.site.name)} — site plan</text>",
+        f'<text x="{_n(MARGIN)}" y="{_n(MARGIN + 24)}" font-size="12" fill="#333333">{len(site.building)} '
+        f"building(s), {sum(len(b.hall) for b in site.building)} hall(s), {len(ducts)} duct(s)"
+        + (f", {gpus:,} GPUs" if gpus else "")
+        + f", IT {total_mw:,.2f} MW</text>",
+        f'<text x="{_n(MARGIN)}" y="{_n(MARGIN + 40)}" font-size="12" fill="#333333">revision '
+        f"{escape(site.site.revision)}, {escape(site.site.date)}; site coordinates in metres, x east, y north</text>",
+    ]
+    for name, path in ducts:
+        out.append(f'<polyline data-duct="{escape(name)}" points="{f.pts(path)}" fill="none" stroke="{DUCT}" '
+                   'stroke-width="3" stroke-dasharray="8 4"/>')  # fmt: skip
+    for b in site.building:
+        out.append(f'<polygon data-building="{escape(b.id)}" points="{f.pts(list(b.footprint))}" fill="#e4e4de" '
+                   'stroke="#222222" stroke-width="2.5"/>')  # fmt: skip
+        bx0, by1 = min(p[0] for p in b.footprint), max(p[1] for p in b.footprint)
+        out.append(f'<text x="{_n(f.x(bx0) + 4)}" y="{_n(f.y(by1) - 6)}" font-size="14" font-weight="bold" '
+                   f'fill="#111111">{escape(b.id)}</text>')  # fmt: skip
+        for h in b.hall:
+            key = f"{b.id}/{h.id}"
+            out.append(f'<polygon data-hall="{escape(key)}" points="{f.pts(list(h.polygon))}" fill="{HALL_FILL}" '
+                       'stroke="#555555" stroke-width="1.2"/>')  # fmt: skip
+            hx = [p[0] for p in h.polygon]
+            hy = [p[1] for p in h.polygon]
+            cx, cy = f.x((min(hx) + max(hx)) / 2), f.y((min(hy) + max(hy)) / 2)
+            room_w = (max(hx) - min(hx)) * f.s - 6
+            lines = [h.id]
+            if pods.get(key):
+                lines.append(f"pod{'s' if len(pods[key]) > 1 else ''} {runs_text(pods[key])}")
+            if count.get(key):
+                lines.append(f"{count[key]:,} racks")
+                lines.append(f"{kw.get(key, 0.0) / 1000:,.2f} MW")
+            # a line that does not fit the hall at 11 px is left off (the hall id at 12 px bold first)
+            lines = [
+                t for k, t in enumerate(lines) if text_width(t, 12.0 if k == 0 else 11.0) * 0.75 <= room_w
+            ]
+            top = cy - 7 * (len(lines) - 1)
+            for k, t in enumerate(lines):
+                weight = ' font-weight="bold"' if k == 0 else ""
+                out.append(f'<text x="{_n(cx)}" y="{_n(top + 14 * k + 4)}" font-size="{12 if k == 0 else 11}"{weight} '
+                           f'text-anchor="middle" fill="#222222">{escape(t)}</text>')  # fmt: skip
+        if b.entry is not None:
+            out.append(f'<circle cx="{_n(f.x(b.entry[0]))}" cy="{_n(f.y(b.entry[1]))}" r="4" fill="#ffffff" '
+                       f'stroke="{DUCT}" stroke-width="2"/>')  # fmt: skip
+    out += _scale_bar(f)
+    out += _north(f)
+    x, y = MARGIN + f.w + 24, MARGIN + TITLE_H + 80
+    out.append(
+        f'<text x="{_n(x)}" y="{_n(y)}" font-size="13" font-weight="bold" fill="#111111">Legend</text>'
+    )
+    for fill, stroke, label in (
+        ("#e4e4de", "#222222", "Building"),
+        (HALL_FILL, "#555555", "Data hall: pods, racks, IT"),
+    ):
+        y += 20
+        out.append(f'<rect x="{_n(x)}" y="{_n(y - 11)}" width="18" height="12" fill="{fill}" stroke="{stroke}" '
+                   'stroke-width="1"/>')  # fmt: skip
+        out.append(f'<text x="{_n(x + 26)}" y="{_n(y)}" font-size="11" fill="#222222">{label}</text>')
+    y += 20
+    out.append(f'<line x1="{_n(x)}" y1="{_n(y - 5)}" x2="{_n(x + 18)}" y2="{_n(y - 5)}" stroke="{DUCT}" '
+               'stroke-width="3" stroke-dasharray="6 3"/>')  # fmt: skip
+    out.append(
+        f'<text x="{_n(x + 26)}" y="{_n(y)}" font-size="11" fill="#222222">Duct between buildings</text>'
+    )
+    y += 20
+    out.append(
+        f'<circle cx="{_n(x + 9)}" cy="{_n(y - 5)}" r="4" fill="#ffffff" stroke="{DUCT}" stroke-width="2"/>'
+    )
+    out.append(f'<text x="{_n(x + 26)}" y="{_n(y)}" font-size="11" fill="#222222">Building entry</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
 def write_svgs(design: Design | Scene, out_dir: str | Path, stem: str) -> list[Path]:
-    """One ``{stem}-{building}-{hall}.svg`` per hall, written atomically; returns the paths."""
+    """One ``{stem}-{building}-{hall}.svg`` per hall and the site plan ``{stem}-site.svg``, written
+    atomically; returns the paths."""
     scene = design if isinstance(design, Scene) else scene_of(design)
     out = []
     for b, h in scene.site.halls():
         path = Path(out_dir) / f"{stem}-{b.id}-{h.id}.svg"
         write_text(path, hall_svg(scene, f"{b.id}/{h.id}"))
         out.append(path)
+    path = Path(out_dir) / f"{stem}-site.svg"
+    write_text(path, site_svg(scene))
+    out.append(path)
     return out

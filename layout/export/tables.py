@@ -32,6 +32,7 @@ import functools
 import io
 import json
 import math
+import os
 import re
 import zipfile
 from collections.abc import Callable
@@ -62,45 +63,50 @@ def csv_bytes(df: pd.DataFrame | Any) -> bytes:
     bools as True/False); pyarrow then joins them unquoted. pandas quotes a value only when it holds a
     comma, a quote or a line break; a table with such a value (or a one-column table, where pandas
     quotes an empty value) is written by pandas' own writer, so the bytes never depend on the path."""
-    if not isinstance(df, pd.DataFrame):
-        return _arrow_csv(df)
-    texts = _csv_texts(df)
-    if texts is None:
-        return _pandas_csv(df)
-    out = _joined_csv([str(c) for c in df.columns], texts)
-    return out if out is not None else _pandas_csv(df)
+    buf = io.BytesIO()
+    _csv_into(df, buf)
+    return buf.getvalue()
 
 
-def _joined_csv(header: list[str], texts: list[Any]) -> bytes | None:
-    """The header line and the text columns joined unquoted by pyarrow; None when a value needs quotes."""
+CSV_BATCH_ROWS = 65_536  # rows pyarrow formats at a time: the file is streamed, not built in memory first
+
+
+def _csv_into(df: pd.DataFrame | Any, f: Any) -> None:
+    """Write csv_bytes(df) into the binary file ``f`` (at its start), streamed a batch of rows at a time;
+    a table that needs pandas' writer (a value to quote, found on the way) is written again by it."""
+    if isinstance(df, pd.DataFrame):
+        header, texts = [str(c) for c in df.columns], _csv_texts(df)
+    else:
+        header, texts = [str(c) for c in df.column_names], _arrow_texts(df)
+    if texts is not None and _joined_csv(header, texts, f):
+        return
+    f.seek(0)
+    f.truncate()
+    f.write(_pandas_csv(df if isinstance(df, pd.DataFrame) else decoded(df).to_pandas()))
+
+
+def _joined_csv(header: list[str], texts: list[Any], f: Any) -> bool:
+    """Write the header line and the text columns joined unquoted by pyarrow into ``f``; False when a
+    value needs quotes (``f`` then holds part of it)."""
     import pyarrow as pa
     import pyarrow.csv as pa_csv
 
-    sink = pa.BufferOutputStream()
-    sink.write((",".join(header) + "\n").encode("utf-8"))
+    f.write((",".join(header) + "\n").encode("utf-8"))
     table = pa.table(texts, names=[f"c{i}" for i in range(len(texts))])
     try:
         pa_csv.write_csv(
             table,
-            sink,
-            pa_csv.WriteOptions(include_header=False, quoting_style="none", batch_size=max(len(table), 1)),
+            f,
+            pa_csv.WriteOptions(include_header=False, quoting_style="none", batch_size=CSV_BATCH_ROWS),
         )
     except pa.ArrowInvalid:  # a value needs quoting
-        return None
-    return bytes(sink.getvalue().to_pybytes())
-
-
-def _arrow_csv(table: Any) -> bytes:
-    """csv_bytes of a pyarrow Table: text and dictionary-of-text columns as they are, integers in
-    decimal, floats as Python's repr, nulls empty; pandas' writer for anything else (see csv_bytes)."""
-    header = [str(c) for c in table.column_names]
-    texts = _arrow_texts(table)
-    out = _joined_csv(header, texts) if texts is not None else None
-    return out if out is not None else _pandas_csv(decoded(table).to_pandas())
+        return False
+    return True
 
 
 def _arrow_texts(table: Any) -> list[Any] | None:
-    """Every column of a pyarrow Table as the text pandas writes for it, or None (see _csv_texts)."""
+    """Every column of a pyarrow Table as the text pandas writes for it, or None (see _csv_texts): text
+    and dictionary-of-text columns as they are, integers in decimal, floats as Python's repr."""
     import pyarrow as pa
 
     if table.num_columns < 2 or any(ch in str(c) for c in table.column_names for ch in _NEEDS_QUOTES):
@@ -181,7 +187,12 @@ def float_text(x: np.ndarray) -> Any:
 
 
 def write_csv(df: pd.DataFrame | Any, path: str | Path) -> Path:
-    return write_bytes(path, csv_bytes(df))
+    """csv_bytes(df) written atomically to ``path``, streamed into the file (no copy of it in memory)."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        _csv_into(df, f)
+        f.flush()
+        os.fsync(f.fileno())
+    return Path(path)
 
 
 def parquet_bytes(df: pd.DataFrame | Any) -> bytes:

@@ -66,6 +66,9 @@ class SwitchSpec(Strict):
     cages: int | None = Field(default=None, gt=0, le=1024)  # None: ports / ports_per_cage
     lanes_per_cage: int = Field(gt=0, le=16, default=8)
     mgmt_ports: int = Field(ge=0, le=8, default=1)
+    # uplink ports beside the data cages (SN2201: 4 x 100G QSFP28 above its 48 RJ45 ports)
+    uplink_ports: int = Field(ge=0, le=16, default=0)
+    uplink_cage: CageForm = "qsfp"
     protocol: Literal["infiniband", "ethernet"] = "ethernet"
     cooling: Literal["air", "liquid"] = "air"
     # the fastest link a cage's ports gang into (SN5600: 128 x 400G or 64 x 800G); None: port_gbps
@@ -84,6 +87,25 @@ class SwitchSpec(Strict):
     def data_cages(self) -> int:
         """Data cages: ``cages``, or as many as ``ports`` fill when the catalog does not say."""
         return self.cages if self.cages is not None else -(-self.ports // self.ports_per_cage)
+
+
+class NodeSpec(Strict):
+    """A CPU or storage node the design buys around the GPUs: storage servers, head / login nodes,
+    fabric managers (UFM), management servers. ``data_ports`` go to the storage network (storage
+    nodes; the frontend when there is no storage network) or the frontend (CPU nodes)."""
+
+    name: Text
+    kind: Literal["storage", "cpu"]
+    height_ru: int = Field(gt=0, le=20)
+    depth_mm: float = Field(default=800, gt=0, le=2000)
+    weight_kg: float = Field(gt=0, le=500)
+    power_kw: float = Field(gt=0, le=50)
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+    data_ports: int = Field(default=2, ge=0, le=16)
+    data_port_gbps: int = Field(default=400, gt=0)
+    data_cage: CageForm = "qsfp"
+    oob_ports: int = Field(default=1, ge=0, le=4)
+    throughput_gbps: float | None = Field(default=None, gt=0)  # storage: read throughput it delivers
 
 
 class NicSpec(Strict):
@@ -189,6 +211,7 @@ class Catalog(Strict):
     switch: dict[str, SwitchSpec] = Field(min_length=1)
     nic: dict[str, NicSpec] = Field(min_length=1)
     media: dict[str, MediaSpec] = Field(min_length=1)
+    node: dict[str, NodeSpec] = Field(default_factory=dict)
     rack_part: RackParts = RackParts()
     # facilities (layout/cooling.py, layout/power_chain.py); a catalog without them designs no chain
     cooling: dict[Literal["air", "rear-door", "liquid"], CoolingSpec] = Field(default_factory=dict)

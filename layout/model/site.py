@@ -130,9 +130,26 @@ class Duct(Strict):
 
 
 class Networks(Strict):
+    """The networks around the GPUs and what they reach (layout.fabric). The booleans switch a network
+    on; the rest sizes it, with defaults: storage servers by read bandwidth per GPU (or a count), CPU
+    nodes (head, login, UFM fabric managers, management), OOB uplinks to an aggregation in the MDF."""
+
     storage: bool = False
     frontend: bool = False
     oob: bool = False
+    frontend_switch: str | None = None  # None: sn5600 (Ethernet) when the catalog has it, else cluster.switch
+    storage_switch: str | None = None  # None: as the frontend
+    oob_aggregation: str | None = None  # None: sn2700 when the catalog has it, else no uplinks
+    oob_uplinks: int = Field(default=2, ge=0, le=16)  # per OOB switch, to as many aggregation switches
+    storage_node: str = "storage-node"
+    storage_nodes: int | None = Field(default=None, ge=0, le=1_000_000)  # None: by storage_gbps_per_gpu
+    storage_gbps_per_gpu: float = Field(default=4.0, ge=0, le=1000)
+    cpu_node: str = "cpu-node"
+    head_nodes: int = Field(default=2, ge=0, le=1000)
+    login_nodes: int | None = Field(default=None, ge=0, le=10_000)  # None: 1 per 2,048 GPUs, at least 2
+    management_nodes: int = Field(default=3, ge=0, le=1000)
+    ufm_node: str = "ufm-appliance"
+    ufm_nodes: int | None = Field(default=None, ge=0, le=1000)  # None: 2 on an InfiniBand fabric, else 0
 
 
 class Cluster(Strict):

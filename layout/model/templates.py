@@ -50,6 +50,10 @@ class RackTemplate(Strict):
         """RU positions for fabric switches ("switch" slots of network racks)."""
         return [r for s in self.slot if s.device == "switch" for r in s.ru]
 
+    def node_slots(self) -> list[int]:
+        """RU positions for storage / CPU nodes ("node" slots of storage and management racks)."""
+        return [r for s in self.slot if s.device == "node" for r in s.ru]
+
     def leaf_slot(self) -> int | None:
         """RU of the middle-of-rack leaf, if the template has one."""
         for s in self.slot:

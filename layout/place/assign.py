@@ -179,7 +179,7 @@ class Placer:
         buildings = sorted({self.halls[h].bno for h in zone})
         pod_b = {p: self.halls[zone[0]].bno for p in pods}
         for devs in self._mdf_devices(buildings, pod_b).values():
-            missing += self._put_any(floors, zone, 0, self.groups.pack_items(self.t_core, devs))
+            missing += self._put_any(floors, zone, 0, self.groups.mdf_items(devs))
         return Trial(su_hall, {h: len(f.lines_used) for h, f in floors.items()}, missing)
 
     def _group_kw(self, sus: list[int]) -> dict[int, float]:
@@ -237,7 +237,7 @@ class Placer:
             floors[h] = FloorCursor(halls[h], self.cells, cell_order(halls[h], start))
         # MDF racks first, in the rows nearest the building's entry; the SUs fill around them
         for b, devs in sorted(self._mdf_devices(buildings, pod_b).items()):
-            left = self.groups.pack_items(self.t_core, devs)
+            left = self.groups.mdf_items(devs)
             near = self._cells_near_entry([h for h in zone if halls[h].bno == b], b)
             for h in dict.fromkeys(self.cells[c].hall for c in near):  # halls, nearest first
                 if left:
@@ -423,7 +423,7 @@ class Placer:
         d = self.d
         n = sum(len(self.groups.block(su, self.halls[0].gpu).items) for su in d.pod_sus[pod])
         n += len(self.groups.pack_items(self.t_spine, self._spine_devices_of_pod(pod)))
-        return n + len(self.groups.pack_items(self.t_core, np.flatnonzero(d.mdf & (d.pod == pod))))
+        return n + len(self.groups.mdf_items(np.flatnonzero(d.mdf & (d.pod == pod))))
 
     def _capacity(self, zone: list[int], missing: int, placed: int) -> Violation:
         keys = [self.halls[h].key for h in zone]

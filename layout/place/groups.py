@@ -22,7 +22,7 @@ import pandas as pd
 from layout.errors import InputError, Problem
 from layout.estimates import estimate_switch_kw
 from layout.kept import Kept
-from layout.place.templates import GpuRack, network_templates
+from layout.place.templates import GpuRack, network_templates, node_templates
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric
@@ -79,6 +79,10 @@ class Devices:
             if sw is not None:
                 self.height[models == m] = sw.height_ru
                 self.est_kw[models == m] = estimate_switch_kw(inputs.catalog, str(m))
+            node = inputs.catalog.node.get(str(m))
+            if node is not None:
+                self.height[models == m] = node.height_ru
+                self.est_kw[models == m] = node.power_kw
         is_server = self.role == "server"
         srv = np.flatnonzero(is_server)
         order = np.lexsort((srv, index[srv], group[srv], self.pod[srv]))
@@ -128,7 +132,11 @@ class Devices:
         self.leader = np.full(self.n, -1, np.int64)
         oob = (fabric.links["network"] == "oob").to_numpy() & (self.first_server[b] < 0)
         if oob.any():
-            core_role = ~np.isin(self.role, ["server", "spine", *SU_ROLES])
+            # MDF gear: not a server nor a pod's spine, nor a switch of an SU (a frontend or storage leaf
+            # of the storage / CPU nodes is MDF gear: it is wired to no server)
+            core_role = ~np.isin(self.role, ["server", "spine"]) & ~(
+                np.isin(self.role, list(SU_ROLES)) & (sw_su >= 0)
+            )
             managed = pd.DataFrame({"sw": b[oob], "su": sw_su[a[oob]], "core": core_role[a[oob]]})
             g = managed.groupby("sw").agg(lo=("su", "min"), hi=("su", "max"), core=("core", "all"))
             first_spine = {int(p): int(np.flatnonzero((self.role == "spine") & (self.pod == p))[0])
@@ -209,11 +217,11 @@ def largest_remainder(weights: np.ndarray, total: int) -> list[int]:
 
 
 def pack(
-    template: RackTemplate, devices: np.ndarray, heights: np.ndarray, file: str
+    template: RackTemplate, devices: np.ndarray, heights: np.ndarray, file: str, nodes: bool = False
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Switches into racks of a network template, in order: each at a free ``switch`` slot that clears
-    the previous one's height and fits under the top of the rack."""
-    slots = sorted(template.switch_slots())
+    """Switches into racks of a network template, in order: each at a free ``switch`` slot (``nodes``:
+    ``node`` slot) that clears the previous one's height and fits under the top of the rack."""
+    slots = sorted(template.node_slots() if nodes else template.switch_slots())
     racks: list[tuple[np.ndarray, np.ndarray]] = []
     cur_d: list[int] = []
     cur_r: list[int] = []
@@ -290,21 +298,35 @@ class RackGroups:
         self.inputs = inputs
         self.fabric = fabric
         self.t_net, self.t_spine, self.t_core = network_templates(inputs)
+        self.t_storage, self.t_mgmt = node_templates(inputs)
         derived = derived_of(inputs, fabric, store)
         self.devices = derived.devices
         self._blocks = derived.blocks
         self._packs = derived.packs
 
-    def pack_items(self, tpl: RackTemplate, devices: np.ndarray) -> list[RackItem]:
+    def pack_items(self, tpl: RackTemplate, devices: np.ndarray, nodes: bool = False) -> list[RackItem]:
         if not len(devices):
             return []
         key = (tpl.id, devices.tobytes())  # trial and final runs pack the same spines and MDFs again
         if key not in self._packs:
             self._packs[key] = [
                 RackItem(tpl.id, tpl.kind, tpl.width_m, tpl.depth_m, d, r)
-                for d, r in pack(tpl, devices, self.devices.height[devices], str(self.inputs.templates_dir))
+                for d, r in pack(
+                    tpl, devices, self.devices.height[devices], str(self.inputs.templates_dir), nodes
+                )
             ]
         return list(self._packs[key])
+
+    def mdf_items(self, devices: np.ndarray) -> list[RackItem]:
+        """The racks of MDF devices: switches in MDF (core) racks, then storage nodes in storage racks
+        and CPU nodes in management racks (in MDF racks when the templates have no such kind)."""
+        items = []
+        for kind, tpl in (("storage_node", self.t_storage), ("cpu_node", self.t_mgmt)):
+            mask = self.devices.role[devices] == kind
+            if tpl is not None and mask.any():
+                items += self.pack_items(tpl, devices[mask], nodes=True)
+                devices = devices[~mask]
+        return self.pack_items(self.t_core, devices) + items
 
     def block(self, su: int, gpu: GpuRack | None) -> Block:
         assert gpu is not None

@@ -83,3 +83,16 @@ def network_templates(inputs: Inputs) -> tuple[RackTemplate, RackTemplate, RackT
             )  # fmt: skip
         out.append(t[ids[0]])
     return out[0], out[1], out[2]
+
+
+def node_templates(inputs: Inputs) -> tuple[RackTemplate | None, RackTemplate | None]:
+    """The rack templates for storage and CPU nodes (kinds storage, management, with ``node`` slots;
+    ``storage-rack`` / ``mgmt-rack`` when present, else the first id of that kind; None: none such, the
+    nodes then go into MDF racks)."""
+    out: list[RackTemplate | None] = []
+    for kind, preferred in (("storage", "storage-rack"), ("management", "mgmt-rack")):
+        t = inputs.templates
+        ids = [preferred] if preferred in t and t[preferred].kind == kind else []
+        ids += sorted(k for k, v in t.items() if v.kind == kind and v.node_slots() and k != preferred)
+        out.append(t[ids[0]] if ids and t[ids[0]].node_slots() else None)
+    return out[0], out[1]

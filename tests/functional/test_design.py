@@ -66,7 +66,9 @@ def test_every_device_placed_once_in_free_ru(design_of: Callable[[str], Any], st
     assert len(p.device_rack) == len(fab.devices) and (p.device_rack >= 0).all() and (p.device_ru >= 1).all()
     # no two devices share rack units: each occupies [ru, ru + height - 1] within the rack's height
     cat = d.inputs.catalog
-    height = np.array([(cat.server.get(m) or cat.switch[m]).height_ru for m in fab.devices["model"]])
+    height = np.array(
+        [(cat.server.get(m) or cat.switch.get(m) or cat.node[m]).height_ru for m in fab.devices["model"]]
+    )
     df = pd.DataFrame({"rack": p.device_rack, "lo": p.device_ru, "hi": p.device_ru + height - 1}).sort_values(
         ["rack", "lo"]
     )
@@ -80,6 +82,9 @@ def test_every_device_placed_once_in_free_ru(design_of: Callable[[str], Any], st
     assert set(kind[role == "server"]) == {"gpu"}
     assert set(kind[role == "spine"]) <= {"spine"}
     assert set(kind[np.isin(role, ["core", "super"])]) <= {"core"}
+    assert set(kind[role == "storage_node"]) <= {"storage"} and set(kind[role == "cpu_node"]) <= {
+        "management"
+    }
     assert p.racks_missing == 0
     servers = np.bincount(p.device_rack[role == "server"], minlength=len(p.racks))
     assert servers.tolist() == p.racks["servers"].tolist()
@@ -214,7 +219,11 @@ def test_design_command_writes_summary_and_svgs(tmp_path: Path, capsys: pytest.C
     assert len(titles) == s["racks"]["total"] and all(re.match(r"B1/H1/R\d+/K\d+ ", t) for t in titles)
     texts = [t.text or "" for t in root.iter(f"{SVG}text")]
     assert "N" in texts and any(t.endswith(" m") for t in texts) and "Legend" in texts
-    assert sorted(p.name for p in out.iterdir()) == ["summary.json", "superpod-4su-B1-H1.svg"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "summary.json",
+        "superpod-4su-B1-H1.svg",
+        "superpod-4su-site.svg",
+    ]
     printed = capsys.readouterr().out
     assert "1,024 GPUs" in printed and "no violations" in printed
     # the same input gives the same bytes
@@ -264,9 +273,12 @@ def test_management_switches_stand_with_what_they_manage(design_of: Callable[[st
     d = design_of("campus-100k")
     fab, p = d.fabric, d.placement
     role = fab.devices["role"].to_numpy()
-    links = fab.links[fab.links["network"] == "oob"]
+    links = fab.links[fab.links["kind"] == "oob"]
     a, b = links["a"].to_numpy(), links["b"].to_numpy()
     kind = p.racks["kind"].to_numpy()
+    # the out-of-band aggregation the management switches uplink to stands in the MDF
+    agg = np.flatnonzero(role == "oob_agg")
+    assert len(agg) and set(kind[p.device_rack[agg]]) == {"core"}
     managed = pd.DataFrame({"sw": b, "role": role[a], "rack": p.device_rack[a]})
     for sw in np.unique(b):
         m = managed[managed["sw"] == sw]
@@ -274,7 +286,7 @@ def test_management_switches_stand_with_what_they_manage(design_of: Callable[[st
         roles = set(m["role"])
         if "server" in roles:  # with the servers' SU: in its network rack
             assert here == "network" and set(kind[m["rack"]]) >= {"gpu"}
-        elif roles <= {"core", "super", "fe_spine", "fe_core", "st_spine", "st_core", "oob"}:
+        elif set(kind[m["rack"]]) <= {"core", "storage", "management"}:  # all MDF gear: in the MDF
             assert here == "core"
         else:  # leaves of several SUs, spines, cores: beside the spines, in the middle of the hall
             assert here in ("network", "spine")

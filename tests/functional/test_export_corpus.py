@@ -158,7 +158,7 @@ def read_back(inputs: Inputs, paths: list[Path], out: Path) -> dict[str, int]:
     names = sorted(p.name for p in paths)
     expected = ["summary.json", f"{stem}.dxf", f"{stem}.pdf", f"{stem}.xlsx"]
     expected += [f"{stem}-{t}.{ext}" for t in ("bom", "links", "ports") for ext in ("csv", "parquet")]
-    expected += [f"{stem}-{h.replace('/', '-')}.svg" for h in halls]
+    expected += [f"{stem}-{h.replace('/', '-')}.svg" for h in halls] + [f"{stem}-site.svg"]
     assert names == sorted(expected)
     assert sorted(p.name for p in out.iterdir()) == names  # nothing else: no staging, no temporary file
     summary = json.loads((out / "summary.json").read_text("utf-8"))
@@ -271,7 +271,8 @@ def test_superpod_with_an_empty_hall_exports_everything(
     out = tmp_path / "out"
     drawn = read_back(inputs, export.write(d, ALL, out), out)
     assert [h for h, n in drawn.items() if n == 0] == empty
-    assert sum(drawn.values()) == len(d.placement.racks) == (0 if len(empty) == 2 else 44)
+    # 32 GPU racks, 8 leaf, 3 spine, 2 MDF racks, a storage rack and a management rack
+    assert sum(drawn.values()) == len(d.placement.racks) == (0 if len(empty) == 2 else 47)
     # the TUI map: the empty hall is drawn (its floor, its keep-out), with no rack cell
     result = compute(inputs, path.read_text())
     for key, floor in result.floors.items():

@@ -50,7 +50,7 @@ def test_an_exporter_failing_part_way_leaves_the_previous_set_whole(
     new = design_mod.run(load_site(_site_copy(tmp_path / "new", "new design")))
     export.write(old, ALL, out)
     before = _listing(out)
-    assert len(before) == 8 and b"old design" in before["summary.json"]
+    assert len(before) == 9 and b"old design" in before["summary.json"]
 
     import layout.export.pdf as pdf
 
@@ -67,7 +67,7 @@ def test_an_exporter_failing_part_way_leaves_the_previous_set_whole(
     clean = tmp_path / "clean"
     export.write(new, ALL, clean)
     assert _listing(out) == _listing(clean) and b"new design" in _listing(out)["summary.json"]
-    assert [p.parent for p in paths] == [out] * 8
+    assert [p.parent for p in paths] == [out] * 9
 
 
 def _kill_while_exporting(command: list[str], out: Path) -> None:
@@ -99,7 +99,7 @@ def test_a_design_killed_mid_export_then_rerun_leaves_one_complete_set(
         r = dclayout("design", str(site), "--out", str(folder), *FLAGS)
         assert r.returncode == 0, r.stderr
     old_set, clean_set = _listing(out), _listing(clean)
-    assert len(old_set) == 8 and old_set.keys() == clean_set.keys() and old_set != clean_set
+    assert len(old_set) == 9 and old_set.keys() == clean_set.keys() and old_set != clean_set
 
     command = [sys.executable, "-m", "layout", "design", str(new_site), "--out", str(out), *FLAGS]
     _kill_while_exporting(command, out)
@@ -148,6 +148,7 @@ def test_a_dotted_site_file_name_stays_inside_outputs(
     assert sorted(p.name for p in (tmp_path / "outputs").iterdir()) == [safe]
     assert sorted(p.name for p in (tmp_path / "outputs" / safe).iterdir()) == [
         f"{safe}-B1-H1.svg",
+        f"{safe}-site.svg",
         "summary.json",
     ]
 
@@ -163,7 +164,7 @@ def test_terminal_escapes_in_a_file_name_are_not_echoed_raw(
         assert "\x1b" not in text and "\x07" not in text
     assert r.stderr.startswith("e\\x1b[31mx\\x07.toml: note: ")
     assert r.stdout.startswith("e\\x1b[31mx\\x07.toml: SuperPOD 4-SU H100 hall\n")
-    assert "wrote 2 file(s) to outputs/e_[31mx_/ in" in r.stdout
+    assert "wrote 3 file(s) to outputs/e_[31mx_/ in" in r.stdout
     # bad input from such a file: the error line escapes it too
     site.write_text(SITE.read_text().replace("gpus = 1024", "gpus = -1"))
     r = dclayout("validate", site.name, "--templates", str(ROOT / "rack_templates"), cwd=tmp_path)

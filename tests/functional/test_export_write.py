@@ -32,7 +32,7 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, list[Path
 def test_files_come_in_the_order_of_kinds(written: tuple[object, list[Path]]) -> None:
     _, paths = written
     names = [p.name for p in paths]
-    assert names == ["summary.json", "superpod-4su-B1-H1.svg", "superpod-4su.dxf"]
+    assert names == ["summary.json", "superpod-4su-B1-H1.svg", "superpod-4su-site.svg", "superpod-4su.dxf"]
 
 
 def test_unknown_kind_is_refused(tmp_path: Path, written: tuple[object, list[Path]]) -> None:

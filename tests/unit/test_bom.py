@@ -116,11 +116,15 @@ def test_quantities_equal_the_design_counts(one_su: Any, superpod: Any) -> None:
         } == d.placement.racks_by_template()
         assert df.loc[df["category"] == "racks", "qty"].sum() == len(d.placement.racks)
         dev = d.fabric.devices
-        by_model = dev[dev["role"] != "server"].groupby("model").size().to_dict()
+        is_sw = ~dev["role"].isin(["server", "storage_node", "cpu_node"])
+        by_model = dev[is_sw].groupby("model").size().to_dict()
         assert {m: int(qty[("switches", m)]) for m in by_model} == by_model
+        # storage and CPU nodes are bought too, each model once per kind of node
+        nodes = dev[dev["role"].isin(["storage_node", "cpu_node"])].groupby("model").size().to_dict()
+        assert {m: int(qty[("nodes", m)]) for m in nodes} == nodes
         # one row per switch model and role: backend tiers first
         sw = df[df["category"] == "switches"]
-        assert len(sw) == dev.loc[dev["role"] != "server", ["role", "model"]].drop_duplicates().shape[0]
+        assert len(sw) == dev.loc[is_sw, ["role", "model"]].drop_duplicates().shape[0]
         assert sw["item"].iloc[0].endswith("backend leaf")
 
 
@@ -128,7 +132,13 @@ def test_superpod_switch_rows_per_network(superpod: Any) -> None:
     sw = superpod.bom[superpod.bom["category"] == "switches"]
     assert [(i.rsplit(", ", 1)[1], q) for i, q in zip(sw["item"], sw["qty"], strict=True)] == [
         ("backend leaf", 32), ("backend spine", 16),  # NVIDIA SuperPOD 4 SU: 32 leaf + 16 spine
-        ("frontend leaf", 6), ("frontend spine", 2), ("storage leaf", 8), ("storage spine", 4), ("out-of-band", 5),
+        # frontend on 128-port SN5600 at 3:1 (96 down): 48 DGX x 2 ports per leaf -> 3 leaves, one more
+        # for the 9 CPU nodes (2 head, 2 login, 3 management, 2 UFM) x 2 ports; their 92 links up fit one
+        # spine. Storage 1:1 (64 down): 32 DGX per leaf -> 4, one for the 11 storage servers (1,024 GPUs
+        # x 4 Gb/s / 400 Gb/s each); 4 x 64 + 22 links up need 3 spines of 128
+        ("frontend leaf", 4), ("frontend spine", 1), ("storage leaf", 5), ("storage spine", 3),
+        # 128 BMCs + 20 node BMCs + 61 switch ports = 209 -> 5 SN2201 for the pod, 1 above it; 2 uplinks each
+        ("out-of-band", 6), ("out-of-band aggregation", 2),
     ]  # fmt: skip
 
 
@@ -151,7 +161,7 @@ def _modules_from_links(case: Any) -> dict[str, int]:
     model = dev["model"].to_numpy()[counts["device"]]
     nic = cat.nic[case.design.fabric.nic].ports_per_module
     per = [
-        (nic if g else 1) if r == "server" else cat.switch[m].ports_per_cage
+        (nic if g else 1) if r == "server" else 1 if m in cat.node else cat.switch[m].ports_per_cage
         for r, m, g in zip(role, model, counts["gpu"], strict=True)
     ]
     counts["modules"] = [math.ceil(n / p) for n, p in zip(counts["n"], per, strict=True)]

@@ -302,15 +302,36 @@ def test_campus_side_networks(campus: tuple[Fabric, Inputs]) -> None:
     fab, _ = campus
     d, links = fab.devices, fab.links
     s = fab.summary()
-    # frontend: 2 ports per DGX, 24 DGX per 48-down/16-up leaf; storage: 2 ports, 16 DGX per 32/32 leaf
-    assert (d["role"] == "fe_leaf").sum() == 12_288 // 24 and (d["role"] == "st_leaf").sum() == 12_288 // 16
-    assert s["networks"]["frontend"]["links"] == 24_576 + (12_288 // 24) * 16 * 2
-    assert s["networks"]["storage"]["links"] == 24_576 * 3
-    # oob: one 48-port switch per 48 management ports of a pod (BMCs + every switch's management port)
+    # storage servers: 98,304 GPUs x 4 Gb/s / 400 Gb/s each = 984, 246 per pod; CPU nodes: 2 head,
+    # 48 login (one per 2,048 GPUs), 3 management, 2 UFM (InfiniBand backend)
+    stor, cpu = (d["role"] == "storage_node").sum(), (d["role"] == "cpu_node").sum()
+    assert (stor, cpu) == (984, 55)
+    assert (d.loc[d["role"] == "storage_node", "pod"].value_counts() == 246).all()
+    # frontend on 128-port SN5600 at 3:1 (96 down, 32 up): 48 DGX x 2 ports per leaf, 64 per pod, and
+    # 2 leaves for the 55 CPU nodes x 2 ports (96 + 14 down, 32 + 5 up); 3 tiers, non-blocking above
+    assert (d["role"] == "fe_leaf").sum() == 4 * 64 + 2
+    up = 256 * 32 + 32 + 5
+    assert s["networks"]["frontend"]["links"] == 24_576 + 110 + 2 * up
+    # storage 1:1 (64 down): 32 DGX per leaf (96 per pod), 32 storage servers x 2 ports (8 per pod)
+    assert (d["role"] == "st_leaf").sum() == 4 * (96 + 8)
+    st = links[links["kind"] == "storage"]
+    role_a = d["role"].to_numpy()[st["a"]]
+    assert (role_a == "server").sum() == 24_576 and (role_a == "storage_node").sum() == 984 * 2
+    assert (role_a == "st_leaf").sum() >= 24_576 + 984 * 2  # 1:1 at the leaf (a partial block: a few more)
+    assert s["networks"]["storage"]["links"] >= (24_576 + 984 * 2) * 3  # partial blocks round up above
+    # oob: one 48-port switch per 48 management ports of a pod (BMCs of servers and nodes, every
+    # switch's management port), 2 uplinks each to SN2700 aggregation switches in the MDF
     managed = links.loc[links["kind"] == "oob"]
-    assert len(managed) == 12_288 + int((d["tier"] > 0).sum() - (d["role"] == "oob").sum())
+    switches = ((d["tier"] > 0) & ~d["role"].isin(["oob", "oob_agg"])).sum()
+    assert len(managed) == 12_288 + stor + cpu + int(switches)
     per_pod = managed.groupby(d["pod"].to_numpy()[managed["a"]]).size()
-    assert s["networks"]["oob"]["switches"] == int(sum(-(-per_pod // 48)))
+    n_oob = int(sum(-(-per_pod // 48)))
+    assert int((d["role"] == "oob").sum()) == n_oob
+    uplinks = links.loc[links["kind"] == "oob_uplink"]
+    n_agg = int((d["role"] == "oob_agg").sum())
+    assert len(uplinks) == 2 * n_oob and n_agg == -(-2 * n_oob // 32)
+    assert (uplinks.groupby("a").nunique()["b"] == 2).all()  # a switch's two uplinks on two aggregators
+    assert np.bincount(uplinks["b"] - uplinks["b"].min()).max() <= 32
     # backend counts stay as in the contract; the side networks only add
     assert s["switches"]["total"] == (d["network"] == "backend").sum()
     assert set(links.loc[links["network"] == "frontend", "kind"]) == {"frontend"}

@@ -104,8 +104,9 @@ def check_fabric(fab: Fabric, catalog: Catalog, servers_per_rack: int | None = N
     # ports never exceed the radix (backend at NIC speed; frontend/storage at port speed; oob 48)
     be = dev[dev["network"] == "backend"]
     assert len(be) > 0 and (be["ports_used"] <= fab.radix).all()
-    side = dev[dev["network"].isin(["frontend", "storage"])]
-    assert (side["ports_used"] <= sw.ports).all()
+    side = dev[dev["network"].isin(["frontend", "storage"]) & (dev["tier"] > 0)]
+    side_ports = np.array([catalog.switch[str(m)].ports for m in side["model"]])  # their own switch model
+    assert (side["ports_used"].to_numpy() <= side_ports).all()
     oob = dev[dev["network"] == "oob"]
     if len(oob):
         assert (oob["ports_used"] <= catalog.switch["sn2201"].ports).all()

@@ -108,3 +108,47 @@ def test_the_gb200_hall_scalable_unit_is_8_racks() -> None:
     s = json.loads(json.dumps(run(load_site(ROOT / "sites" / "gb200-hall.toml")).summary()))
     assert s["scalable_unit"] == {"gpus": 576, "servers": 8, "racks": 8, "nvlink_gpus": 72}
     assert s["gpus"] == 4608 and s["racks"]["by_template"]["gb200-nvl72"] == 64
+
+
+def test_gb200_hall_keeps_within_the_superpod_budget_of_1_2_mw_per_su() -> None:
+    """'Each SU requires a Thermal Design Power of 1.2 MW' (SuperPOD GB200 RA): the GB200 hall's IT,
+    networks, storage and CPU nodes included, stays under 1.2 MW per SU of 8 racks."""
+    from layout.design import run
+    from layout.load import load_site
+
+    s = run(load_site(ROOT / "sites" / "gb200-hall.toml")).summary()
+    sus = s["gpus"] // s["scalable_unit"]["gpus"]
+    assert sus == 8
+    assert 8 * 1.056 < s["power"]["it_mw"] < sus * 1.2  # above the racks' own 8 x 132 kW, below the RA's
+
+
+@pytest.mark.parametrize(("racks", "gpus"), [(2, 144), (4, 288), (8, 576)])
+def test_nvl72_enterprise_design_points(racks: int, gpus: int) -> None:
+    """NVL72 AI Factory ERA: 2-, 4- and 8-rack GB300 NVL72 designs (144 / 288 / 576 GPUs), each GPU's
+    ConnectX-8 800G port as two 400G planes on Spectrum-X: a leaf per rail (tray position) and plane,
+    two tiers, non-blocking (at least as many links up as down, spread evenly over the spines: a few
+    more where the links do not divide). The ERA's switch counts are not in the pages cited."""
+    fab = size(gpus, "gb300-nvl72", "sn5600", nic="cx8-2x400", catalog=CATALOG)
+    s = fab.summary()
+    assert s["servers"] == racks and s["tiers"] == 2 and s["radix"] == 128
+    assert s["switches"]["leaf"] == 36  # 18 tray rails x 2 planes, within one SU
+    assert s["links"]["gpu_leaf"] == 2 * gpus
+    built = {b["role"]: b for b in s["built"]}
+    assert 2 * gpus <= built["leaf"]["links_up"] <= 2 * gpus * 1.15
+    assert s["switches"]["spine"] >= -(-2 * gpus // 128) and built["spine"]["max_ports_used"] <= 128
+
+
+@pytest.mark.parametrize("nodes", [32, 64, 128])
+def test_hgx_enterprise_design_points(nodes: int) -> None:
+    """HGX AI Factory ERA (2-8-9-400): 8 GPU NICs at 400G and one north/south NIC with 2 ports per
+    node, at the 32, 64 and 128 node design points on Spectrum-X: 8 rails, two tiers, non-blocking,
+    the converged north/south network on its own Ethernet switches with the CPU nodes beside."""
+    fab = size(nodes * 8, "hgx-b200", "sn5600", frontend=True, catalog=CATALOG)
+    s = fab.summary()
+    assert s["tiers"] == 2 and s["links"]["gpu_leaf"] == s["links"]["leaf_spine"] == nodes * 8
+    assert s["switches"]["leaf"] == 8 * -(-nodes // 64)  # 128 x 400G: 64 nodes per rail leaf
+    d = fab.devices
+    fe = fab.links[fab.links["kind"] == "frontend"]
+    assert (np.bincount(fe["a"], minlength=len(d))[:nodes] == 2).all()  # 2 ports per node
+    assert set(d.loc[d["network"] == "frontend", "model"]) >= {"sn5600", "cpu-node"}
+    assert "storage_node" in set(d["role"])  # storage rides the converged network (no storage ports)

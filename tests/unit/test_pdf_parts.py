@@ -386,3 +386,38 @@ def test_violation_ids_in_the_pdf_are_never_split_inside_a_token(ids: bool) -> N
         pieces = [t for t in tokens if len(t) > 1 and t in w]
         whole.append("".join(pieces) == w and all(p.endswith("/") for p in pieces[:-1]))
     assert whole == [True, ids, True]
+
+
+def test_row_names_keep_clear_of_building_columns() -> None:
+    """As above, but a 0.8 m column stands in the aisle just beyond R02's start, where its name went
+    (the campus's "R24 spine" under a column symbol): the name moves to the other side of the row."""
+    from layout.export.pdf import plan as plan_mod
+
+    x = np.concatenate([2.3 + np.arange(10) * 0.6, 8.9 + np.arange(10) * 0.6])
+    n = len(x)
+    racks = P.PlanRacks(x, np.full(n, 5.0), np.full(n, 0.6), np.full(n, 1.2), np.zeros(n),
+                        np.array(["gpu"] * n), np.full(n, 1), np.array([f"{i % 10 + 1:02d}" for i in range(n)]))  # fmt: skip
+    rows = [P.PlanRow("R01", 2.0, 5.0, "x", False), P.PlanRow("R02", 8.6, 5.0, "x", False)]
+    column = (9.4, 6.1, 0.8, 0.8)
+    names = {}
+    per_m = 0.0  # points per metre of the plan
+    for cols in ([], [column]):
+        hall = P.HallOutline("B1/H1", [(0, 0), (30, 0), (30, 10), (0, 10)], cols, [], 40.0)
+        plan = P.hall_plan(hall, racks, rows)
+        names[len(cols)] = next(b for b in plan.batches if b.kind == "text" and b.labels == ("R02",))
+        per_m = plan_mod._plan_canvas((-3.0, -1.0, 31.0, 11.0), plan_mod.FRAME_W, plan_mod.FRAME_H - 60)[
+            0
+        ].scale
+        squares = [r for b in plan.batches if b.kind == "rects" and b.fill == P.INK for r in b.data.tolist()]
+        col_rect = next(
+            (r for r in squares if abs(r[2] - r[3]) < 1e-9 and abs(r[2] - 0.8 * per_m) < 1e-6), None
+        )
+    free, moved = names[0], names[1]
+    assert free.data[0][1] > 0 and moved.data[0][1] < free.data[0][1]  # below the row now, not above
+    assert col_rect is not None
+    cx, cy, cw, ch = col_rect
+    (tx, ty), w = moved.data[0].tolist(), stringWidth("R02", moved.font, moved.size)
+    assert not (tx < cx + cw and cx < tx + w and ty < cy + ch and cy < ty + moved.size * 0.7)
+    # without the column the name stood where the column now is
+    (fx, fy) = free.data[0].tolist()
+    assert fx < cx + cw and cx < fx + w and fy < cy + ch and cy < fy + free.size * 0.7

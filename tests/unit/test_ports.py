@@ -216,7 +216,8 @@ def test_superpod_leaves_fit_their_32_osfp_cages(designs: dict[str, Any]) -> Non
     # per-link media would need 33 on half of them (odd DAC / AEC / MMF runs): one medium per cage fixes it
     assert pm.changed > 0
     s = d.summary()["ports"]
-    assert s["overflows"] == 0 and s["by_model"]["qm9700"]["data"]["cages"] == 68 * 32
+    n_qm = int((d.fabric.devices["model"] == "qm9700").sum())  # backend; frontend/storage are SN5600
+    assert n_qm == 48 and s["overflows"] == 0 and s["by_model"]["qm9700"]["data"]["cages"] == n_qm * 32
 
 
 def test_breakout_and_twin_cables_are_one_bom_part_per_two_links(designs: dict[str, Any]) -> None:

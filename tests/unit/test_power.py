@@ -163,7 +163,7 @@ def test_no_shipped_switch_draws_more_than_its_catalog_maximum(
     cat = d.inputs.catalog
     dev = d.fabric.devices
     models = dev["model"].to_numpy().astype(str)
-    switch = (dev["role"] != "server").to_numpy()
+    switch = ~dev["role"].isin(["server", "storage_node", "cpu_node"]).to_numpy()
     top = np.array([cat.switch[m].power_w_optics if m in cat.switch else np.nan for m in models]) / 1000
     base = np.array([cat.switch[m].power_w_copper if m in cat.switch else np.nan for m in models]) / 1000
     kw = d.power.device_kw

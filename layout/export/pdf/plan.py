@@ -21,6 +21,7 @@ from reportlab.platypus import (
     Flowable,
 )
 
+from layout.export.labels import Board
 from layout.export.pdf.formatting import safe_plain
 from layout.export.pdf.theme import FONT, FONT_BOLD, FONT_ITALIC, FRAME_H, FRAME_W, INK, MUTED
 from layout.scene import palette
@@ -281,16 +282,27 @@ def _rack_boxes(
     return fr.x(racks.x_m) - wx / 2, fr.y(racks.y_m) - wy / 2, wx, wy, rotated
 
 
-def _row_labels(p: Plan, fr: _Frame, racks: PlanRacks, rows: Sequence[PlanRow]) -> None:
+def _row_labels(
+    p: Plan, fr: _Frame, racks: PlanRacks, rows: Sequence[PlanRow], columns: Sequence[Sequence[float]] = ()
+) -> None:
     """Row names beside each row's first rack (west of x rows, south of y rows) on a white ground, or,
-    where another row's racks stand there (rows split by cross aisles), small in the aisle beside it."""
+    where another row's racks stand there (rows split by cross aisles), small in the aisle beside it:
+    the front side first, else the rear, else one or two racks further along. Every name keeps clear
+    of racks, of the building columns (``columns``: centre x, y and size x, y in m) and of the names
+    placed before it; a row with no free spot is not named on this plan."""
     px, py, wx, wy, _ = _rack_boxes(fr, racks)
     depth = float(np.max(np.maximum(wx, wy))) if len(px) else fr.scale  # a rack's extent across its row
+    col = np.asarray(columns, float).reshape(-1, 4)
+    taken = Board(20.0)
+    for c in col.tolist():
+        taken.take((float(fr.x(c[0] - c[2] / 2)), float(fr.y(c[1] - c[3] / 2)),
+                    float(fr.x(c[0] + c[2] / 2)), float(fr.y(c[1] + c[3] / 2))))  # fmt: skip
 
     def free(x0: float, y0: float, x1: float, y1: float) -> bool:
-        return not bool(
+        clear = not bool(
             np.any((px < x1 - 0.3) & (px + wx > x0 + 0.3) & (py < y1 - 0.3) & (py + wy > y0 + 0.3))
         )
+        return clear and taken.free((x0 + 0.3, y0 + 0.3, x1 - 0.3, y1 - 0.3))
 
     for r in rows:
         size = 5.5 if r.spine else 5.0
@@ -305,14 +317,30 @@ def _row_labels(p: Plan, fr: _Frame, racks: PlanRacks, rows: Sequence[PlanRow]) 
             box = (x - w / 2 - 0.5, y - size - 2, x + w / 2 + 0.5, y - 0.5)
             at, anchor = (x, y - size - 1), "middle"
         if free(*box):
+            taken.take(box)
             p.rects(box[0], box[1], box[2] - box[0], box[3] - box[1], colors.white)  # legible over walls
             p.text(at[0], at[1], [r.label], size, anchor=anchor, **style)
             continue
         small = min(size, 0.6 * fr.scale)  # at most 0.6 m tall: fits the aisle beside the row
-        if r.axis == "x":
-            p.text(x + 0.5, y + depth / 2 + 0.8, [r.label], small, anchor="start", **style)
-        else:
-            p.text(x - depth / 2 - 0.8, y + 0.5, [r.label], small, anchor="end", **style)
+        ws = stringWidth(r.label, font, small)
+        # (text anchor x, y, and its box) in the aisle on either side, at the row's start or further on
+        spots = []
+        for shift in (0.5, 0.5 + 2 * depth, 0.5 + 4 * depth):
+            for side in (1.0, -1.0):
+                if r.axis == "x":
+                    ty = y + depth / 2 + 0.8 if side > 0 else y - depth / 2 - 0.8 - small * 0.7
+                    spots.append(
+                        ((x + shift, ty), "start", (x + shift, ty, x + shift + ws, ty + small * 0.7))
+                    )
+                else:
+                    tx = x - depth / 2 - 0.8 if side > 0 else x + depth / 2 + 0.8 + ws
+                    ty = y + shift
+                    spots.append(((tx, ty), "end", (tx - ws, ty, tx, ty + small * 0.7)))
+        for (tx, ty), anchor, sbox in spots:
+            if free(*sbox):
+                taken.take(sbox)
+                p.text(tx, ty, [r.label], small, anchor=anchor, **style)
+                break
 
 
 def _rack_shapes(p: Plan, fr: _Frame, racks: PlanRacks, detail: bool) -> None:
@@ -416,7 +444,7 @@ def hall_plan(
             c[:, 3] * fr.scale,
             INK,
         )
-    _row_labels(p, fr, racks, rows)
+    _row_labels(p, fr, racks, rows, hall.columns)
     _north_arrow(p, width - 6, LEGEND_H - 12)
     _legend(p, 0, 20, f"the hall limit of {hall.max_rack_kw:g} kW")
     _legend_symbols(p, 0, 8, trays=len(seg) > 0)

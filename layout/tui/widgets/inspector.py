@@ -133,6 +133,7 @@ def trace_section(trace: Trace) -> RenderableType:
     """The traced rack's links by far rack, kind and medium, the longest first."""
     hall = trace.rack_id.rsplit("/", 2)[0] + "/"
     short = trace.rack_id.removeprefix(hall)  # R01/K05 inside the traced rack's hall
+    row = trace.rack_id.rsplit("/", 1)[0] + "/"
     lines = [
         Text(f"Trace {short}", style="bold"),
         Text(f"{len(trace):,} links to {len(trace.far_racks)} racks, the longest first:"),
@@ -144,7 +145,9 @@ def trace_section(trace: Trace) -> RenderableType:
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append(f"{int(r['links']):>3} ").append(f"{r['media_class']} ", style="bold")
         line.append(f"{metres} → " if np.isfinite(hi) else "no route → ")
-        line.append(str(r["far_rack_id"]).removeprefix(hall)).append(f" {r['kind']}", style=DIM)
+        far = str(r["far_rack_id"])  # K05 in the traced rack's row, R06/K02 in its hall
+        far = far.removeprefix(row) if far.startswith(row) else far.removeprefix(hall)
+        line.append(far).append(f" {r['kind']}", style=DIM)
         lines.append(line)
     if len(groups) > TRACE_GROUPS_LISTED:
         lines.append(Text(f"… {len(groups) - TRACE_GROUPS_LISTED} more (cabling tab: every link)", style=DIM))
