@@ -12,7 +12,9 @@ and model; catalog media order and length), so the table and its exports are byt
   to ``ports_per_cage`` links on a switch and ``ports_per_module`` GPU links on a server (as counted by
   layout.media);
 - **cables** per medium and stock length (the links, one cable each);
-- **trays** per tray kind, in whole metres (``rack_part.tray_usd_per_m``, campus ducts included).
+- **trays** per tray kind, in whole metres (``rack_part.tray_usd_per_m``, campus ducts included);
+- **power**: the power chain's busways (runs and metres) per rating, tap-off boxes, UPS blocks and
+  switchboards (layout/power_chain.py); **cooling**: the CDUs of liquid halls (layout/cooling.py).
 
 Prices: a medium's catalog ``price_usd`` is one 400G link at its typical length: for copper the cable
 assembly, for optics two module ends and the patch fibre. So a copper cable costs ``price_usd +
@@ -38,12 +40,26 @@ from layout.fabric import NODE_ROLES, is_switch_role
 from layout.reliability import MINUTES_PER_YEAR, CheckpointLoss, checkpoint_loss, time_to_first_failure_min
 
 if TYPE_CHECKING:
+    from layout.cdus import LiquidLoop
     from layout.fabric import Fabric
     from layout.load import Inputs
     from layout.media import Cabling
     from layout.place import Placement
+    from layout.power_chain import PowerChain
 
-CATEGORIES = ("servers", "gpus", "nodes", "racks", "switches", "nics", "transceivers", "cables", "trays")
+CATEGORIES = (
+    "servers",
+    "gpus",
+    "nodes",
+    "racks",
+    "switches",
+    "nics",
+    "transceivers",
+    "cables",
+    "trays",
+    "power",
+    "cooling",
+)
 NETWORK_CATEGORIES = ("switches", "nics", "transceivers", "cables", "trays")  # the network's cost
 BOM_COLUMNS = ["category", "item", "part_id", "qty", "unit", "unit_price_usd", "extended_usd"]
 NETWORK_ORDER = ("backend", "frontend", "storage", "oob")
@@ -57,8 +73,19 @@ TRAY_LABELS = {"row": "row tray", "cross": "cross-aisle tray", "trunk": "trunk t
                "duct": "campus duct", "user": "user-added tray"}  # fmt: skip
 
 
-def build(inputs: Inputs, fabric: Fabric, placement: Placement, cabling: Cabling) -> pd.DataFrame:
-    """The bill of materials of a cabled design (columns ``BOM_COLUMNS``, see the module docstring)."""
+def build(
+    inputs: Inputs,
+    fabric: Fabric,
+    placement: Placement,
+    cabling: Cabling,
+    chain: PowerChain | None = None,
+    liquid: LiquidLoop | None = None,
+) -> pd.DataFrame:
+    """The bill of materials of a cabled design (columns ``BOM_COLUMNS``, see the module docstring);
+    ``chain`` and ``liquid``: the power chain and the CDUs to buy, when designed."""
+    from layout.cdus import cdu_parts
+    from layout.power_chain import part_counts
+
     rows = [
         *_servers(inputs, fabric),
         *_nodes(inputs, fabric),
@@ -67,6 +94,8 @@ def build(inputs: Inputs, fabric: Fabric, placement: Placement, cabling: Cabling
         *_transceivers(inputs, cabling),
         *_cables(inputs, cabling),
         *_trays(inputs, cabling),
+        *(part_counts(inputs.catalog, chain) if chain is not None else []),
+        *(cdu_parts(inputs.catalog, liquid) if liquid is not None else []),
     ]
     rows.sort(key=lambda r: CATEGORIES.index(r[0]))  # stable: keeps the order inside a category
     df = pd.DataFrame(rows, columns=["category", "item", "part_id", "qty", "unit", "unit_price_usd"])

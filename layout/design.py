@@ -16,16 +16,20 @@ from typing import Any
 import pandas as pd
 
 from layout import bom as bom_mod
+from layout import cdus as cdus_mod
 from layout import fabric as fabric_mod
 from layout import media as media_mod
 from layout import place as place_mod
 from layout import power as power_mod
+from layout import power_chain as chain_mod
 from layout.cache import DesignCache, FabricKey
+from layout.cdus import LiquidLoop
 from layout.fabric import Fabric
 from layout.load import Inputs
 from layout.media import Cabling
 from layout.place import Placement
 from layout.power import PowerReport
+from layout.power_chain import PowerChain
 from layout.violations import Violation
 
 STAGES = ("fabric", "place", "cable", "power", "bom")
@@ -45,6 +49,8 @@ class Design:
     bom: pd.DataFrame
     reliability: dict[str, Any]
     violations: tuple[Violation, ...]
+    chain: PowerChain  # UPS blocks, busways and every rack's A and B feeds (layout/power_chain.py)
+    liquid: LiquidLoop  # the CDUs of liquid halls (layout/cooling.py)
 
     def summary(self) -> dict[str, Any]:
         """The ``summary.json`` object of DESIGN.md."""
@@ -52,14 +58,24 @@ class Design:
         pl = self.placement
         racks = pl.racks
         halls = {}
+        chain = self.chain.by_hall()
+        cdus = self.liquid.by_hall()
         for row in self.power.halls.to_dict("records"):
-            gpu = pl.gpu_rack.get(str(row["hall"]))
-            halls[str(row["hall"])] = {
+            key = str(row["hall"])
+            gpu = pl.gpu_rack.get(key)
+            cool = row["cooling_mw"]
+            entry: dict[str, Any] = {
                 "racks": int(row["racks"]),
                 "it_mw": round(float(row["it_kw"]) / 1000.0, 4),
+                "cooling_mw": None if cool is None or cool != cool else round(float(cool), 4),
                 "gpu_rack": gpu.template if gpu else None,
                 "servers_per_rack": gpu.servers if gpu else 0,
             }
+            if key in chain:
+                entry["power_chain"] = chain[key]
+            if key in cdus:
+                entry["cdus"] = cdus[key]
+            halls[key] = entry
         return {
             "site": self.inputs.site.site.name,
             "gpus": self.fabric.gpus,
@@ -125,10 +141,18 @@ def run(inputs: Inputs, progress: Progress | None = None, cache: DesignCache | N
     cabling = media_mod.cable(inputs, fabric, placement, cache.cable if cache is not None else None)
     step("power")
     power = power_mod.check(inputs, fabric, placement, module_w=cabling.module_w)
+    chain = chain_mod.build(inputs, placement, power.rack_kw)
+    liquid = cdus_mod.liquid_loop(inputs, placement, power.rack_kw)
     step("bom")
-    bom = bom_mod.build(inputs, fabric, placement, cabling)
+    bom = bom_mod.build(inputs, fabric, placement, cabling, chain, liquid)
     reliability = bom_mod.design_reliability(inputs, fabric, cabling)
-    violations = tuple(placement.violations) + tuple(cabling.violations) + tuple(power.violations)
+    violations = (
+        tuple(placement.violations)
+        + tuple(cabling.violations)
+        + tuple(power.violations)
+        + chain.violations
+        + liquid.violations
+    )
     return Design(
         inputs=inputs,
         fabric=fabric,
@@ -138,4 +162,6 @@ def run(inputs: Inputs, progress: Progress | None = None, cache: DesignCache | N
         bom=bom,
         reliability=reliability,
         violations=violations,
+        chain=chain,
+        liquid=liquid,
     )

@@ -1108,6 +1108,8 @@ def _cross_check(
                     )
                 else:
                     seen[hid] = hi
+            if catalog is not None:
+                p += _check_hall_power(h.get("power"), catalog, file, hkey)
             hp = _polygon(h.get("polygon"), file, f"{hkey}.polygon", p)
             if hid is not None and bid is not None and name not in halls:
                 halls[name] = _HallGeo(hkey, hp)
@@ -1219,6 +1221,23 @@ def _cross_check(
                     )
                 )
     return p
+
+
+def _check_hall_power(power: Any, catalog: Catalog, file: str, hkey: str) -> list[Problem]:
+    """A hall's [power] names catalog parts: ups, switchboard, busway, cdu."""
+    if power is None:
+        return []
+    out = []
+    for key, parts, what in (
+        ("ups", catalog.ups, "UPS block"),
+        ("switchboard", catalog.switchboard, "switchboard"),
+        ("busway", catalog.busway, "busway"),
+        ("cdu", catalog.cdu, "CDU"),
+    ):
+        got = getattr(power, key, None)
+        if got is not None and got not in parts:
+            out.append(Problem(file, f"{hkey}.power.{key}", f"unknown {what} {_value(got)}", _ids(parts)))
+    return out
 
 
 def _check_ducts(

@@ -20,7 +20,8 @@ copper (RJ45). The cabling step passes its own ``module_w`` (or a whole per-devi
 :func:`check`.
 
 Every breach is a :class:`~layout.violations.Violation` (never an exception): ``rack_kw``, ``hall_mw``,
-``building_mw``, ``site_mw``, ``floor_load``, ``cooling``. Rack-level breaches are reported once per hall
+``building_mw``, ``site_mw``, ``floor_load``, ``cooling`` (a rack needing a better cooling type than its
+hall's, or a hall drawing more than its cooling capacity, layout/cooling.py). Rack-level breaches are reported once per hall
 (and template), with the worst rack as the location and the count in the figures.
 """
 
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from layout.cooling import hall_cooling_mw, heat_violations
 from layout.estimates import default_module_w
 from layout.fabric import is_switch_role
 from layout.violations import Violation
@@ -162,7 +164,7 @@ class PowerReport:
     rack_limit_kw: np.ndarray  # the hall's max_rack_kw for each rack
     rack_floor_kg_m2: np.ndarray
     rows: pd.DataFrame  # row, hall, racks, it_kw
-    halls: pd.DataFrame  # hall, building, racks, it_kw, limit_mw
+    halls: pd.DataFrame  # hall, building, racks, it_kw, limit_mw, cooling_mw
     buildings: pd.DataFrame  # building, racks, it_kw, limit_mw
     it_mw: float
     facility_mw: float
@@ -233,7 +235,10 @@ def check(
         key = f"{b.id}/{h.id}"
         m = hall_keys == key
         kw, n = float(rack_kw[m].sum()), int(m.sum())
-        hall_rows.append({"hall": key, "building": b.id, "racks": n, "it_kw": kw, "limit_mw": h.it_mw})
+        cool = hall_cooling_mw(h, inputs.catalog)
+        hall_rows.append(
+            {"hall": key, "building": b.id, "racks": n, "it_kw": kw, "limit_mw": h.it_mw, "cooling_mw": cool}
+        )
         if h.it_mw is not None and kw / 1000.0 > h.it_mw + 1e-9:
             v.append(_budget("hall_mw", key, kw / 1000.0, h.it_mw, "hall", n))
     bld_rows: list[dict[str, Any]] = []
@@ -243,7 +248,8 @@ def check(
         bld_rows.append({"building": b.id, "racks": n, "it_kw": kw, "limit_mw": b.it_mw})
         if b.it_mw is not None and kw / 1000.0 > b.it_mw + 1e-9:
             v.append(_budget("building_mw", b.id, kw / 1000.0, b.it_mw, "building", n))
-    halls = pd.DataFrame(hall_rows, columns=["hall", "building", "racks", "it_kw", "limit_mw"])
+    halls = pd.DataFrame(hall_rows, columns=["hall", "building", "racks", "it_kw", "limit_mw", "cooling_mw"])
+    v += heat_violations(inputs, halls)
     buildings = pd.DataFrame(bld_rows, columns=["building", "racks", "it_kw", "limit_mw"])
     if facility_mw > site.site.utility_mw + 1e-9:
         v.append(

@@ -147,6 +147,13 @@ MEDIA_TAG = {m: layer.rsplit("-", 1)[1] for m, layer in MEDIA_LAYER.items()}  # 
 # Layers that only make sense at one of the two kinds of sheet: frozen in the other's viewports.
 HALL_ONLY_LAYERS = ("E-RACK-IDEN", "E-TRAY-IDEN", "G-ANNO-DIMS", "G-ANNO-TEXT", "E-POWR")
 OVERVIEW_ONLY_LAYERS = ("G-ANNO-OVER",)
+# the power sheet of a hall shows the chain (busways on E-POWR) and leaves the cabling out
+CABLING_LAYERS = (
+    "E-TRAY",
+    "E-TRAY-RISR",
+    "E-TRAY-IDEN",
+    *(f"E-CABL-{t}" for t in ("DAC", "AEC", "MMF", "SMF", "COHR", "UTP")),
+)
 
 # (name, description, pattern in paper millimetres: [total, dash, gap, ...]); scaled by $LTSCALE.
 LINETYPES = (
@@ -275,6 +282,21 @@ def plan_sheets(scene: Scene) -> list[Sheet]:
                     "hall",
                 )
             )
+    if scene.busways is not None:  # a power sheet per hall with a power chain, after the plans
+        chained = set(scene.busways["hall"])
+        for b in site.building:
+            for h in b.hall:
+                if f"{b.id}/{h.id}" in chained:
+                    hb = _bbox(h.polygon)
+                    sheets.append(
+                        Sheet(
+                            f"{b.id}-{h.id}-PWR",
+                            f"Hall {b.id}/{h.id}: power chain, busways A and B, UPS blocks, CDUs",
+                            hb,
+                            fit_scale(hb[2] - hb[0], hb[3] - hb[1]),
+                            "power",
+                        )
+                    )
     return sheets
 
 
@@ -1528,7 +1550,13 @@ def _sheet(
         dxfattribs={"layer": "G-VPRT"},
     )
     vp.dxf.flags = vp.dxf.flags | ezdxf.const.VSF_LOCK_ZOOM
-    vp.frozen_layers = list(OVERVIEW_ONLY_LAYERS if sheet.kind == "hall" else HALL_ONLY_LAYERS)
+    if sheet.kind == "power":
+        frozen = [*OVERVIEW_ONLY_LAYERS, *CABLING_LAYERS]
+    elif sheet.kind == "hall":
+        frozen = [*OVERVIEW_ONLY_LAYERS]
+    else:
+        frozen = [*HALL_ONLY_LAYERS]
+    vp.frozen_layers = frozen
     _text(
         layout,
         f"{sheet.title.upper()}   SCALE 1:{sheet.scale}",
@@ -1577,6 +1605,9 @@ def _notes(layout: Paperspace, scene: Scene, sheet: Sheet) -> None:
         "3. Trays overhead; label = cables per medium | peak fill of the tray cross-section.",
         "4. Bundles: one lane per medium, as wide as its cables stacked to tray depth.",
     ]
+    if sheet.kind == "power":
+        _power_notes(layout, scene, sheet, x, y - 8.0)
+        return
     if sheet.kind == "hall":
         key = sheet.name.replace("-", "/", 1)
         mine = [v for v in numbered_violations(scene) if hall_key(v[2]) == key]
@@ -1600,6 +1631,87 @@ def _notes(layout: Paperspace, scene: Scene, sheet: Sheet) -> None:
             (x, y),
             2.0,
             "G-ANNO-VIOL" if line.startswith("V") else "G-TTLB",
+            TextEntityAlignment.TOP_LEFT,
+        )
+        y -= 3.6
+
+
+def _records(df: pd.DataFrame) -> list[Any]:
+    """The rows of a table as objects with its columns as attributes."""
+    from types import SimpleNamespace
+
+    return [SimpleNamespace(**{str(k): v for k, v in r.items()}) for r in df.to_dict("records")]
+
+
+def _draw_power(msp: BaseLayout, scene: Scene) -> None:
+    """The power chain in model space: each busway a line over its racks (layer E-POWR, A and B either
+    side of the row's centre line), the CDUs as boxes (M-EQPM-CDU). Their figures are in the power
+    sheet's notes and the XLSX Power sheet, not beside them: the hall sheets' labels keep their room."""
+    if scene.busways is not None:
+        for r in _records(scene.busways):
+            if math.isnan(r.x0_m):  # a busway with no racks drawn
+                continue
+            a, b = (r.x0_m * MM_PER_M, r.y0_m * MM_PER_M), (r.x1_m * MM_PER_M, r.y1_m * MM_PER_M)
+            msp.add_lwpolyline([a, b], dxfattribs={"layer": "E-POWR"})
+    if scene.cdus is not None:
+        for r in _records(scene.cdus):
+            vertical = float(r.rotation_deg) in (90.0, 270.0)
+            hx = (r.depth_m if vertical else r.width_m) / 2
+            hy = (r.width_m if vertical else r.depth_m) / 2
+            x, y = float(r.x_m), float(r.y_m)
+            pts = _mm([(x - hx, y - hy), (x + hx, y - hy), (x + hx, y + hy), (x - hx, y + hy)])
+            msp.add_lwpolyline(pts, close=True, dxfattribs={"layer": "M-EQPM-CDU"})
+
+
+def _power_notes(layout: Paperspace, scene: Scene, sheet: Sheet, x: float, y: float) -> None:
+    """The power sheet's notes: what the lines are, the hall's busways, UPS blocks and CDUs with their
+    loads and ratings."""
+    key = sheet.name.rsplit("-", 1)[0].replace("-", "/", 1)
+    lines = [
+        "1. Busways (layer E-POWR) over each row: A side below the row's centre line, B above.",
+        "2. Every rack: one tap-off per side; its A and B busways hang on different UPS blocks.",
+    ]
+    if scene.busways is not None:
+        bw = scene.busways[scene.busways["hall"] == key]
+        use = bw["load_kw"].to_numpy(float) / bw["rating_kw"].to_numpy(float)
+        lines.append(f"3. Busways of {key}: {len(bw)}, by model:")
+        for model, g in bw.groupby("model", sort=True):
+            lines.append(
+                f"   {model}: {len(g)} runs, {float(g['length_m'].sum()):,.0f} m, "
+                f"load up to {g['load_kw'].to_numpy(float).max():,.0f} of {g['rating_kw'].to_numpy(float)[0]:,.0f} kW"
+            )
+        if len(bw):
+            k = int(np.argmax(use))
+            lines.append(f"   most loaded: {bw['busway_id'].iat[k]} at {use[k]:.0%}")
+    if scene.ups is not None:
+        mine = scene.ups[scene.ups["hall"] == key]
+        lines.append(f"4. UPS blocks of {key}: {len(mine)} (design load / rating MW, busways):")
+        for r in _records(mine.head(NOTES_MAX)):
+            lines.append(
+                f"   {str(r.ups_id).rsplit('/', 1)[-1]} {r.model}: {float(r.load_mw):.2f} / {float(r.rating_mw):g} MW, "
+                f"{int(r.busways)} busways, {str(r.switchboard_id).rsplit('/', 1)[-1]}"
+            )
+        if len(mine) > NOTES_MAX:
+            lines.append(f"   ... and {len(mine) - NOTES_MAX} more (XLSX Power sheet).")
+    if scene.cdus is not None and (scene.cdus["hall"] == key).any():
+        c = scene.cdus[scene.cdus["hall"] == key]
+        lines.append(
+            f"5. CDUs (layer M-EQPM-CDU): {len(c)}, {float(c['load_kw'].sum()) / 1000:.2f} MW of liquid heat:"
+        )
+        for r in _records(c.head(NOTES_MAX)):
+            what = (
+                "standby"
+                if r.standby
+                else f"{float(r.load_kw):,.0f} / {float(r.rating_kw):,.0f} kW, rows {r.rows}"
+            )
+            lines.append(f"   {str(r.cdu_id).rsplit('/', 1)[-1]} {r.model}: {what}")
+    for line in lines:
+        _text(
+            layout,
+            line if len(line) <= 100 else line[:99] + "~",
+            (x, y),
+            2.0,
+            "G-TTLB",
             TextEntityAlignment.TOP_LEFT,
         )
         y -= 3.6
@@ -1631,6 +1743,7 @@ def build_scene_document(scene: Scene) -> Drawing:
     _draw_rows(msp, doc, scene, scales, boards.hall)
     _draw_violations(msp, scene, scales, boards)
     _draw_trays(msp, doc, scene, scales, boards, trays_at)
+    _draw_power(msp, scene)
     sx0, sy0, sx1, sy1 = sheets[0].bbox_m
     doc.set_modelspace_vport(
         height=(sy1 - sy0) * MM_PER_M * 1.1, center=((sx0 + sx1) / 2 * MM_PER_M, (sy0 + sy1) / 2 * MM_PER_M)

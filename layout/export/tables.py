@@ -918,11 +918,13 @@ def write_design_tables(
     parquet: bool = False,
     ports: pd.DataFrame | Any = None,
     cages: pd.DataFrame | None = None,
+    power: pd.DataFrame | None = None,
 ) -> list[Path]:
     """``{stem}-bom.csv`` and ``{stem}-links.csv`` (``csv``), ``{stem}-bom.parquet`` and
     ``{stem}-links.parquet`` (``parquet``) and ``{stem}.xlsx`` (``xlsx``); ``links`` is
     ``links_table(...)``. Given ``ports`` (``ports_table(...)``) also ``{stem}-ports.csv`` / ``.parquet``,
-    given ``cages`` (the port map's cages per model and group) a Ports sheet. Returns the paths written."""
+    given ``cages`` (the port map's cages per model and group) a Ports sheet, given ``power``
+    (``power_table(...)``) a Power sheet. Returns the paths written."""
     out = Path(out_dir)
     written: list[Path] = []
     if csv:
@@ -941,6 +943,7 @@ def write_design_tables(
             "Racks": racks,
             "Links summary": links_summary(links),
             **({"Ports": cages} if cages is not None else {}),
+            **({"Power": power} if power is not None else {}),
             "Summary": summary_words(summary),
         }
         written.append(write_xlsx(sheets, out / f"{stem}.xlsx", date, title=str(summary.get("site", stem))))
@@ -965,7 +968,7 @@ def write_tables_of(
         out_dir,
         design.inputs.stem if stem is None else stem,
         bom=design.bom,
-        racks=design.placement.racks,
+        racks=racks_with_feeds(design),
         links=links_table(design.fabric, design.placement, design.cabling),
         summary=design.summary() if summary is None else summary,
         date=design.inputs.site.site.date,
@@ -974,4 +977,60 @@ def write_tables_of(
         parquet=parquet,
         ports=pt.get("ports"),
         cages=pt.get("cages"),
+        power=power_table(design.chain) if xlsx else None,
     )
+
+
+def racks_with_feeds(design: Design) -> pd.DataFrame:
+    """The racks table with each rack's A and B feed (the busways its tap-offs hang on)."""
+    racks = design.placement.racks.copy()
+    feeds = design.chain.feeds
+    racks["feed_a"] = feeds["feed_a"].to_numpy()
+    racks["feed_b"] = feeds["feed_b"].to_numpy()
+    return racks
+
+
+POWER_COLUMNS = [
+    "part", "part_id", "hall", "row", "side", "model", "rating_kw", "load_kw", "use", "racks", "length_m",
+    "fed_from",
+]  # fmt: skip
+
+
+def power_table(chain: Any) -> pd.DataFrame:
+    """The Power sheet: every UPS block, its switchboard and every busway of the power chain
+    (layout/power_chain.py), with its rating and design load (kW: what it must carry with the hall's
+    redundancy) and what feeds it; per hall, UPS blocks then switchboards then busways by row."""
+    ups, bw = chain.ups, chain.busways
+    n_u, n_b = len(ups), len(bw)
+    blank = np.full(n_u, "", dtype=object)
+    u_rating = ups["rating_mw"].to_numpy(float) * 1000.0
+    s_rating = ups["switchboard_rating_mw"].to_numpy(float) * 1000.0
+    u_load = ups["load_mw"].to_numpy(float) * 1000.0
+    parts = [
+        pd.DataFrame(
+            {"part": "UPS block", "part_id": ups["ups_id"], "hall": ups["hall"], "row": blank,
+             "side": ups["side"], "model": ups["model"], "rating_kw": u_rating, "load_kw": u_load,
+             "racks": np.zeros(n_u, np.int64), "length_m": np.zeros(n_u), "fed_from": blank, "k": 0}
+        ),
+        pd.DataFrame(
+            {"part": "switchboard", "part_id": ups["switchboard_id"], "hall": ups["hall"], "row": blank,
+             "side": ups["side"], "model": ups["switchboard_model"], "rating_kw": s_rating, "load_kw": u_load,
+             "racks": np.zeros(n_u, np.int64), "length_m": np.zeros(n_u), "fed_from": ups["ups_id"], "k": 1}
+        ),
+        pd.DataFrame(
+            {"part": "busway", "part_id": bw["busway_id"], "hall": bw["hall"], "row": bw["row"],
+             "side": bw["side"], "model": bw["model"], "rating_kw": bw["rating_kw"].to_numpy(float),
+             "load_kw": bw["load_kw"].to_numpy(float), "racks": bw["racks"].to_numpy(np.int64),
+             "length_m": bw["length_m"].to_numpy(float),
+             "fed_from": bw["ups_id"].str.replace("/UPS-", "/SWB-", regex=False), "k": 2}
+        ),
+    ]  # fmt: skip
+    if not n_u and not n_b:
+        return pd.DataFrame(columns=POWER_COLUMNS)
+    out = pd.concat([p for p in parts if len(p)], ignore_index=True)
+    out = out.sort_values(["hall", "k"], kind="stable").reset_index(drop=True)
+    out["rating_kw"] = out["rating_kw"].round(3)
+    out["load_kw"] = out["load_kw"].round(3)
+    out["use"] = np.where(out["rating_kw"] > 0, (out["load_kw"] / out["rating_kw"]).round(4), 0.0)
+    out["racks"] = out["racks"].astype(np.int64)
+    return out[POWER_COLUMNS]

@@ -160,6 +160,50 @@ class RackParts(Strict):
     tray_usd_per_m: float = Field(ge=0, default=0)
 
 
+class CoolingSpec(Strict):
+    """Heat a hall of this cooling type rejects per m2 of its floor, and the share of a liquid rack's
+    heat its coolant carries (the rest goes to the room's air)."""
+
+    kw_per_m2: float = Field(gt=0, le=100)
+    liquid_fraction: float = Field(default=0.0, ge=0, le=1)
+
+
+class BuswaySpec(Strict):
+    """An overhead busway run (one per row side, or several side by side): its rating and price."""
+
+    name: Text
+    rating_kw: float = Field(gt=0, le=10000)
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)  # end feed unit and fittings, per run
+    price_usd_per_m: float = Field(ge=0, le=MAX_PRICE_USD)
+
+
+class TapOffSpec(Strict):
+    """A tap-off box: one rack's feed from one busway side."""
+
+    name: Text
+    rating_kw: float = Field(gt=0, le=10000)
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+
+class BlockSpec(Strict):
+    """A UPS block or a switchboard: the MW it carries and its price."""
+
+    name: Text
+    rating_mw: float = Field(gt=0, le=100)
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+
+class CduSpec(Strict):
+    """A coolant distribution unit: heat it carries, coolant flow at that heat, footprint, price."""
+
+    name: Text
+    rating_kw: float = Field(gt=0, le=20000)
+    flow_l_per_s: float = Field(gt=0, le=10000)
+    width_m: float = Field(gt=0, le=10)
+    depth_m: float = Field(gt=0, le=10)
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+
 class Catalog(Strict):
     format: Literal[1] = 1
     # each at least one entry: a design needs a server, a switch, a NIC and a medium to cable with
@@ -169,6 +213,13 @@ class Catalog(Strict):
     media: dict[str, MediaSpec] = Field(min_length=1)
     node: dict[str, NodeSpec] = Field(default_factory=dict)
     rack_part: RackParts = RackParts()
+    # facilities (layout/cooling.py, layout/power_chain.py); a catalog without them designs no chain
+    cooling: dict[Literal["air", "rear-door", "liquid"], CoolingSpec] = Field(default_factory=dict)
+    busway: dict[str, BuswaySpec] = Field(default_factory=dict)
+    tap_off: dict[str, TapOffSpec] = Field(default_factory=dict)
+    ups: dict[str, BlockSpec] = Field(default_factory=dict)
+    switchboard: dict[str, BlockSpec] = Field(default_factory=dict)
+    cdu: dict[str, CduSpec] = Field(default_factory=dict)
 
     def module_power_w(self, media_id: str, links_per_module: int) -> float:
         """Watts of one module of ``media_id`` carrying ``links_per_module`` links: the single-port figure

@@ -76,6 +76,23 @@ class TraySpec(Strict):
     trunk_levels: int = Field(default=1, ge=1, le=6)
 
 
+Redundancy = Literal["2N", "N+1", "N"]
+
+
+class HallPower(Strict):
+    """A hall's power chain (layout/power_chain.py) and liquid loop (layout/cooling.py). Part ids name
+    catalog entries (``[ups.ID]``, ``[switchboard.ID]``, ``[busway.ID]``, ``[cdu.ID]``); None: the first
+    of that kind in the catalog, and for busways per row the smallest that carries the row (several
+    side by side when none does)."""
+
+    redundancy: Redundancy = "2N"
+    ups: str | None = Field(default=None, max_length=64)
+    switchboard: str | None = Field(default=None, max_length=64)
+    busway: str | None = Field(default=None, max_length=64)
+    cdu: str | None = Field(default=None, max_length=64)
+    cdu_redundancy: Literal["N+1", "N"] = "N+1"
+
+
 class Hall(Strict):
     id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,16}$")
     polygon: list[Point]
@@ -83,6 +100,9 @@ class Hall(Strict):
     max_rack_kw: float = Field(default=30.0, gt=0, le=300)
     floor_load_kg_m2: float = Field(default=1200.0, gt=0, le=10000)
     it_mw: float | None = Field(default=None, gt=0, le=2000)
+    # heat the hall can reject; None: its floor area x the catalog's kW per m2 for its cooling
+    cooling_mw: float | None = Field(default=None, gt=0, le=2000)
+    power: HallPower = HallPower()
     row_axis: Literal["x", "y"] = "x"
     cold_aisle_m: float = Field(default=1.2, ge=0.6, le=5)
     hot_aisle_m: float = Field(default=1.2, ge=0.6, le=5)

@@ -15,6 +15,7 @@ package, by what each part does (each module's docstring gives its rules in full
 - :mod:`~layout.place.assign`: pods to buildings, SUs to halls (within the halls' and buildings' MW),
   and each hall laid out: SU rows, spine rows in the middle, the MDF nearest the building's entry, user
   rows kept as drawn;
+- :mod:`~layout.place.aisles`: every rack's front and back aisle kept clear (``aisle`` violations);
 - :mod:`~layout.place.tables`: the racks and rows tables, each device's rack and RU, user-row checks.
 """
 
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from layout.kept import Kept
+from layout.place.aisles import aisle_checks
 from layout.place.assign import Placer
 from layout.place.floor_grid import GridKey, KeptGrid, floor_positions, hall_floor
 from layout.place.groups import SU_ROLES, Derived, DerivedKey
@@ -126,4 +128,5 @@ def _place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None) -> Placemen
     spots, violations, missing = p.run()
     racks, rows, device_rack, device_ru = placement_tables(p, spots)
     violations += user_row_checks(inputs, racks) + user_row_template_checks(p, racks)
+    violations += aisle_checks(inputs, racks)
     return Placement(racks, rows, device_rack, device_ru, tuple(violations), p.gpu, missing)

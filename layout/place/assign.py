@@ -1,8 +1,11 @@
 """Pods to buildings, SUs to halls, and each hall laid out.
 
 - a pod stays in one building unless ``cluster.pod_spans_buildings``; pods go to the next building when
-  this one has no room or no power (``it_mw``) left; halls with an ``it_mw`` take SUs up to it (a trial
-  layout in plain row order says which SU lands in which hall);
+  this one has no room or no power (``it_mw``, and the cooling of its halls) left; a hall takes SUs up to
+  the smaller of its ``it_mw`` and its cooling capacity (layout/cooling.py: ``cooling_mw``, or floor area
+  x kW per m2), so load spreads over the halls before one is overfull (a trial layout in plain row
+  order says which SU lands in which hall); SUs that no hall has power or cooling left for go where
+  there is room, the hall with the most headroom first;
 - SUs are laid in order, row after row (serpentine, so a block that spans two lines stays side by side),
   a block moves to the next row when it fits a fresh row but not the rest of this one;
 - the spine racks of a pod stand in spine rows in the middle of the pod's SU rows of each hall (spines go
@@ -27,6 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from shapely.geometry import Polygon
 
+from layout.cooling import hall_cooling_mw
 from layout.kept import Kept
 from layout.place.anchors import cells_nearest, mdf_point, spine_order
 from layout.place.floor_grid import FloorCursor, GridKey, KeptGrid, Spot, build_halls, cell_order
@@ -37,6 +41,7 @@ from layout.violations import Violation
 if TYPE_CHECKING:
     from layout.fabric import Fabric
     from layout.load import Inputs
+    from layout.model import Hall
 
 
 @dataclass
@@ -71,6 +76,8 @@ class Placer:
             inputs, self.gpu, [self.groups.t_net, self.t_spine, self.t_core], typical, grids
         )
         self.campus = self._campus_building()
+        # what each hall may carry: the smaller of its IT limit and its cooling
+        self.hall_kw = [self._hall_budget_kw(h.model) for h in self.halls]
         first_gpu = next(iter(self.gpu.values()), None)
         # each SU carries its share of the spines in the power budgets of halls and buildings (spines
         # stand in the halls of their leaves); the MDF is charged to the hall it stands in (see trial);
@@ -146,7 +153,7 @@ class Placer:
                     # hall's power (its leaf-spine links then stay inside one hall)
                     need = group_kw[self.d.su_group[su]] if first_of_group else kw
                     if respect_power and (
-                        (used_kw[h] > 0 and used_kw[h] + need > self._budget_kw(self.halls[h].model.it_mw))
+                        (used_kw[h] > 0 and used_kw[h] + need > self.hall_kw[h])
                         or (used_b[b] > 0 and used_b[b] + kw > self._budget_kw(self.site.building[b].it_mw))
                     ):
                         hi += 1
@@ -161,10 +168,12 @@ class Placer:
                     late.append(su)
             spines = self.groups.pack_items(self.t_spine, self._spine_devices_of_pod(pod))
             missing += self._put_any(floors, zone, hi, spines)
-        for su in late:  # no hall had room (or power) left: any room in the zone will do
-            for h in zone:
-                if floors[h].put_block(self.groups.block(su, self.halls[h].gpu).items) is not None:
+        for su in late:  # no hall had room (or power) left: any room, the most headroom first
+            for h in sorted(zone, key=lambda h: -(self.hall_kw[h] - used_kw[h])):
+                blk = self.groups.block(su, self.halls[h].gpu)
+                if floors[h].put_block(blk.items) is not None:
                     su_hall[su] = h
+                    used_kw[h] += blk.kw * self.overhead
                     break
             else:
                 missing += len(self.groups.block(su, self.halls[zone[0]].gpu).items)
@@ -198,6 +207,10 @@ class Placer:
     @staticmethod
     def _budget_kw(mw: float | None) -> float:
         return math.inf if mw is None else mw * 1000.0 + 1e-6
+
+    def _hall_budget_kw(self, hall: Hall) -> float:
+        caps = [x for x in (hall.it_mw, hall_cooling_mw(hall, self.inputs.catalog)) if x is not None]
+        return self._budget_kw(min(caps) if caps else None)
 
     def pod_kw(self, pod: int) -> float:
         return self.pod_overhead * sum(
@@ -348,7 +361,8 @@ class Placer:
         def budget(zi: int) -> float:
             if self.cl.pod_spans_buildings:
                 return math.inf
-            return self._budget_kw(self.site.building[self.halls[zones[zi][0]].bno].it_mw)
+            building = self._budget_kw(self.site.building[self.halls[zones[zi][0]].bno].it_mw)
+            return min(building, sum(self.hall_kw[h] for h in zones[zi]))
 
         # a pod goes to the first zone from the current one that holds it whole (and has the power
         # left); else to the first empty zone, whatever fits of it; a second round ignores power

@@ -179,13 +179,13 @@ def build_halls(
             hall.user_slots = slots.get(key, [])
             known = grids.get(grid_key) if grids is not None else None
             if known is None:
-                usable, holes = hall_floor(h)
-                holes += reserve.get(key, [])
+                usable, obstacles = hall_floor(h)
+                holes = obstacles + reserve.get(key, [])
                 if holes:
                     usable = usable.difference(shapely.union_all(holes))
                 hall.usable = local_frame(usable, swap)
                 first = len(cells)
-                lay_grid(hall, cells, block)
+                lay_grid(hall, cells, block, [local_frame(o, swap) for o in obstacles])
                 known = KeptGrid(
                     hall.usable,
                     list(hall.line_v),
@@ -239,17 +239,73 @@ def segment_m(hall: HallPlan, block: list[float]) -> float:
     return length
 
 
-def lay_grid(hall: HallPlan, cells: list[Cell], block: list[float]) -> None:
-    """Row lines, cross-aisle segments and the free intervals of each (line, segment) of one hall."""
+def reach(front: np.ndarray, d: float, cold: float, hot: float) -> tuple[np.ndarray, np.ndarray]:
+    """How far a row line's service clearance reaches below and above its band ``[v, v + d]``: its
+    front aisle (cold) on the side its fronts face, its back aisle (hot) on the other."""
+    below = np.where(front > 0, hot, cold)
+    above = np.where(front > 0, cold, hot)
+    return below, above
+
+
+def line_offset(v_lo: float, v_hi: float, d: float, cold: float, hot: float, obst: np.ndarray) -> float:
+    """Where the first row line starts, ``v_lo`` + the offset returned: the most row lines, then the
+    least row length given up to obstacles (each obstacle costs its ``u`` extent on every line whose band
+    or aisles it stands in: a column in an aisle costs both rows beside it, one in a row line only that
+    row), then the smallest shift. ``obst``: per obstacle ``v0, v1, u0, u1``. The cost only changes
+    where an obstacle's edge meets an edge of a line's reach, so those shifts (and 0) are the
+    candidates; a candidate where they touch counts as clear (touching is not standing in)."""
+    pair = 2 * d + cold + hot
+    if not len(obst) or pair <= 0:
+        return 0.0
+    # reach of the two lines of a pair, relative to the pair's start
+    starts = np.array([-hot, d])  # line 0 (fronts +v) from its hot aisle, line 1 from the cold aisle
+    ends = np.array([d + cold, 2 * d + cold + hot])
+    c0, c1 = obst[:, 0], obst[:, 1]
+    cand = np.r_[
+        0.0,
+        np.mod(c1[:, None] - v_lo - starts[None, :], pair).ravel(),
+        np.mod(c0[:, None] - v_lo - ends[None, :], pair).ravel(),
+    ]
+    cand = np.unique(np.round(cand, 9))
+    n_max = int((v_hi - v_lo + EPS) // pair) * 2 + 2
+    i = np.arange(n_max)
+    rel = (i // 2) * pair + (i % 2) * (d + cold)
+    front = np.where(i % 2 == 0, 1, -1)
+    below, above = reach(front, d, cold, hot)
+    v = v_lo + cand[:, None] + rel[None, :]  # (K, L)
+    fits = v + d <= v_hi + EPS
+    lines = fits.sum(1)
+    lo = (v - below[None, :])[:, :, None]
+    hi = (v + d + above[None, :])[:, :, None]
+    hit = (c0[None, None, :] < hi - EPS) & (c1[None, None, :] > lo + EPS) & fits[:, :, None]
+    cost = (hit * (obst[:, 3] - obst[:, 2])[None, None, :]).sum((1, 2))
+    best = np.lexsort((cand, np.round(cost, 6), -lines))[0]
+    return float(cand[best])
+
+
+def lay_grid(
+    hall: HallPlan, cells: list[Cell], block: list[float], obstacles: Sequence[Polygon] = ()
+) -> None:
+    """Row lines, cross-aisle segments and the free intervals of each (line, segment) of one hall.
+
+    Aisles stay clear: the lines are shifted (:func:`line_offset`) so that columns and keep-outs stand
+    in row lines rather than in aisles; where one still reaches into a row's front or back aisle
+    (its service clearance) the row is broken over the obstacle's length, so it stands beyond the rack
+    ends; where one stands in a cross aisle, the rows beside it keep a cross aisle's width from it.
+    ``obstacles``: the hall's columns and keep-outs, in the local frame."""
     h = hall.model
     if hall.usable.is_empty:
         return
     u_lo, v_lo, u_hi, v_hi = hall.usable.bounds
     d = hall.band_m
-    pair = 2 * d + h.cold_aisle_m + h.hot_aisle_m
+    cold, hot, cross = h.cold_aisle_m, h.hot_aisle_m, h.cross_aisle_m
+    pair = 2 * d + cold + hot
+    obs = np.asarray(obstacles, dtype=object)
+    ob = shapely.bounds(obs) if len(obs) else np.zeros((0, 4))
+    start = v_lo + line_offset(v_lo, v_hi, d, cold, hot, ob[:, [1, 3, 0, 2]])
     while True:
         i = len(hall.line_v)
-        v = v_lo + (i // 2) * pair + (i % 2) * (d + h.cold_aisle_m)
+        v = start + (i // 2) * pair + (i % 2) * (d + cold)
         if v + d > v_hi + EPS:
             break
         hall.line_v.append(v)
@@ -259,10 +315,11 @@ def lay_grid(hall: HallPlan, cells: list[Cell], block: list[float]) -> None:
     u = u_lo
     while u + hall.min_width_m <= u_hi + EPS:
         seg_u.append((u, min(u + seg_len, u_hi)))
-        u += seg_len + h.cross_aisle_m
+        u += seg_len + cross
     if not hall.line_v or not seg_u:
         return
-    lv = np.repeat(np.asarray(hall.line_v), len(seg_u))
+    n_seg = len(seg_u)
+    lv = np.repeat(np.asarray(hall.line_v), n_seg)
     su = np.tile(np.asarray(seg_u), (len(hall.line_v), 1))
     boxes = shapely.box(su[:, 0], lv, su[:, 1], lv + d)
     blocked = shapely.difference(boxes, hall.usable)
@@ -276,7 +333,9 @@ def lay_grid(hall: HallPlan, cells: list[Cell], block: list[float]) -> None:
     per_box: dict[int, list[tuple[float, float]]] = {}
     for j, lo, hi in zip(idx[real].tolist(), bounds[real, 0].tolist(), bounds[real, 2].tolist(), strict=True):
         per_box.setdefault(j, []).append((lo, hi))
-    n_seg = len(seg_u)
+    if len(obs):
+        for j, lo, hi in clearance_blocks(hall, obs, lv, su, d, cross):
+            per_box.setdefault(j, []).append((lo, hi))
     for li in range(len(hall.line_v)):
         ids = []
         for si, (a, b) in enumerate(seg_u):
@@ -285,6 +344,33 @@ def lay_grid(hall: HallPlan, cells: list[Cell], block: list[float]) -> None:
                 ids.append(len(cells))
                 cells.append(Cell(hall.no, li, si, a, b, hall.line_v[li], free))
         hall.line_cells.append(ids)
+
+
+def clearance_blocks(
+    hall: HallPlan, obs: np.ndarray, lv: np.ndarray, su: np.ndarray, d: float, cross: float
+) -> list[tuple[int, float, float]]:
+    """(box, u0, u1) spans that obstacles take from the (line, segment) boxes through the aisles: one in
+    a row's front or back aisle takes its ``u`` extent from the row (the row breaks and the obstacle
+    stands beyond its rack ends); one in the cross aisle at a segment's end takes its extent and a
+    cross aisle's width either side. One STRtree query of every line's reach (band, front and back
+    aisle, the cross aisles at its ends) against the obstacles."""
+    h = hall.model
+    u_lo, _, u_hi, _ = hall.usable.bounds
+    front = np.repeat(np.asarray(hall.line_front), len(su) // len(hall.line_v))
+    below, above = reach(front, d, h.cold_aisle_m, h.hot_aisle_m)
+    boxes = shapely.box(su[:, 0] - cross, lv - below, su[:, 1] + cross, lv + d + above)
+    bi, oi = shapely.STRtree(obs).query(boxes, predicate="intersects")
+    if not len(bi):
+        return []
+    inter = shapely.intersection(boxes[bi], obs[oi])
+    b = shapely.bounds(inter)
+    ok = (shapely.area(inter) > 1e-9) & (b[:, 3] - b[:, 1] > EPS) & (b[:, 2] - b[:, 0] > EPS)
+    a0, a1 = su[bi, 0], su[bi, 1]
+    # in the cross aisle: beyond the segment's end, where another segment follows (not the hall's end)
+    gap = ((b[:, 0] < a0 - EPS) & (a0 > u_lo + EPS)) | ((b[:, 2] > a1 + EPS) & (a1 < u_hi - EPS))
+    widen = np.where(gap, cross, 0.0)
+    lo, hi = b[:, 0] - widen, b[:, 2] + widen
+    return list(zip(bi[ok].tolist(), lo[ok].tolist(), hi[ok].tolist(), strict=True))
 
 
 def subtract(

@@ -100,6 +100,10 @@ class Scene:
     summary: Mapping[str, Any] = field(default_factory=dict)
     campus: Campus | None = None
     gpu_rack: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # hall -> (template, servers)
+    # the power chain (layout/power_chain.py) drawn: busways (see busway_lines), UPS blocks, CDUs
+    busways: pd.DataFrame | None = None
+    ups: pd.DataFrame | None = None
+    cdus: pd.DataFrame | None = None
 
     @cached_property
     def hall_racks(self) -> dict[str, np.ndarray]:
@@ -466,8 +470,58 @@ def scene_from_parts(
     )
 
 
+BUSWAY_OFFSET_M = 0.2  # A busways this far to one side of the row's centre line, B to the other
+
+
+def busway_lines(racks: pd.DataFrame, feeds: pd.DataFrame, busways: pd.DataFrame) -> pd.DataFrame:
+    """The busways as drawn: the chain's busway table plus ``x0_m, y0_m, x1_m, y1_m``, a line over the
+    racks it feeds along their row (A on one side of the row's centre line, B on the other)."""
+    if not len(busways) or not len(racks):
+        return busways.assign(x0_m=[], y0_m=[], x1_m=[], y1_m=[]) if not len(busways) else busways
+    x, y = racks["x_m"].to_numpy(float), racks["y_m"].to_numpy(float)
+    w = racks["width_m"].to_numpy(float)
+    along_x = np.isin(racks["rotation_deg"].to_numpy(float), (0.0, 180.0))
+    lo = np.where(along_x, x - w / 2, y - w / 2)
+    hi = np.where(along_x, x + w / 2, y + w / 2)
+    across = np.where(along_x, y, x)
+    frames = []
+    for side, sign in (("a", -1.0), ("b", 1.0)):
+        g = pd.DataFrame({"busway_id": feeds[f"feed_{side}"].to_numpy(), "lo": lo, "hi": hi, "across": across,
+                          "along_x": along_x}).groupby("busway_id", sort=False)  # fmt: skip
+        agg = g.agg(
+            lo=("lo", "min"), hi=("hi", "max"), across=("across", "mean"), along_x=("along_x", "first")
+        )
+        agg["across"] += sign * BUSWAY_OFFSET_M
+        frames.append(agg)
+    geo = pd.concat(frames)
+    geo = geo.reindex(busways["busway_id"].to_numpy())
+    ax = geo["along_x"].fillna(True).to_numpy(bool)
+    out = busways.reset_index(drop=True).copy()
+    out["x0_m"] = np.where(ax, geo["lo"], geo["across"])
+    out["y0_m"] = np.where(ax, geo["across"], geo["lo"])
+    out["x1_m"] = np.where(ax, geo["hi"], geo["across"])
+    out["y1_m"] = np.where(ax, geo["across"], geo["hi"])
+    return out
+
+
 def scene_of(design: Design, summary: Mapping[str, Any] | None = None) -> Scene:
     """The scene of a finished design (``summary``: the design's, if the caller has it already)."""
+    from dataclasses import replace
+
+    scene = scene_of_parts(design, summary)
+    chain, liquid = design.chain, design.liquid
+    cdus = liquid.cdus.loc[liquid.cdus["placed"].astype(bool)] if len(liquid.cdus) else None
+    return replace(
+        scene,
+        busways=busway_lines(design.placement.racks, chain.feeds, chain.busways)
+        if len(chain.busways)
+        else None,
+        ups=chain.ups if len(chain.ups) else None,
+        cdus=cdus,
+    )
+
+
+def scene_of_parts(design: Design, summary: Mapping[str, Any] | None = None) -> Scene:
     return scene_from_parts(
         design.inputs,
         design.placement,

@@ -84,6 +84,23 @@ def budgets(result: Result) -> RenderableType:
         _budget_row(
             halls, f"{r['hall']} ({r['racks']:,} racks)", r["it_kw"] / 1000.0, _limit(r["limit_mw"]), "MW"
         )
+    heat = _budget_table("Halls (heat / cooling)")
+    for r in p.halls.to_dict("records"):
+        _budget_row(heat, str(r["hall"]), r["it_kw"] / 1000.0, _limit(r.get("cooling_mw")), "MW")
+    chain = _budget_table("Power chain (IT / UPS with redundancy)")
+    for r in d.chain.halls.to_dict("records"):
+        _budget_row(
+            chain,
+            f"{r['hall']} {r['redundancy']} {r['ups_blocks']}x{r['ups_model']}",
+            float(r["it_mw"]),
+            float(r["chain_mw"]),
+            "MW",
+        )
+    stranded = [
+        f"{r['hall']} {float(r['stranded_mw']):,.2f}"
+        for r in d.chain.halls.to_dict("records")
+        if float(r["stranded_mw"]) > 0.005
+    ]
     energy = Text.assemble(
         ("Energy ", "bold"),
         f"{p.annual_twh:,.3f} TWh/yr at PUE {site.site.pue:g}, ",
@@ -93,7 +110,10 @@ def budgets(result: Result) -> RenderableType:
         ("Cost ", "bold"),
         f"${result.cost['total'] / 1e6:,.1f} M in total, ${result.cost['network'] / 1e6:,.1f} M of it network",
     )
-    return Group(top, Text(""), bld, Text(""), halls, Text(""), energy, cost)
+    parts: list[RenderableType] = [top, Text(""), bld, Text(""), halls, Text(""), heat, Text("")]
+    if len(d.chain.halls):
+        parts += [chain, Text.assemble(("Stranded MW ", "bold"), ", ".join(stranded) or "none"), Text("")]
+    return Group(*parts, energy, cost)
 
 
 def cabling(result: Result) -> RenderableType:

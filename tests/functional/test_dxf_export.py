@@ -89,13 +89,18 @@ def test_attribs_match_the_designs_racks(
 
 @pytest.mark.parametrize("stem", SHIPPED)
 def test_one_a1_sheet_per_hall_and_an_overview(
-    stem: str, read_back: Callable[[str], Any], inputs_of: Callable[[str], Any]
+    stem: str,
+    read_back: Callable[[str], Any],
+    inputs_of: Callable[[str], Any],
+    design_of: Callable[[str], Any],
 ) -> None:
     site = inputs_of(stem).site
     doc = read_back(stem)
     halls = [f"{b.id}-{h.id}" for b in site.building for h in b.hall]
     buildings = [b.id for b in site.building] if len(site.building) > 1 else []
-    assert sorted(doc.layouts.names_in_taborder()[1:]) == sorted(["00 SITE", *halls, *buildings])
+    racks = design_of(stem).summary()["halls"]
+    power = [f"{h}-PWR" for h in halls if racks[h.replace("-", "/", 1)]["racks"]]  # per hall with racks
+    assert sorted(doc.layouts.names_in_taborder()[1:]) == sorted(["00 SITE", *halls, *buildings, *power])
     for name in halls:
         (vp,) = [v for v in doc.paperspace(name).viewports() if v.dxf.id > 1]
         assert round(vp.dxf.view_height / vp.dxf.height, 6) in dxf.STANDARD_SCALES

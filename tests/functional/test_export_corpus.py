@@ -171,7 +171,9 @@ def read_back(inputs: Inputs, paths: list[Path], out: Path) -> dict[str, int]:
     doc = ezdxf.readfile(out / f"{stem}.dxf")
     auditor = doc.audit()
     assert not auditor.has_errors, [str(e.message) for e in auditor.errors]
-    assert doc.layout_names() == ["Model", "00 SITE", *(h.replace("/", "-") for h in halls)]  # one per hall
+    plans = [h.replace("/", "-") for h in halls]  # one per hall, then a power sheet per hall with racks
+    power = [f"{h.replace('/', '-')}-PWR" for h in halls if summary["halls"][h]["racks"]]
+    assert doc.layout_names() == ["Model", "00 SITE", *plans, *power]
     pdf = PdfReader(out / f"{stem}.pdf")
     assert len(pdf.pages) >= 2 and pdf.pages[0].extract_text().strip()
     wb = openpyxl.load_workbook(out / f"{stem}.xlsx")

@@ -43,9 +43,13 @@ def test_cross_aisle_after_max_row_racks(make_inputs: Make) -> None:
 
 
 def test_a_column_breaks_a_row_which_continues_past_it(make_inputs: Make) -> None:
-    # column x 4.7..5.3, y 2.7..3.3 cuts row line 1: 0.5..4.7 (7 racks) and 5.3..9.5 (7 racks)
-    inputs = make_inputs(hall(columns=[{"at": [5.0, 3.0], "size_m": [0.6, 0.6]}]))
+    # column x 4.7..5.3, y 3.2..3.8 stands in row line 1 (y 2.9..4.1): 0.5..4.7 (7 racks), 5.3..9.5 (7)
+    inputs = make_inputs(hall(columns=[{"at": [5.0, 3.5], "size_m": [0.6, 0.6]}]))
     assert place.floor_positions(inputs, 0.6) == {"B1/H1": 15 + 14}
+    # y 2.7..3.3 also reaches 0.2 m into the cold aisle (y 1.7..2.9), and no shift of the lines within
+    # the 1.4 m to spare puts it inside one line: both rows beside that aisle break over x 4.7..5.3
+    inputs = make_inputs(hall(columns=[{"at": [5.0, 3.0], "size_m": [0.6, 0.6]}]))
+    assert place.floor_positions(inputs, 0.6) == {"B1/H1": 14 + 14}
 
 
 def test_keepout_and_wider_aisles(make_inputs: Make) -> None:

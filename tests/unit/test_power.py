@@ -138,8 +138,10 @@ def test_liquid_rack_in_an_air_hall(inputs_of: Callable[[str], Inputs]) -> None:
     air = b.model_copy(update={"hall": [b.hall[0].model_copy(update={"cooling": "air"})]})
     inputs = Inputs(gb.site.model_copy(update={"building": [air]}), gb.catalog, gb.templates, gb.path)
     _, _, r = run(inputs)
-    (v,) = [v for v in r.violations if v.kind == "cooling"]
+    # the rack's cooling type, and the hall's heat: 8.9 MW in 2,016 m2 of air hall (2 kW/m2: 4 MW)
+    v, heat = [v for v in r.violations if v.kind == "cooling"]
     assert v.figures == {"racks": 64, "template": "gb200-nvl72", "needs": "liquid", "hall_cooling": "air"}
+    assert (heat.where, heat.figures["cooling_mw"]) == ("B1/H1", pytest.approx(4.032))
 
 
 def test_floor_load_by_hand(make_inputs: Make) -> None:

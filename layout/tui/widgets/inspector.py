@@ -3,6 +3,8 @@ column or a keep-out), and the hall it is in."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -152,6 +154,22 @@ def trace_section(trace: Trace) -> RenderableType:
     return Group(*lines)
 
 
+def feed_text(design: Any, rack_no: int) -> str | None:
+    """A rack's A and B feeds: the busway of each side, the UPS block behind it, and its tap-off
+    (``A R03/A1 < UPS-A1, B R03/B1 < UPS-B1; tap-63a 45.3 kW``); None without a power chain."""
+    f = design.chain.feeds
+    if rack_no >= len(f) or not f["feed_a"].iat[rack_no]:
+        return None
+    bw = design.chain.busways
+    ups = dict(zip(bw["busway_id"].tolist(), bw["ups_id"].tolist(), strict=True))
+    hall = str(design.placement.racks["hall"].iat[rack_no]) + "/"
+    parts = []
+    for side in ("a", "b"):
+        feed = str(f[f"feed_{side}"].iat[rack_no])
+        parts.append(f"{side.upper()} {feed.removeprefix(hall)} < {ups.get(feed, '?').removeprefix(hall)}")
+    return ", ".join(parts) + f"; {f['tap_off'].iat[rack_no]} {float(f['tap_kw'].iat[rack_no]):g} kW"
+
+
 def rack_section(
     result: Result, rack_no: int, hall_floor_kg_m2: float, highlight: int = -1
 ) -> RenderableType:
@@ -168,6 +186,9 @@ def rack_section(
         ("floor", against(float(d.power.rack_floor_kg_m2[rack_no]), hall_floor_kg_m2, "kg/m²", 0, 0)),
         ("position", f"({float(r['x_m']):.1f}, {float(r['y_m']):.1f}) m, {float(r['rotation_deg']):g}°"),
     ]
+    feeds = feed_text(d, rack_no)
+    if feeds is not None:
+        rows.append(("feeds", feeds))
     dev_idx = np.flatnonzero(d.placement.device_rack == rack_no)
     if len(dev_idx):
         role_all, model_all, _ = result.device_arrays

@@ -22,6 +22,8 @@ BOM_TITLES = {
     "transceivers": "Transceivers",
     "cables": "Cables",
     "trays": "Trays and ducts",
+    "power": "Power distribution",
+    "cooling": "Cooling",
 }
 
 

@@ -1,5 +1,6 @@
-"""The power chapter: site, building and hall budgets against their limits, energy and cost, the
-hottest racks and the floor load per hall.
+"""The power chapter: site, building and hall budgets against their limits, heat against each hall's
+cooling, the power chain (UPS blocks, switchboards, busways, feeds) and its stranded capacity, CDUs of
+liquid halls, energy and cost, the hottest racks and the floor load per hall.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
     out += [data_table(cols, _budget_rows(pw.buildings, "building")), Spacer(1, 6)]
     cols = [Col("Hall", 130), *cols[1:]]
     out += [data_table(cols, _budget_rows(pw.halls, "hall"))]
+    out += _chain(design)
     out += [
         *h2("Energy and cost"),
         kv_table(
@@ -154,4 +156,103 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
         para("Rack weight (servers, switches and the empty cabinet) over its footprint."),
         data_table(cols, rows),
     ]
+    return out
+
+
+def _chain(design: Any) -> list[Flowable]:
+    """Heat per hall, the power chain per hall and its stranded capacity, and the CDUs."""
+    ch = design.chain
+    out: list[Flowable] = []
+    if len(ch.halls):
+        red = sorted(set(ch.halls["redundancy"]))
+        out += [
+            *h2("Power chain and stranded capacity"),
+            para(
+                "Utility -> UPS blocks -> one switchboard each -> per row an A and a B busway (several side by "
+                "side where one rating does not carry the row) -> a tap-off box per rack and side -> the rack. "
+                f"Redundancy {', '.join(red)}: in 2N the A and the B side are separate UPS systems and each "
+                "alone carries every rack; in N+1 each row's two sides hang on two different blocks and any one "
+                "block may fail. Chain MW is what the blocks carry with that redundancy; stranded is what the "
+                "hall was given (its IT limit, else the chain) less the IT it carries, by cooling where the "
+                "hall cannot reject more heat, else by space."
+            ),
+        ]
+        rows: list[list[Cell]] = []
+        for r in ch.halls.itertuples():
+            rows.append(
+                [
+                    str(r.hall),
+                    str(r.redundancy),
+                    fmt_num(r.it_mw, 2),
+                    fmt_num(r.cooling_mw, 2) if r.cooling_mw == r.cooling_mw else "-",
+                    f"{int(r.ups_blocks)} x {r.ups_model}",
+                    fmt_int(r.busways),
+                    fmt_num(r.chain_mw, 1),
+                    fmt_num(r.stranded_mw, 2),
+                    f"{fmt_num(r.stranded_cooling_mw, 2)} / {fmt_num(r.stranded_space_mw, 2)}",
+                ]
+            )
+        cols = [
+            Col("Hall", 55),
+            Col("Red.", 35),
+            Col("IT MW", 45, True),
+            Col("Cooling MW", 55, True),
+            Col("UPS blocks", 80, True),
+            Col("Busways", 45, True),
+            Col("Chain MW", 50, True),
+            Col("Stranded MW", 60, True),
+            Col("by cooling / space", FRAME_W - 425, True),
+        ]
+        out.append(data_table(cols, rows))
+        ups = ch.ups
+        if len(ups):
+            worst = ups.assign(use=ups["load_mw"] / ups["rating_mw"]).sort_values(
+                ["use", "ups_id"], ascending=[False, True], kind="stable"
+            )[:10]
+            rows = [
+                [str(r.ups_id), str(r.model), fmt_num(r.normal_mw, 2), fmt_num(r.load_mw, 2),
+                 fmt_num(r.rating_mw, 1), fmt_pct(r.use, 0), fmt_int(r.busways)]
+                for r in worst.itertuples()
+            ]  # fmt: skip
+            cols = [
+                Col("UPS block", 110),
+                Col("Model", 70),
+                Col("Normal MW", 60, True),
+                Col("Design MW", 60, True),
+                Col("Rating MW", 60, True),
+                Col("Use", 45, True),
+                Col("Busways", FRAME_W - 405, True),
+            ]
+            out += [
+                Spacer(1, 6),
+                para(
+                    "The most loaded UPS blocks (design load: alone in 2N, on the worst failure in N+1).",
+                    "small",
+                ),
+                data_table(cols, rows),
+            ]
+    cdus = design.liquid.cdus
+    if len(cdus):
+        rows = []
+        for key, g in cdus.groupby("hall", sort=True):
+            placed = g[g["placed"].astype(bool)]
+            rows.append(
+                [
+                    str(key),
+                    f"{len(placed)} x {g['model'].iat[0]}",
+                    fmt_int(int(g["standby"].sum())),
+                    fmt_num(float(g["load_kw"].sum()) / 1000.0, 2),
+                    fmt_num(float(placed["rating_kw"].sum()) / 1000.0, 1),
+                    fmt_num(float(g["load_flow_l_per_s"].sum()), 1),
+                ]
+            )
+        cols = [
+            Col("Hall", 70),
+            Col("CDUs", 110, True),
+            Col("Standby", 55, True),
+            Col("Liquid MW", 70, True),
+            Col("CDU MW", 70, True),
+            Col("Flow L/s", FRAME_W - 375, True),
+        ]
+        out += [*h2("Liquid cooling: CDUs"), data_table(cols, rows)]
     return out

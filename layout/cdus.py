@@ -1,0 +1,240 @@
+"""The CDUs of liquid halls (pure: shapely/numpy/pandas).
+
+- In a liquid hall, a liquid rack puts ``liquid_fraction`` of its heat (``[cooling.liquid]``) into the
+  coolant; the rest goes to the room's air.
+- The hall's liquid rows are served by CDUs of the hall's ``power.cdu`` model (default: the catalog's
+  first): rows in row order fill one CDU after the other (a row stays on one CDU; a row above one CDU's
+  rating takes as many as it needs), and ``cdu_redundancy = "N+1"`` (default) adds a standby.
+- CDUs stand in the hall's CDU gallery (a keep-out whose reason names a CDU), in rows of slots with a
+  service aisle in front; without a gallery, at row ends, on free floor just past a row's last rack.
+- A CDU that finds no place is not bought: the rows it would serve are a ``cdu`` violation (their
+  liquid load and what their placed CDUs carry), and a hall that loses its standby is one too.
+- Flow: a CDU moves ``flow_l_per_s`` of coolant at its rated heat, in proportion below it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import shapely
+from shapely.geometry import Polygon
+
+from layout.cooling import pack_in_order
+from layout.place import hall_floor, rack_polygons
+from layout.violations import Violation
+
+if TYPE_CHECKING:
+    from layout.load import Inputs
+    from layout.model import Catalog, Hall
+    from layout.place import Placement
+
+CDU_SERVICE_M = 1.2  # clear floor in front of a CDU in a gallery (a cold aisle's width; unverified)
+CDU_COLUMNS = [
+    "cdu_id", "hall", "model", "rating_kw", "flow_l_per_s", "load_kw", "load_flow_l_per_s", "standby",
+    "rows", "x_m", "y_m", "width_m", "depth_m", "rotation_deg", "placed",
+]  # fmt: skip
+LIQUID_ROW_COLUMNS = ["row", "hall", "liquid_kw", "cdus", "carried_kw"]
+
+
+@dataclass(frozen=True)
+class LiquidLoop:
+    """The CDUs of the liquid halls (``CDU_COLUMNS``) and the liquid load of each liquid row
+    (``LIQUID_ROW_COLUMNS``)."""
+
+    cdus: pd.DataFrame
+    rows: pd.DataFrame
+    violations: tuple[Violation, ...] = field(default=())
+
+    def by_hall(self) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        placed = self.cdus.loc[self.cdus["placed"].astype(bool)]
+        for key, g in placed.groupby("hall", sort=True):
+            out[str(key)] = {
+                "cdus": int(len(g)),
+                "liquid_kw": round(float(g["load_kw"].sum()), 1),
+                "rating_kw": round(float(g["rating_kw"].sum()), 1),
+            }
+        return out
+
+
+def _empty_loop() -> LiquidLoop:
+    return LiquidLoop(pd.DataFrame(columns=CDU_COLUMNS), pd.DataFrame(columns=LIQUID_ROW_COLUMNS))
+
+
+def gallery_slots(gallery: Polygon, width: float, depth: float) -> list[tuple[float, float, float]]:
+    """CDU places (x, y, rotation) in a gallery: rows along its longer side, each CDU ``width`` along
+    the row and ``depth`` across, a service aisle of :data:`CDU_SERVICE_M` in front of every row; only
+    places wholly inside the gallery."""
+    x0, y0, x1, y1 = gallery.bounds
+    along_x = (x1 - x0) >= (y1 - y0)
+    lu0, lu1, lv0, lv1 = (x0, x1, y0, y1) if along_x else (y0, y1, x0, x1)
+    n_u = int((lu1 - lu0 + 1e-9) // width)
+    n_v = int((lv1 - lv0 + 1e-9) // (depth + CDU_SERVICE_M))
+    if n_v == 0 and lv1 - lv0 + 1e-9 >= depth:
+        n_v = 1
+    if n_u == 0 or n_v == 0:
+        return []
+    iu, iv = np.meshgrid(np.arange(n_u), np.arange(n_v))
+    cu = lu0 + (iu.ravel() + 0.5) * width
+    cv = lv0 + iv.ravel() * (depth + CDU_SERVICE_M) + depth / 2
+    cx, cy = (cu, cv) if along_x else (cv, cu)
+    hx, hy = (width / 2, depth / 2) if along_x else (depth / 2, width / 2)
+    boxes = shapely.box(cx - hx, cy - hy, cx + hx, cy + hy)
+    inside = shapely.contains(gallery.buffer(1e-6), boxes)
+    rot = 0.0 if along_x else 270.0
+    return [(float(x), float(y), rot) for x, y in zip(cx[inside].tolist(), cy[inside].tolist(), strict=True)]
+
+
+def row_end_slots(
+    inputs: Inputs, placement: Placement, hall_key: str, hall: Hall, width: float, depth: float
+) -> list[tuple[float, float, float]]:
+    """CDU places at row ends: just past each row's last (then before its first) rack, facing as the
+    row does, where the floor inside the wall clearance is free of racks, columns and keep-outs."""
+    rows = placement.rows[placement.rows["hall"] == hall_key]
+    if not len(rows):
+        return []
+    inner, obstacles = hall_floor(hall)
+    racks = placement.racks[placement.racks["hall"] == hall_key]
+    taken = list(rack_polygons(racks)) + obstacles
+    cand: list[tuple[float, float, float, float, float]] = []
+    cols = [rows[c].to_numpy(float) for c in ("x0_m", "y0_m", "x1_m", "y1_m", "front_sign")]
+    for axis, x0, y0, x1, y1, front in zip(rows["axis"].tolist(), *(c.tolist() for c in cols), strict=True):
+        lo, hi = (min(x0, x1), max(x0, x1)) if axis == "x" else (min(y0, y1), max(y0, y1))
+        for end, sign in ((hi, 1.0), (lo, -1.0)):
+            c = end + sign * width / 2
+            if axis == "x":
+                cand.append((c, y0, 0.0 if front > 0 else 180.0, width / 2, depth / 2))
+            else:
+                cand.append((x0, c, 270.0 if front > 0 else 90.0, depth / 2, width / 2))
+    a = np.asarray([c[:2] for c in cand], float)
+    hx = np.asarray([c[3] for c in cand])
+    hy = np.asarray([c[4] for c in cand])
+    boxes = shapely.box(a[:, 0] - hx, a[:, 1] - hy, a[:, 0] + hx, a[:, 1] + hy)
+    ok = shapely.contains(inner.buffer(1e-6), boxes)
+    if taken:
+        tree = shapely.STRtree(np.asarray(taken, dtype=object))
+        bi, ti = tree.query(boxes, predicate="intersects")
+        hit = shapely.area(shapely.intersection(boxes[bi], np.asarray(taken, dtype=object)[ti])) > 1e-9
+        ok[bi[hit]] = False
+    out: list[tuple[float, float, float]] = []
+    chosen: list[Any] = []
+    for i in np.flatnonzero(ok).tolist():
+        if any(
+            shapely.intersects(boxes[i], b) and shapely.intersection(boxes[i], b).area > 1e-9 for b in chosen
+        ):
+            continue
+        chosen.append(boxes[i])
+        out.append((float(a[i, 0]), float(a[i, 1]), cand[i][2]))
+    return out
+
+
+def liquid_loop(inputs: Inputs, placement: Placement, rack_kw: np.ndarray) -> LiquidLoop:
+    """The CDUs of every liquid hall (see the module docstring)."""
+    cat = inputs.catalog
+    spec = cat.cooling.get("liquid")
+    racks = placement.racks
+    if spec is None or not cat.cdu or not len(racks):
+        return _empty_loop()
+    tpl = racks["template"].to_numpy()
+    liquid_tpl = {t for t in pd.unique(tpl) if inputs.templates[str(t)].cooling == "liquid"}
+    liq_kw = np.where(np.isin(tpl, list(liquid_tpl)), rack_kw * spec.liquid_fraction, 0.0)
+    cdus: list[dict[str, Any]] = []
+    row_recs: list[dict[str, Any]] = []
+    v: list[Violation] = []
+    hall_col = racks["hall"].to_numpy()
+    for b, h in inputs.site.halls():
+        key = f"{b.id}/{h.id}"
+        if h.cooling != "liquid":
+            continue
+        m = (hall_col == key) & (liq_kw > 0)
+        if not m.any():
+            continue
+        model_id = h.power.cdu or next(iter(cat.cdu))
+        cdu = cat.cdu[model_id]
+        per_row = pd.Series(liq_kw[m]).groupby(racks["row"].to_numpy()[m], sort=True).sum()
+        row_ids = [str(r) for r in per_row.index]
+        loads = [float(x) for x in per_row.to_numpy()]
+        bins = pack_in_order(loads, cdu.rating_kw)
+        standby = 1 if h.power.cdu_redundancy == "N+1" else 0
+        gallery = [Polygon(k.polygon) for k in h.keepouts if "cdu" in k.reason.lower()]
+        slots = [s for g in gallery for s in gallery_slots(g, cdu.width_m, cdu.depth_m)]
+        if not gallery:
+            slots = row_end_slots(inputs, placement, key, h, cdu.width_m, cdu.depth_m)
+        n = len(bins) + standby
+        # the load each CDU carries: a row on several CDUs shares its load evenly
+        share = {i: loads[i] / sum(1 for bn in bins if i in bn) for i in range(len(loads))}
+        carried = [0.0] * len(loads)
+        for k in range(n):
+            is_standby = k >= len(bins)
+            served = [] if is_standby else bins[k]
+            load = sum(share[i] for i in served)
+            placed = k < len(slots)
+            x, y, rot = slots[k] if placed else (math.nan, math.nan, 0.0)
+            if placed:
+                for i in served:
+                    carried[i] += share[i]
+            cdus.append(
+                {"cdu_id": f"{key}/CDU{k + 1:02d}", "hall": key, "model": model_id, "rating_kw": cdu.rating_kw,
+                 "flow_l_per_s": cdu.flow_l_per_s, "load_kw": round(load, 3),
+                 "load_flow_l_per_s": round(cdu.flow_l_per_s * load / cdu.rating_kw, 3),
+                 "standby": is_standby, "rows": " ".join(row_ids[i].rsplit("/", 1)[-1] for i in served),
+                 "x_m": round(x, 6), "y_m": round(y, 6), "width_m": cdu.width_m, "depth_m": cdu.depth_m,
+                 "rotation_deg": rot, "placed": placed}
+            )  # fmt: skip
+        short = [i for i in range(len(loads)) if carried[i] < loads[i] - 1e-6]
+        for i in range(len(loads)):
+            row_recs.append(
+                {"row": row_ids[i], "hall": key, "liquid_kw": round(loads[i], 3),
+                 "cdus": sum(1 for bn in bins if i in bn), "carried_kw": round(carried[i], 3)}
+            )  # fmt: skip
+        where_room = "its CDU gallery" if gallery else "free floor at its row ends"
+        if short:
+            i = short[0]
+            v.append(
+                Violation(
+                    "cdu",
+                    row_ids[i],
+                    f"{len(short)} liquid row(s) of {key} lack CDUs: {where_room} holds {len(slots)} of the "
+                    f"{n} {model_id} CDUs; row {row_ids[i]} puts {loads[i]:.0f} kW into the coolant, its CDUs "
+                    f"carry {carried[i]:.0f} kW",
+                    "enlarge the CDU gallery keep-out (reason 'CDU gallery'), pick a larger CDU in power.cdu, "
+                    "or leave room at the row ends",
+                    {
+                        "rows": len(short),
+                        "liquid_kw": round(loads[i], 1),
+                        "carried_kw": round(carried[i], 1),
+                        "cdus_needed": n,
+                        "cdus_placed": min(n, len(slots)),
+                    },  # fmt: skip
+                )
+            )
+        elif standby and len(slots) < n:
+            v.append(
+                Violation(
+                    "cdu",
+                    key,
+                    f"hall {key} has no place for its standby CDU: {where_room} holds {len(slots)} of {n}; "
+                    "its CDUs are N, not N+1",
+                    "enlarge the CDU gallery keep-out or pick a larger CDU in power.cdu",
+                    {"cdus_needed": n, "cdus_placed": len(slots)},
+                )
+            )
+    return LiquidLoop(
+        pd.DataFrame(cdus, columns=CDU_COLUMNS), pd.DataFrame(row_recs, columns=LIQUID_ROW_COLUMNS), tuple(v)
+    )
+
+
+def cdu_parts(catalog: Catalog, loop: LiquidLoop) -> list[tuple[str, str, str, int, str, float]]:
+    """BOM rows of category ``cooling``: the placed CDUs per model, in catalog order."""
+    placed = loop.cdus.loc[loop.cdus["placed"].astype(bool)]
+    counts = placed["model"].value_counts()
+    return [
+        ("cooling", f"{catalog.cdu[m].name} ({catalog.cdu[m].flow_l_per_s:g} L/s at rating)", m, int(counts[m]),
+         "each", catalog.cdu[m].price_usd)
+        for m in catalog.cdu
+        if m in counts.index
+    ]  # fmt: skip

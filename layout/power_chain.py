@@ -1,0 +1,348 @@
+"""The power chain of each hall, from UPS blocks to every rack's A and B feeds (pure: numpy/pandas).
+
+Per hall (``[building.hall.power]``, defaults in brackets; parts from the catalog):
+
+- **Busways** [per row, the smallest ``[busway.ID]`` that carries the row; several side by side when
+  none does]: every row has an A side and a B side, each with the same busways; a row's racks are
+  split over its busways in order, by their kW. A hall's ``power.busway`` fixes one busway per side per
+  row of that model. Each rack takes one **tap-off box** per side, the smallest that carries it. The
+  rack's feeds ``feed_a`` / ``feed_b`` are the busways its tap-offs are on.
+- **Redundancy** [``2N``]: in 2N the A side and the B side are two UPS systems; each alone carries every
+  rack, so each busway, tap-off and block is sized for the full load of what it feeds. ``N+1`` and ``N``
+  are distributed: ``n`` blocks, each row's A side on block ``i`` and B side on block ``j != i`` (rows
+  spread over the pairs, the heaviest first, onto the pair carrying least). Normally a rack draws half
+  from each side; in N+1, when any one block fails, its racks move whole onto their other block, and
+  every block must carry that worst case (``n = ceil(load / block) + 1`` blocks, more if the spread
+  needs them); in N nothing may fail: each block carries its normal share, and busways and tap-offs
+  half the rack.
+- **UPS blocks** [the catalog's first ``[ups.ID]``], each followed by its own **switchboard** [the first
+  ``[switchboard.ID]``]: in 2N the rows fill the blocks of each side in row order, each block up to the
+  smaller of its and its switchboard's rating.
+- **Violations** (kind ``feed``): a tap-off, busway, UPS block or switchboard whose load (as above) is over
+  its rating, naming the worst and the count per hall and kind of part.
+- **Stranded capacity** per hall: what the hall was given (its ``it_mw``, else what its UPS blocks carry
+  with their redundancy) less the IT it carries; the part of it that its cooling cannot carry is
+  stranded by cooling, the rest by space (floor, or load the placer did not put there).
+
+Ids: busways ``B1/H1/R03/A1`` (row, side, number), rack feeds the same, UPS blocks ``B1/H1/UPS-A1`` (2N)
+or ``B1/H1/UPS-1``, switchboards ``B1/H1/SWB-A1`` beside their block.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from layout.cooling import hall_cooling_mw, pack_in_order
+from layout.violations import Violation
+
+if TYPE_CHECKING:
+    from layout.load import Inputs
+    from layout.model import Catalog
+    from layout.place import Placement
+
+BUSWAY_LEAD_M = 2.0  # per run: drop from the switchboard's cable to the busway's end feed (unverified)
+BUSWAY_COLUMNS = [
+    "busway_id", "hall", "row", "side", "model", "rating_kw", "racks", "load_kw", "length_m", "ups_id",
+]  # fmt: skip
+UPS_COLUMNS = [
+    "ups_id", "hall", "side", "model", "rating_mw", "normal_mw", "load_mw", "busways", "switchboard_id",
+    "switchboard_model", "switchboard_rating_mw",
+]  # fmt: skip
+HALL_COLUMNS = [
+    "hall", "redundancy", "it_mw", "cooling_mw", "ups_model", "ups_blocks", "busways", "chain_mw",
+    "provisioned_mw", "stranded_mw", "stranded_cooling_mw", "stranded_space_mw",
+]  # fmt: skip
+FEED_COLUMNS = ["rack_id", "feed_a", "feed_b", "tap_off", "tap_kw"]
+SIDE_SHARE = {"2N": 1.0, "N+1": 1.0, "N": 0.5}  # of a rack's kW that one side must carry
+
+
+@dataclass(frozen=True)
+class PowerChain:
+    """Rack feeds (aligned with the racks table), busways, UPS blocks, per-hall figures, violations."""
+
+    feeds: pd.DataFrame
+    busways: pd.DataFrame
+    ups: pd.DataFrame
+    halls: pd.DataFrame
+    violations: tuple[Violation, ...] = field(default=())
+
+    def by_hall(self) -> dict[str, dict[str, Any]]:
+        out = {}
+        for r in self.halls.to_dict("records"):
+            out[str(r["hall"])] = {
+                "redundancy": r["redundancy"],
+                "ups_blocks": int(r["ups_blocks"]),
+                "ups_model": r["ups_model"],
+                "busways": int(r["busways"]),
+                "chain_mw": round(float(r["chain_mw"]), 4),
+                "stranded_mw": round(float(r["stranded_mw"]), 4),
+            }
+        return out
+
+
+def _smallest(ratings: np.ndarray, need: np.ndarray) -> np.ndarray:
+    """Index (into ``ratings``, ascending) of the smallest rating >= need; the largest when none is."""
+    i = np.searchsorted(ratings, need - 1e-9, side="left")
+    return np.minimum(i, len(ratings) - 1)
+
+
+def _distributed(loads: np.ndarray, cap_kw: float, redundancy: str) -> tuple[int, np.ndarray, np.ndarray]:
+    """Blocks and each row's (A block, B block) for N+1 / N (see the module docstring); returns the
+    block count and the pair of every row."""
+    total = float(loads.sum())
+    n0 = max(2, math.ceil(total / cap_kw - 1e-9) + (1 if redundancy == "N+1" else 0))
+    order = np.lexsort((np.arange(len(loads)), -loads))
+    for n in range(n0, n0 + 12):
+        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+        pl = np.zeros(len(pairs))
+        pick = np.zeros(len(loads), np.int64)
+        for r in order.tolist():
+            p = int(np.argmin(pl))
+            pick[r] = p
+            pl[p] += loads[r]
+        pa = np.array([p[0] for p in pairs])[pick]
+        pb = np.array([p[1] for p in pairs])[pick]
+        if _block_loads(loads, pa, pb, n, redundancy).max() <= cap_kw + 1e-6:
+            break
+    return n, pa, pb
+
+
+def _block_loads(loads: np.ndarray, pa: np.ndarray, pb: np.ndarray, n: int, redundancy: str) -> np.ndarray:
+    """Each block's design load (kW): its normal share (half of each row on it), and in N+1 the worst
+    single failure of another block (that block's rows move whole onto their other block)."""
+    normal = np.bincount(pa, loads / 2, n) + np.bincount(pb, loads / 2, n)
+    if redundancy != "N+1":
+        return normal
+    # moved[f, j]: load moved onto j when f fails = half of the rows on pair (f, j)
+    moved = np.zeros((n, n))
+    np.add.at(moved, (pa, pb), loads / 2)
+    np.add.at(moved, (pb, pa), loads / 2)
+    return normal + moved.max(0)
+
+
+def _over(kind: str, ids: np.ndarray, load: np.ndarray, rating: np.ndarray, hall: str, unit: str,
+          what: str) -> list[Violation]:  # fmt: skip
+    over = load > rating + 1e-6
+    if not over.any():
+        return []
+    k = int(np.flatnonzero(over)[np.argmax((load - rating)[over])])
+    return [
+        Violation(
+            "feed",
+            str(ids[k]),
+            f"{int(over.sum())} {kind}(s) of {hall} over their rating; worst {ids[k]} carries "
+            f"{load[k]:.1f} {unit} of its {rating[k]:g} {unit} ({what})",
+            "pick a larger part in the hall's [power] table, split the row, or spread the load",
+            {
+                "parts": int(over.sum()),
+                "load": round(float(load[k]), 3),
+                "rating": float(rating[k]),
+                "unit": unit,
+            },
+        )
+    ]
+
+
+def build(inputs: Inputs, placement: Placement, rack_kw: np.ndarray) -> PowerChain:
+    """The power chain of every hall with racks (see the module docstring)."""
+    cat = inputs.catalog
+    racks = placement.racks
+    nr = len(racks)
+    if not (cat.busway and cat.tap_off and cat.ups and cat.switchboard):
+        feeds = pd.DataFrame(
+            {"rack_id": racks["rack_id"], "feed_a": "", "feed_b": "", "tap_off": "", "tap_kw": 0.0},
+            columns=FEED_COLUMNS,
+        )
+        return PowerChain(
+            feeds, pd.DataFrame(columns=BUSWAY_COLUMNS), pd.DataFrame(columns=UPS_COLUMNS),
+            pd.DataFrame(columns=HALL_COLUMNS),
+        )  # fmt: skip
+    rack_kw = np.asarray(rack_kw, float)
+    hall_col = racks["hall"].to_numpy()
+    row_col = racks["row"].to_numpy()
+    tap_ids = np.array(sorted(cat.tap_off, key=lambda t: (cat.tap_off[t].rating_kw, t)))
+    tap_ratings = np.array([cat.tap_off[t].rating_kw for t in tap_ids])
+    bw_ids = np.array(sorted(cat.busway, key=lambda t: (cat.busway[t].rating_kw, t)))
+    bw_ratings = np.array([cat.busway[t].rating_kw for t in bw_ids])
+    feed_a = np.full(nr, "", dtype=object)
+    feed_b = np.full(nr, "", dtype=object)
+    tap = np.full(nr, "", dtype=object)
+    tap_kw = np.zeros(nr)
+    busways: list[tuple[np.ndarray, ...]] = []
+    ups_rows: list[dict[str, Any]] = []
+    hall_rows: list[dict[str, Any]] = []
+    v: list[Violation] = []
+    width = racks["width_m"].to_numpy(float)
+    for b, h in inputs.site.halls():
+        key = f"{b.id}/{h.id}"
+        idx = np.flatnonzero(hall_col == key)
+        if not len(idx):
+            continue
+        red = h.power.redundancy
+        share = SIDE_SHARE[red]
+        kw = rack_kw[idx]
+        # tap-offs: per rack and side, the smallest that carries its share
+        need = kw * share
+        ti = _smallest(tap_ratings, need)
+        tap[idx] = tap_ids[ti]
+        tap_kw[idx] = tap_ratings[ti]
+        v += _over("tap-off", racks["rack_id"].to_numpy()[idx] + "/A", need, tap_ratings[ti], key, "kW",
+                   "each side of the rack")  # fmt: skip
+        # busways: per row and side
+        rows, inv = np.unique(row_col[idx], return_inverse=True)
+        row_kw = np.bincount(inv, kw, len(rows))
+        row_need = row_kw * share
+        if h.power.busway is not None:
+            fixed = cat.busway[h.power.busway]
+            r_ids = np.full(len(rows), h.power.busway, dtype=object)
+            r_rating = np.full(len(rows), fixed.rating_kw)
+            per_row = np.ones(len(rows), np.int64)
+        else:
+            bi = _smallest(bw_ratings, row_need)
+            r_ids, r_rating = bw_ids[bi], bw_ratings[bi]
+            per_row = np.maximum(1, np.ceil(row_need / r_rating - 1e-9)).astype(np.int64)
+        # a rack's busway in its row: by the middle of its kW along the row's cumulative kW
+        order = np.lexsort((racks["pos"].to_numpy()[idx], inv))
+        cum = np.zeros(len(idx))
+        sorted_kw = kw[order]
+        csum = np.cumsum(sorted_kw)
+        start = np.r_[0.0, csum[:-1]]
+        first = np.r_[0, np.flatnonzero(np.diff(inv[order])) + 1]
+        base = np.repeat(start[first], np.diff(np.r_[first, len(order)]))
+        cum[order] = start - base + sorted_kw / 2
+        k_row = per_row[inv]
+        part = np.where(row_kw[inv] > 0, cum / np.where(row_kw[inv] > 0, row_kw[inv], 1.0), 0.0)
+        bk = np.minimum((part * k_row).astype(np.int64), k_row - 1)  # 0-based busway in the row
+        bw_no = np.r_[0, np.cumsum(per_row)[:-1]][inv] + bk  # hall-wide busway number
+        n_bw = int(per_row.sum())
+        bw_row = np.repeat(np.arange(len(rows)), per_row)
+        bw_in_row = np.arange(n_bw) - np.r_[0, np.cumsum(per_row)[:-1]][bw_row]
+        bw_load = np.bincount(bw_no, kw, n_bw) * share
+        bw_len = np.bincount(bw_no, width[idx], n_bw) + BUSWAY_LEAD_M
+        bw_racks = np.bincount(bw_no, minlength=n_bw)
+        bw_rating = r_rating[bw_row]
+        bw_model = r_ids[bw_row]
+        # UPS blocks: rows onto blocks
+        ups_id = h.power.ups or next(iter(cat.ups))
+        swb_id = h.power.switchboard or next(iter(cat.switchboard))
+        ups, swb = cat.ups[ups_id], cat.switchboard[swb_id]
+        cap_kw = min(ups.rating_mw, swb.rating_mw) * 1000.0
+        if red == "2N":
+            bins = pack_in_order(row_kw.tolist(), cap_kw, split=False)
+            blk = np.zeros(len(rows), np.int64)
+            for k_, members in enumerate(bins):
+                blk[members] = k_
+            n_side = len(bins)
+            names_a = np.array([f"{key}/UPS-A{k_ + 1}" for k_ in range(n_side)], dtype=object)
+            names_b = np.array([f"{key}/UPS-B{k_ + 1}" for k_ in range(n_side)], dtype=object)
+            row_a, row_b = names_a[blk], names_b[blk]
+            side_load = np.bincount(blk, row_kw, n_side)
+            blocks: list[tuple[np.ndarray, str, np.ndarray, np.ndarray]] = [
+                (names_a, "A", side_load / 2, side_load),
+                (names_b, "B", side_load / 2, side_load),
+            ]
+            n_blocks, chain_kw = 2 * n_side, n_side * ups.rating_mw * 1000.0
+        else:
+            n, pa, pb = _distributed(row_kw, cap_kw, red)
+            names = np.array([f"{key}/UPS-{k_ + 1}" for k_ in range(n)], dtype=object)
+            row_a, row_b = names[pa], names[pb]
+            normal = np.bincount(pa, row_kw / 2, n) + np.bincount(pb, row_kw / 2, n)
+            blocks = [(names, "-", normal, _block_loads(row_kw, pa, pb, n, red))]
+            n_blocks = n
+            chain_kw = (n - 1 if red == "N+1" else n) * ups.rating_mw * 1000.0
+        sides = []
+        for side, row_ups in (("A", row_a), ("B", row_b)):
+            ids = np.array(
+                [f"{rows[r]}/{side}{bw_in_row[q] + 1}" for q, r in enumerate(bw_row.tolist())], dtype=object
+            )
+            sides.append(ids)
+            busways.append(
+                (ids, np.full(n_bw, key, dtype=object), rows[bw_row], np.full(n_bw, side, dtype=object), bw_model,
+                 bw_rating, bw_racks, np.round(bw_load, 3), np.round(bw_len, 3), row_ups[bw_row])
+            )  # fmt: skip
+        feed_a[idx], feed_b[idx] = sides[0][bw_no], sides[1][bw_no]
+        v += _over(
+            "busway", sides[0], bw_load, bw_rating, key, "kW", "each side alone" if share == 1 else "half"
+        )
+        count = Counter(np.r_[row_a[bw_row], row_b[bw_row]].tolist())
+        for names, side, normal_kw, load_kw in blocks:
+            swb_names = np.array([n_.replace("/UPS-", "/SWB-") for n_ in names], dtype=object)
+            for k_, name in enumerate(names.tolist()):
+                ups_rows.append(
+                    {"ups_id": name, "hall": key, "side": side, "model": ups_id, "rating_mw": ups.rating_mw,
+                     "normal_mw": round(float(normal_kw[k_]) / 1000.0, 4),
+                     "load_mw": round(float(load_kw[k_]) / 1000.0, 4), "busways": int(count.get(name, 0)),
+                     "switchboard_id": swb_names[k_], "switchboard_model": swb_id,
+                     "switchboard_rating_mw": swb.rating_mw}
+                )  # fmt: skip
+            what = "on the worst single failure" if red == "N+1" else ("alone" if red == "2N" else "normally")
+            v += _over(
+                "UPS block", names, load_kw / 1000.0, np.full(len(names), ups.rating_mw), key, "MW", what
+            )
+            v += _over("switchboard", swb_names, load_kw / 1000.0, np.full(len(names), swb.rating_mw), key, "MW",
+                       what)  # fmt: skip
+        it_mw = float(kw.sum()) / 1000.0
+        cool = hall_cooling_mw(h, cat)
+        chain_mw = chain_kw / 1000.0
+        prov = h.it_mw if h.it_mw is not None else chain_mw
+        stranded = max(0.0, prov - it_mw)
+        by_cooling = max(0.0, prov - max(cool, it_mw)) if cool is not None else 0.0
+        hall_rows.append(
+            {"hall": key, "redundancy": red, "it_mw": round(it_mw, 4),
+             "cooling_mw": round(cool, 4) if cool is not None else math.nan, "ups_model": ups_id,
+             "ups_blocks": n_blocks, "busways": 2 * n_bw, "chain_mw": round(chain_mw, 4),
+             "provisioned_mw": round(prov, 4), "stranded_mw": round(stranded, 4),
+             "stranded_cooling_mw": round(by_cooling, 4), "stranded_space_mw": round(stranded - by_cooling, 4)}
+        )  # fmt: skip
+    feeds = pd.DataFrame(
+        {"rack_id": racks["rack_id"], "feed_a": feed_a, "feed_b": feed_b, "tap_off": tap, "tap_kw": tap_kw},
+        columns=FEED_COLUMNS,
+    )
+    if busways:
+        cols = [np.concatenate([b[j] for b in busways]) for j in range(len(BUSWAY_COLUMNS))]
+        bw = pd.DataFrame(dict(zip(BUSWAY_COLUMNS, cols, strict=True)), columns=BUSWAY_COLUMNS)
+        bw = bw.sort_values(["hall", "row", "side", "busway_id"], kind="stable").reset_index(drop=True)
+    else:
+        bw = pd.DataFrame(columns=BUSWAY_COLUMNS)
+    return PowerChain(
+        feeds, bw, pd.DataFrame(ups_rows, columns=UPS_COLUMNS), pd.DataFrame(hall_rows, columns=HALL_COLUMNS),
+        tuple(v),
+    )  # fmt: skip
+
+
+def part_counts(catalog: Catalog, chain: PowerChain) -> list[tuple[str, str, str, int, str, float]]:
+    """BOM rows of category ``power``: busway runs and metres per model, tap-off boxes (two per rack, one
+    per side) per model, UPS blocks and switchboards per model; in catalog order within each kind."""
+    out: list[tuple[str, str, str, int, str, float]] = []
+    bw = chain.busways
+    if len(bw):
+        runs = bw.groupby("model")["busway_id"].size()
+        metres = bw.groupby("model")["length_m"].sum()
+        for m in catalog.busway:
+            if m in runs.index:
+                spec = catalog.busway[m]
+                out.append(
+                    ("power", f"{spec.name}, run (end feed unit)", m, int(runs[m]), "each", spec.price_usd)
+                )
+                out.append(("power", spec.name, f"{m}/m", int(math.ceil(float(metres[m]) - 1e-9)), "m",
+                            spec.price_usd_per_m))  # fmt: skip
+    taps = chain.feeds.loc[chain.feeds["tap_off"] != "", "tap_off"].value_counts()
+    for t in catalog.tap_off:
+        if t in taps.index:
+            out.append(
+                ("power", catalog.tap_off[t].name, t, 2 * int(taps[t]), "each", catalog.tap_off[t].price_usd)
+            )
+    ups = chain.ups
+    if len(ups):
+        for col, parts in (("model", catalog.ups), ("switchboard_model", catalog.switchboard)):
+            counts = ups[col].value_counts()
+            for m in parts:
+                if m in counts.index:
+                    out.append(("power", parts[m].name, m, int(counts[m]), "each", parts[m].price_usd))
+    return out

@@ -1,0 +1,142 @@
+"""The power chain and the CDUs on every shipped site, and in the outputs: the XLSX Racks sheet's feeds,
+the Power sheet, the BOM's power and cooling lines and the PDF's power chain (issue 16)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import openpyxl
+import pytest
+from pypdf import PdfReader
+
+from layout.export import tables
+
+
+def test_every_rack_of_every_shipped_site_has_two_feeds_from_different_ups_blocks(
+    design_of: Callable[[str], Any], shipped_sites: list[str]
+) -> None:
+    for stem in shipped_sites:
+        d = design_of(stem)
+        f, bw = d.chain.feeds, d.chain.busways.set_index("busway_id")
+        assert len(f) == len(d.placement.racks) and (f["rack_id"] == d.placement.racks["rack_id"]).all()
+        assert (f["feed_a"] != "").all() and (f["feed_b"] != "").all(), stem
+        ups_a = bw.loc[f["feed_a"], "ups_id"].to_numpy()
+        ups_b = bw.loc[f["feed_b"], "ups_id"].to_numpy()
+        assert (ups_a != ups_b).all(), stem
+        # a feed is in its rack's row; each busway carries the kW of its racks (2N: each side alone)
+        assert (bw.loc[f["feed_a"], "row"].to_numpy() == d.placement.racks["row"].to_numpy()).all()
+        kw = np.bincount(
+            np.unique(f["feed_a"], return_inverse=True)[1], d.power.rack_kw, minlength=f["feed_a"].nunique()
+        )
+        assert bw.loc[np.unique(f["feed_a"]), "load_kw"].to_numpy() == pytest.approx(kw, abs=1e-2)
+        assert (bw["load_kw"] <= bw["rating_kw"] + 1e-6).all(), stem
+        assert (f["tap_kw"].to_numpy() >= d.power.rack_kw - 1e-9).all(), stem
+        ups = d.chain.ups
+        assert (ups["load_mw"] <= ups["rating_mw"] + 1e-9).all(), stem
+        assert not [v for v in d.violations if v.kind in ("feed", "cdu")], stem
+        cats = set(d.bom["category"])
+        assert "power" in cats, stem
+        assert ("cooling" in cats) == any(h.cooling == "liquid" for _, h in d.inputs.site.halls()), stem
+        power = d.bom[d.bom["category"] == "power"].set_index("part_id")
+        assert int(power.loc[power.index.str.startswith("ups-"), "qty"].sum()) == len(ups)
+        assert int(power.loc[power.index.str.startswith("swb-"), "qty"].sum()) == len(ups)
+        assert int(power.loc[power.index.str.startswith("tap-"), "qty"].sum()) == 2 * len(f)
+        runs = power.loc[power.index.str.startswith("bw-") & ~power.index.str.endswith("/m"), "qty"]
+        assert int(runs.sum()) == len(bw)
+        s = d.summary()["halls"]
+        for r in d.chain.halls.itertuples():
+            assert s[r.hall]["power_chain"]["ups_blocks"] == r.ups_blocks
+
+
+def test_workbook_racks_have_feeds_and_a_power_sheet(tmp_path: Path, design_of: Callable[[str], Any]) -> None:
+    d = design_of("superpod-4su")
+    (path,) = tables.write_tables_of(d, tmp_path, xlsx=True)
+    wb = openpyxl.load_workbook(path)
+    assert wb.sheetnames == ["BOM", "Racks", "Links summary", "Ports", "Power", "Summary"]
+    racks = list(wb["Racks"].values)
+    head = list(racks[0])
+    assert head[-2:] == ["feed_a", "feed_b"]
+    assert [r[-2] for r in racks[1:]] == d.chain.feeds["feed_a"].tolist()
+    assert [r[-1] for r in racks[1:]] == d.chain.feeds["feed_b"].tolist()
+    power = list(wb["Power"].values)
+    assert list(power[0]) == tables.POWER_COLUMNS
+    parts = [r[0] for r in power[1:]]
+    assert parts.count("busway") == len(d.chain.busways)
+    assert parts.count("UPS block") == parts.count("switchboard") == len(d.chain.ups)
+    by_id = {r[1]: r for r in power[1:]}
+    for b in d.chain.busways.itertuples():
+        row = by_id[b.busway_id]
+        assert (row[6], row[7]) == (b.rating_kw, b.load_kw)
+        assert row[11] == b.ups_id.replace("/UPS-", "/SWB-")  # fed from its block's switchboard
+        assert by_id[row[11]][11] == b.ups_id
+
+
+def test_pdf_power_chapter_shows_the_chain_and_stranded_capacity(design_of: Callable[[str], Any]) -> None:
+    from layout.export import pdf
+
+    d = design_of("gb200-hall")
+    text = " ".join(
+        "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf.render_pdf(d))).pages).split()
+    )
+    assert "Power chain and stranded capacity" in text
+    (h,) = d.chain.halls.itertuples()
+    assert f"{h.ups_blocks} x {h.ups_model}" in text
+    assert "Liquid cooling: CDUs" in text
+    n = len(d.liquid.cdus)
+    assert f"{n} x {d.liquid.cdus['model'].iat[0]}" in text
+    assert "Power distribution" in text and "Subtotal cooling" in text
+
+
+def test_tui_shows_a_rack_s_feeds_and_the_chain_in_the_budgets(inputs_of: Callable[[str], Any]) -> None:
+    from rich.console import Console
+
+    from layout.tui.session import compute
+    from layout.tui.widgets.inspector import feed_text
+
+    inputs = inputs_of("superpod-4su")
+    result = compute(inputs, "")
+    d = result.design
+    f = d.chain.feeds
+    bw = d.chain.busways.set_index("busway_id")
+    a, b = f["feed_a"].iat[0], f["feed_b"].iat[0]
+    hall = d.placement.racks["hall"].iat[0] + "/"
+    want = (
+        f"A {a.removeprefix(hall)} < {bw.loc[a, 'ups_id'].removeprefix(hall)}, "
+        f"B {b.removeprefix(hall)} < {bw.loc[b, 'ups_id'].removeprefix(hall)}; "
+        f"{f['tap_off'].iat[0]} {f['tap_kw'].iat[0]:g} kW"
+    )
+    assert feed_text(d, 0) == want
+    console = Console(width=100, record=True)
+    console.print(result.budgets)
+    text = console.export_text()
+    assert "Power chain (IT / UPS with redundancy)" in text
+    (h,) = d.chain.halls.itertuples()
+    assert f"{h.hall} 2N {h.ups_blocks}x{h.ups_model}" in text
+    assert f"{h.it_mw:,.2f}/{h.chain_mw:,.2f} MW" in text
+    assert "Halls (heat / cooling)" in text
+
+
+def test_dxf_has_a_power_sheet_per_hall_and_cdus_on_their_layer(design_of: Callable[[str], Any]) -> None:
+    from layout.export import dxf
+
+    d = design_of("gb200-hall")
+    doc = dxf.build_scene_document(dxf.scene_of(d))
+    assert doc.layouts.names_in_taborder() == ["Model", "00 SITE", "B1-H1", "B1-H1-PWR"]
+    assert not doc.audit().errors
+    msp = doc.modelspace()
+    lines = msp.query('LWPOLYLINE[layer=="E-POWR"]')
+    assert len(lines) == len(d.chain.busways)
+    boxes = msp.query('LWPOLYLINE[layer=="M-EQPM-CDU"]')
+    assert len(boxes) == int(d.liquid.cdus["placed"].sum())
+    (vp,) = [e for e in doc.paperspace("B1-H1-PWR").query("VIEWPORT") if e.dxf.id > 1]
+    assert "E-TRAY" in vp.frozen_layers and "E-POWR" not in vp.frozen_layers
+    (hall_vp,) = [e for e in doc.paperspace("B1-H1").query("VIEWPORT") if e.dxf.id > 1]
+    assert "E-TRAY" not in hall_vp.frozen_layers
+    notes = " ".join(t.dxf.text for t in doc.paperspace("B1-H1-PWR").query("TEXT"))
+    assert f"UPS blocks of B1/H1: {len(d.chain.ups)}" in notes
+    assert f"Busways of B1/H1: {len(d.chain.busways)}, by model:" in notes
+    assert f"CDUs (layer M-EQPM-CDU): {int(d.liquid.cdus['placed'].sum())}" in notes

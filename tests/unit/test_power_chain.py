@@ -1,0 +1,162 @@
+"""The power chain (layout/power_chain.py) on hand-built racks with hand-chosen loads.
+
+The small site (tests/conftest.py), one hall B1/H1 with rows of racks built in the test; kW per rack is
+given, not computed, so every busway, tap-off and UPS load below is worked out by hand. Catalog parts
+(rack_templates/catalog.toml): busways 400 A 287.5 kW, 630 A 452.8, 800 A 575.1, 1000 A 718.8,
+1250 A 898.5, 1600 A 1150.1; tap-offs 32 A 23 kW, 63 A 45.3, 100 A 71.9, 125 A 89.8, 160 A 115,
+250 A 179.7; UPS blocks 2 MW (default), 1 MW, 3 MW; switchboards 2.875 MW (default), 3.594 MW.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import handbuilt as hb
+import numpy as np
+import pytest
+
+from layout import power_chain
+from layout.load import Inputs
+
+Make = Callable[..., Inputs]
+
+
+def rows_of(spec: list[int]) -> Any:
+    """A placement of rows R01, R02, ... with ``spec[i]`` 600 mm racks each, along x."""
+    racks = []
+    for r, n in enumerate(spec):
+        racks += [(f"B1/H1/R{r + 1:02d}/K{k + 1:02d}", 0.3 + 0.6 * k, 1.0 + 2.4 * r) for k in range(n)]
+    return hb.placement(hb.racks_table(racks), [], [])
+
+
+def chain_of(make_inputs: Make, spec: list[int], kw: list[float], **power: Any) -> power_chain.PowerChain:
+    inputs = make_inputs({"building": {0: {"hall": {0: {"power": power}}}}} if power else {})
+    return power_chain.build(inputs, rows_of(spec), np.asarray(kw, float))
+
+
+def test_2n_every_rack_has_a_and_b_from_different_ups_blocks(make_inputs: Make) -> None:
+    # R01: 10 racks x 40 kW = 400 kW -> a 630 A busway per side; R02: 10 x 30 = 300 kW -> 630 A too
+    # (above the 400 A's 287.5); 700 kW on one 2 MW block per side; tap-offs 63 A (45.3 kW >= 40)
+    ch = chain_of(make_inputs, [10, 10], [40.0] * 10 + [30.0] * 10)
+    f = ch.feeds
+    assert f["feed_a"].tolist() == ["B1/H1/R01/A1"] * 10 + ["B1/H1/R02/A1"] * 10
+    assert f["feed_b"].tolist() == ["B1/H1/R01/B1"] * 10 + ["B1/H1/R02/B1"] * 10
+    assert set(f["tap_off"]) == {"tap-63a"}
+    bw = ch.busways.set_index("busway_id")
+    assert bw.loc["B1/H1/R01/A1", "model"] == "bw-630a"
+    assert bw.loc["B1/H1/R01/A1", "load_kw"] == pytest.approx(400.0)  # each side alone carries the row
+    assert bw.loc["B1/H1/R02/B1", "load_kw"] == pytest.approx(300.0)
+    assert bw.loc["B1/H1/R01/A1", "length_m"] == pytest.approx(6.0 + 2.0)  # 10 x 0.6 m + the lead
+    ups_a = bw.loc[f["feed_a"], "ups_id"].to_numpy()
+    ups_b = bw.loc[f["feed_b"], "ups_id"].to_numpy()
+    assert (ups_a != ups_b).all()
+    assert set(ups_a) == {"B1/H1/UPS-A1"} and set(ups_b) == {"B1/H1/UPS-B1"}
+    ups = ch.ups.set_index("ups_id")
+    assert ups.loc["B1/H1/UPS-A1", "load_mw"] == pytest.approx(0.7)
+    assert ups.loc["B1/H1/UPS-A1", "normal_mw"] == pytest.approx(0.35)
+    assert ups.loc["B1/H1/UPS-A1", "switchboard_id"] == "B1/H1/SWB-A1"
+    (h,) = ch.halls.to_dict("records")
+    assert (h["ups_blocks"], h["busways"], h["chain_mw"]) == (2, 4, 2.0)
+    # no it_mw: what was bought is what the blocks carry in 2N (2 MW); 0.7 MW used
+    assert h["stranded_mw"] == pytest.approx(1.3)
+    assert ch.violations == ()
+
+
+def test_a_busway_too_small_is_a_violation_naming_it(make_inputs: Make) -> None:
+    # the hall fixes 400 A busways (287.5 kW): R01 at 400 kW is over by 112.5 kW on each side
+    ch = chain_of(make_inputs, [10, 2], [40.0] * 10 + [30.0] * 2, busway="bw-400a")
+    (v,) = ch.violations
+    assert (v.kind, v.where) == ("feed", "B1/H1/R01/A1")
+    assert v.figures == {"parts": 1, "load": 400.0, "rating": 287.5, "unit": "kW"}
+    assert "400.0 kW of its 287.5 kW" in v.message
+
+
+def test_a_row_above_the_largest_busway_gets_two_side_by_side(make_inputs: Make) -> None:
+    # 10 x 132 kW = 1,320 kW > 1,150.1: two 1600 A busways per side, racks 1-5 and 6-10 (660 kW each);
+    # a 132 kW rack takes a 250 A tap-off (179.7 kW)
+    ch = chain_of(make_inputs, [10], [132.0] * 10)
+    assert ch.feeds["feed_a"].tolist() == ["B1/H1/R01/A1"] * 5 + ["B1/H1/R01/A2"] * 5
+    bw = ch.busways.set_index("busway_id")
+    assert bw.loc[["B1/H1/R01/A1", "B1/H1/R01/A2"], "load_kw"].tolist() == pytest.approx([660.0, 660.0])
+    assert set(bw["model"]) == {"bw-1600a"}
+    assert set(ch.feeds["tap_off"]) == {"tap-250a"}
+    assert ch.violations == ()
+
+
+def test_a_rack_above_every_tap_off_is_a_feed_violation(make_inputs: Make) -> None:
+    ch = chain_of(make_inputs, [3], [20.0, 200.0, 20.0])
+    (v,) = ch.violations
+    assert v.where == "B1/H1/R01/K02/A"
+    assert (v.figures["load"], v.figures["rating"]) == (200.0, 179.7)
+
+
+def test_n_plus_1_spreads_rows_over_block_pairs_and_survives_any_one_failure(make_inputs: Make) -> None:
+    # 3 rows of 10 x 100 kW = 1 MW each, 2 MW blocks: ceil(3 / 2) + 1 = 3 blocks; the rows take the
+    # pairs (1,2), (1,3), (2,3). Normally each block carries 1 MW (half of two rows); when block 1
+    # fails, row (1,2) moves whole to 2: 1 + 0.5 = 1.5 MW <= 2. Usable: (3 - 1) x 2 = 4 MW
+    ch = chain_of(make_inputs, [10, 10, 10], [100.0] * 30, redundancy="N+1")
+    ups = ch.ups.set_index("ups_id")
+    assert list(ups.index) == ["B1/H1/UPS-1", "B1/H1/UPS-2", "B1/H1/UPS-3"]
+    assert ups["normal_mw"].tolist() == pytest.approx([1.0, 1.0, 1.0])
+    assert ups["load_mw"].tolist() == pytest.approx([1.5, 1.5, 1.5])
+    bw = ch.busways.set_index("busway_id")
+    pairs = {
+        (bw.loc[a, "ups_id"], bw.loc[b, "ups_id"])
+        for a, b in zip(ch.feeds["feed_a"], ch.feeds["feed_b"], strict=True)
+    }
+    assert pairs == {
+        ("B1/H1/UPS-1", "B1/H1/UPS-2"),
+        ("B1/H1/UPS-1", "B1/H1/UPS-3"),
+        ("B1/H1/UPS-2", "B1/H1/UPS-3"),
+    }
+    (h,) = ch.halls.to_dict("records")
+    assert (h["ups_blocks"], h["chain_mw"]) == (3, 4.0)
+    assert ch.violations == ()
+
+
+def test_n_halves_what_each_side_carries(make_inputs: Make) -> None:
+    # N: a side carries half a rack: 10 x 40 kW = 400 kW -> 200 kW per side, a 400 A busway; 20 kW per
+    # tap-off (32 A); two blocks at 0.2 MW each
+    ch = chain_of(make_inputs, [10], [40.0] * 10, redundancy="N")
+    assert set(ch.busways["model"]) == {"bw-400a"}
+    assert ch.busways["load_kw"].tolist() == pytest.approx([200.0, 200.0])
+    assert set(ch.feeds["tap_off"]) == {"tap-32a"}
+    assert ch.ups["load_mw"].tolist() == pytest.approx([0.2, 0.2])
+    assert ch.halls["chain_mw"].tolist() == [4.0]
+
+
+def test_a_ups_block_too_small_is_a_violation_naming_it(make_inputs: Make) -> None:
+    # 1 MW blocks; one row of 10 x 120 kW = 1.2 MW cannot be split across blocks: UPS-A1 at 1.2 of 1.0
+    ch = chain_of(make_inputs, [10], [120.0] * 10, ups="ups-1mw")
+    kinds = {v.where: v for v in ch.violations}
+    assert kinds["B1/H1/UPS-A1"].figures == {"parts": 1, "load": 1.2, "rating": 1.0, "unit": "MW"}
+    assert "B1/H1/UPS-B1" in kinds
+    assert list(ch.ups["ups_id"]) == ["B1/H1/UPS-A1", "B1/H1/UPS-B1"]
+
+
+def test_stranded_capacity_by_cooling_and_by_space(make_inputs: Make) -> None:
+    # it_mw 1.0 given, 0.7 MW used, cooling 0.5 MW: 0.3 MW stranded, all of it by cooling (1.0 - 0.7)
+    inputs = make_inputs({"building": {0: {"hall": {0: {"it_mw": 1.0, "cooling_mw": 0.5}}}}})
+    ch = power_chain.build(inputs, rows_of([10, 10]), np.asarray([40.0] * 10 + [30.0] * 10))
+    (h,) = ch.halls.to_dict("records")
+    assert (h["provisioned_mw"], h["stranded_mw"]) == pytest.approx((1.0, 0.3))
+    assert (h["stranded_cooling_mw"], h["stranded_space_mw"]) == pytest.approx((0.3, 0.0))
+    # cooling 2 MW: nothing stranded by cooling, 0.3 MW by space
+    inputs = make_inputs({"building": {0: {"hall": {0: {"it_mw": 1.0, "cooling_mw": 2.0}}}}})
+    ch = power_chain.build(inputs, rows_of([10, 10]), np.asarray([40.0] * 10 + [30.0] * 10))
+    (h,) = ch.halls.to_dict("records")
+    assert (h["stranded_cooling_mw"], h["stranded_space_mw"]) == pytest.approx((0.0, 0.3))
+
+
+def test_unknown_power_parts_are_refused(make_inputs: Make) -> None:
+    from layout.errors import InputError
+
+    with pytest.raises(InputError) as e:
+        make_inputs({"building": {0: {"hall": {0: {"power": {"ups": "ups-9mw", "busway": "bw-1a"}}}}}})
+    text = str(e.value)
+    assert (
+        'building[0].hall[0].power.ups: unknown UPS block "ups-9mw" (allowed: ups-1mw, ups-2mw, ups-3mw)'
+        in text
+    )
+    assert "building[0].hall[0].power.busway: unknown busway" in text
