@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from layout.cooling import hall_cooling_mw
 from layout.kept import Kept
 from layout.place.aisles import aisle_checks
 from layout.place.assign import Placer
@@ -99,20 +100,21 @@ def place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None = None) -> Pl
     return got
 
 
-# hall keys the placer reads only through the GPU rack each hall gets (templates.gpu_racks), or not at all
+# hall keys the placer reads only through the GPU rack each hall gets (templates.gpu_racks), through the
+# hall's cooling capacity (layout.cooling.hall_cooling_mw, in the key), or not at all
 NOT_PLACED_BY = {"max_rack_kw": 0.0, "cooling": "air", "floor_load_kg_m2": 0.0}
 
 
 def placement_key(inputs: Inputs, fabric: Fabric) -> dict[str, Any]:
     """Everything a placement is made from, by name (a cache keeps a Placement by all of it): the fabric
     (the very object: immutable), the catalog, the rack templates, the GPU rack of every hall, and the
-    site with the hall keys the placer reads only through those GPU racks (max kW) or never (cooling,
-    floor load) left out: an edit of a hall's cooling, or of its max kW that keeps its GPU rack, places
-    nothing again."""
+    site with the hall keys the placer reads only through those GPU racks (max kW), through the hall's
+    cooling capacity (its cooling type, which caps the load it takes) or never (floor load) left out: an
+    edit of a hall's floor load, of a cooling type that keeps its capacity (a set ``cooling_mw``), or of its
+    max kW that keeps its GPU rack, places nothing again."""
     site = inputs.site
     buildings = [
-        b.model_copy(update={"hall": [h.model_copy(update=NOT_PLACED_BY) for h in b.hall]})
-        for b in site.building
+        b.model_copy(update={"hall": [_as_placed(h, inputs) for h in b.hall]}) for b in site.building
     ]
     return {
         "fabric": fabric,
@@ -121,6 +123,12 @@ def placement_key(inputs: Inputs, fabric: Fabric) -> dict[str, Any]:
         "gpu_racks": gpu_racks(inputs),
         "site": site.model_copy(update={"building": buildings}),
     }
+
+
+def _as_placed(hall: Any, inputs: Inputs) -> Any:
+    """The hall as the placer sees it: the keys it does not read set to placeholders, and its cooling
+    (type) in the only form the placer reads it, the heat rejection capacity that caps the load it takes."""
+    return hall.model_copy(update={**NOT_PLACED_BY, "cooling_mw": hall_cooling_mw(hall, inputs.catalog)})
 
 
 def _place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None) -> Placement:
