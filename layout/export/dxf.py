@@ -214,7 +214,8 @@ class Sheet:
     title: str  # second title line, e.g. "Hall B1/H1: racks, trays and cabling"
     bbox_m: tuple[float, float, float, float]
     scale: int
-    kind: str  # "site", "building", "hall"
+    kind: str  # "site", "building", "hall", "power"
+    hall: str = ""  # the hall a hall or power sheet draws, "B1/H1" (ids may hold "-": not from the name)
 
 
 def fit_scale(width_m: float, height_m: float) -> int:
@@ -281,6 +282,7 @@ def plan_sheets(scene: Scene) -> list[Sheet]:
                     hb,
                     fit_scale(hb[2] - hb[0], hb[3] - hb[1]),
                     "hall",
+                    f"{b.id}/{h.id}",
                 )
             )
     if scene.busways is not None:  # a power sheet per hall with a power chain, after the plans
@@ -296,6 +298,7 @@ def plan_sheets(scene: Scene) -> list[Sheet]:
                             hb,
                             fit_scale(hb[2] - hb[0], hb[3] - hb[1]),
                             "power",
+                            f"{b.id}/{h.id}",
                         )
                     )
     return sheets
@@ -594,7 +597,7 @@ class _Scales:
 
     def __init__(self, scene: Scene, sheets: Sequence[Sheet]) -> None:
         self.site = sheets[0].scale
-        self.hall = {s.name.replace("-", "/", 1): s.scale for s in sheets if s.kind == "hall"}
+        self.hall = {s.hall: s.scale for s in sheets if s.kind == "hall"}
         self.building: dict[str, int] = {}
         for b in scene.site.building:
             mine = [self.hall[f"{b.id}/{h.id}"] for h in b.hall if f"{b.id}/{h.id}" in self.hall]
@@ -1610,8 +1613,7 @@ def _notes(layout: Paperspace, scene: Scene, sheet: Sheet) -> None:
         _power_notes(layout, scene, sheet, x, y - 8.0)
         return
     if sheet.kind == "hall":
-        key = sheet.name.replace("-", "/", 1)
-        mine = [v for v in numbered_violations(scene) if hall_key(v[2]) == key]
+        mine = [v for v in numbered_violations(scene) if hall_key(v[2]) == sheet.hall]
     else:
         mine = numbered_violations(scene)
     lines.append(
@@ -1702,7 +1704,7 @@ def _busway_spots(r: Any, height: float) -> list[Spot]:
 def _power_notes(layout: Paperspace, scene: Scene, sheet: Sheet, x: float, y: float) -> None:
     """The power sheet's notes: what the lines are, the hall's busways, UPS blocks and CDUs with their
     loads and ratings."""
-    key = sheet.name.rsplit("-", 1)[0].replace("-", "/", 1)
+    key = sheet.hall
     lines = [
         "1. Busways (layer E-POWR) over each row: A side below the row's centre line, B above.",
         "   Each labelled past one end with its id and the UPS block it hangs on, e.g. A1 UPS-A1.",
