@@ -582,7 +582,9 @@ class DCLayoutApp(App[None]):
 
     def action_switch_model(self) -> None:
         if self.editor is not None:
-            options = [(f"{k} — {v.name}", k) for k, v in sorted(self.editor.catalog.switch.items())]
+            catalog, cluster = self.editor.catalog, self.editor.inputs.site.cluster
+            fabric = catalog.fabric_switches(cluster.server, cluster.nic)
+            options = [(f"{k} — {catalog.switch[k].name}", k) for k in fabric]
             self._choose(
                 "Fabric switch",
                 options,
