@@ -162,6 +162,8 @@ async def main(site: str) -> None:
             ("undo (back to rail)", [], "ctrl+z"),
             ("hall max kW 45 -> 40", ["k", *"40"], "enter"),
             ("cooling -> liquid", ["o", "down"], "enter"),
+            # the next hall (B1/H2 on the campus, with room to spare): its racks re-laid, its building only
+            ("next hall max kW 50 -> 40", ["right_square_bracket", "k", *"40"], "enter"),
         ]
         for label, prepare, key in edits:
             await pilot.press(*prepare)

@@ -8,8 +8,12 @@ part of it:
 - the fabric (``design.build_fabric``), by the cluster (with which of its keys were given), the catalog,
   the servers per rack the halls allow and the site file it is built for;
 - the last placements, by all the placer reads (``place.placement_key``: a hall's cooling, or a max kW
-  that keeps its GPU rack, places nothing again), each hall's floor grid, and each fabric's devices
-  grouped for placement (``place.place``): see :class:`layout.place.PlaceCache`;
+  that keeps its GPU rack, places nothing again), each hall's floor grid, each fabric's devices
+  grouped for placement (``place.place``), each building's trial and final layout (``place.zones``:
+  an edit of one hall lays out its building alone) and each hall's part of the racks and rows tables
+  (``place.tables.hall_tables_key``): see :class:`layout.place.PlaceCache`;
+- the BOM rows of each fabric's servers, nodes and switches (``bom.fabric_parts_key``: the fabric and
+  the catalog);
 - the last cablings, by all the cabling stage reads (``media.cabling_key``: an edit of a hall's
   cooling, power budget or floor load that moves no rack re-cables nothing), and each fabric's port
   skeleton (every end's port and cage): see :class:`layout.media.CableCache`.
@@ -26,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from layout.bom import FABRIC_PARTS_KEPT, FabricParts
 from layout.kept import Kept
 from layout.media import CableCache
 from layout.place import PlaceCache
@@ -47,6 +52,7 @@ class DesignCache:
     fabrics: Kept[FabricKey, Fabric] = field(default_factory=lambda: Kept(FABRICS_KEPT))
     place: PlaceCache = field(default_factory=PlaceCache)
     cable: CableCache = field(default_factory=CableCache)
+    bom_parts: Kept[tuple[Any, ...], FabricParts] = field(default_factory=lambda: Kept(FABRIC_PARTS_KEPT))
 
     def sizes(self) -> dict[str, Any]:
         """How many values each store holds (for tests and the benchmarks' notes)."""
@@ -55,6 +61,10 @@ class DesignCache:
             "placements": len(self.place.placements),
             "grids": len(self.place.grids),
             "groups": len(self.place.groups),
+            "zone_trials": len(self.place.zones.trials),
+            "zone_layouts": len(self.place.zones.finals),
+            "hall_tables": len(self.place.tables),
             "cablings": len(self.cable.cablings),
             "port_skeletons": len(self.cable.skeletons),
+            "bom_parts": len(self.bom_parts),
         }

@@ -144,7 +144,9 @@ def run(inputs: Inputs, progress: Progress | None = None, cache: DesignCache | N
     chain = chain_mod.build(inputs, placement, power.rack_kw)
     liquid = cdus_mod.liquid_loop(inputs, placement, power.rack_kw)
     step("bom")
-    bom = bom_mod.build(inputs, fabric, placement, cabling, chain, liquid)
+    bom = bom_mod.build(
+        inputs, fabric, placement, cabling, chain, liquid, cache.bom_parts if cache is not None else None
+    )
     reliability = bom_mod.design_reliability(inputs, fabric, cabling)
     violations = (
         tuple(placement.violations)

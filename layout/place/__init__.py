@@ -72,7 +72,7 @@ __all__ = [
 
 PLACEMENTS_KEPT = 2  # the design shown and the one before (undo and redo show a recent design anyway)
 HALL_GRIDS_KEPT = 64  # hall floor grids a cache keeps (the 100k campus has 8 halls)
-HALL_TABLES_KEPT = 64  # halls' parts of the racks and rows tables (8 halls on the campus, a few runs)
+HALL_TABLES_KEPT = 24  # halls' parts of the racks and rows tables: three versions of the campus's 8 halls
 FABRIC_GROUPS_KEPT = 4  # fabrics whose grouped devices and SU blocks a cache keeps
 
 

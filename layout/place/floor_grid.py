@@ -399,9 +399,10 @@ def subtract(
     return [(a, b) for a, b in out if b - a >= min_len - EPS]
 
 
-@dataclass
+@dataclass(slots=True)
 class Spot:
-    """Where an item went: a cell and its u, or a user-row slot."""
+    """Where an item went: a cell and its u, or a user-row slot (slots: a cache keeps the spots of
+    several layouts, and the garbage collector walks every object with a __dict__)."""
 
     item: RackItem
     hall: int

@@ -31,7 +31,10 @@ if TYPE_CHECKING:
     from layout.model import Hall, SiteFile
     from layout.place.floor_grid import Cell, HallPlan, Spot
 
-ZONE_LAYOUTS_KEPT = 32  # trials and final layouts each: the campus makes 4 + 4 a run, seed002 a few more
+# trials (small) and final layouts (every spot of the zone: ~2,400 on a campus building) kept: the campus
+# makes 4 + 4 a run, seed002 a few more trials; three versions of each zone's final layout
+ZONE_TRIALS_KEPT = 32
+ZONE_LAYOUTS_KEPT = 12
 
 # hall keys the placer reads only through the GPU rack each hall gets (templates.gpu_racks), through the
 # hall's cooling capacity (layout.cooling.hall_cooling_mw, in the key), or not at all
@@ -109,7 +112,7 @@ class KeptLayout:
 class ZoneStore:
     """Trials and final layouts of zones, by :func:`zone_key`, the pods and (final) the trial."""
 
-    trials: Kept[tuple[Any, ...], Trial] = field(default_factory=lambda: Kept(ZONE_LAYOUTS_KEPT))
+    trials: Kept[tuple[Any, ...], Trial] = field(default_factory=lambda: Kept(ZONE_TRIALS_KEPT))
     finals: Kept[tuple[Any, ...], KeptLayout] = field(default_factory=lambda: Kept(ZONE_LAYOUTS_KEPT))
 
 

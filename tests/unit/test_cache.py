@@ -249,3 +249,54 @@ def test_grouped_devices_are_kept_by_fabric_catalog_and_templates(make_inputs: C
     cold = place.place(other, fab)
     assert got.racks.equals(cold.racks) and np.array_equal(got.device_ru, cold.device_ru)
     assert not np.array_equal(got.device_ru, place.place(inputs, fab).device_ru)  # the catalog mattered
+
+
+def _bom_variant(part: str, make_inputs: Callable[..., Inputs]) -> tuple[Any, Any, Any, Any]:
+    """A site's inputs and fabric, and a variant differing in one part of bom.fabric_parts_key alone:
+    ``fabric`` another cluster's fabric (Cedar-7 NICs) for the same inputs, ``catalog`` the server at
+    twice its price."""
+    from layout.load import Inputs as In
+
+    base = make_inputs({"cluster": {"gpus": 256}})
+    fab = design.build_fabric(base)
+    if part == "fabric":
+        return base, fab, base, design.build_fabric(make_inputs({"cluster": {"gpus": 256, "nic": "cedar7"}}))
+    srv = base.catalog.server[base.site.cluster.server]
+    dear = base.catalog.model_copy(
+        update={
+            "server": {
+                **base.catalog.server,
+                base.site.cluster.server: srv.model_copy(update={"price_usd": srv.price_usd * 2}),
+            }
+        }
+    )
+    return base, fab, In(base.site, dear, base.templates, base.path, base.templates_dir), fab
+
+
+@pytest.mark.parametrize("part", ["fabric", "catalog"])
+def test_the_boms_fabric_parts_are_kept_by_all_they_are_made_from(
+    part: str, make_inputs: Callable[..., Inputs], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the whole key, the variant's servers, nodes and switches are made again (as a run without a
+    store makes them); with ``part`` left out of the key, the kept ones of the base are taken: stale."""
+    from layout import bom
+
+    assert list(bom.fabric_parts_key(*_bom_variant(part, make_inputs)[:2])) == ["fabric", "catalog"]
+    base, fab, other, other_fab = _bom_variant(part, make_inputs)
+    kept: Any = bom.Kept(bom.FABRIC_PARTS_KEPT)
+    first = bom.fabric_parts(base, fab, kept)
+    assert bom.fabric_parts(base, fab, kept) is first  # the same fabric and catalog: kept
+    cold = bom.fabric_parts(other, other_fab, None)
+    assert cold != first
+    assert bom.fabric_parts(other, other_fab, kept) == cold
+    full = bom.fabric_parts_key
+
+    def without(*args: Any) -> dict[str, Any]:
+        key = full(*args)
+        del key[part]
+        return key
+
+    monkeypatch.setattr(bom, "fabric_parts_key", without)
+    stale: Any = bom.Kept(bom.FABRIC_PARTS_KEPT)
+    bom.fabric_parts(base, fab, stale)
+    assert bom.fabric_parts(other, other_fab, stale) != cold

@@ -305,7 +305,9 @@ def test_leaving_a_part_out_of_a_key_gives_a_stale_value(
 @pytest.mark.slow
 def test_hall_edits_of_the_100k_campus_warm_give_cold(tmp_path: Path, same_design: Same) -> None:
     """The TUI bench's hall edits on the campus: a kW that keeps the rack, cooling (nothing re-cabled),
-    a kW that brings the low-density rack (the hall placed and cabled again), a user row."""
+    a kW that brings the low-density rack (the hall placed and cabled again), a user row; then edits of
+    B2/H2 that the other buildings' kept layouts and halls' kept tables serve (layout/place/zones.py):
+    its it_mw, a user row, its low-density rack, and a B2/H1 it_mw that moves B2's SUs."""
     path = tmp_path / "campus-100k.toml"
     shutil.copy(SITES / "campus-100k.toml", path)
     editor = SiteEditor(path)
@@ -317,6 +319,10 @@ def test_hall_edits_of_the_100k_campus_warm_give_cold(tmp_path: Path, same_desig
         (SetHall("B1/H1", "cooling", "liquid"), False),
         (SetHall("B1/H1", "max_rack_kw", 40.0), True),
         (AddRow("B1/H1", (4.0, 4.0), 4, "net-leaf", "x"), True),
+        (SetHall("B2/H2", "it_mw", 18.0), False),
+        (AddRow("B2/H2", (378.0, 4.0), 4, "net-leaf", "x"), True),
+        (SetHall("B2/H2", "max_rack_kw", 30.0), True),
+        (SetHall("B2/H1", "it_mw", 12.0), True),
     ]:
         assert editor.apply(edit), edit
         warm = design.run(editor.inputs, cache=cache)

@@ -209,17 +209,19 @@ def test_an_sus_kw_is_the_same_with_every_gpu_rack_so_the_first_halls_rack_is_no
         assert len(kws) == 1, su
 
 
-def test_the_zone_store_is_bounded() -> None:
+def test_the_stores_are_bounded() -> None:
+    """Each of 32 placements edits B3/H1 (a new trial, final layout and tables of B3 each time): the
+    stores keep their limits, and the placement with them is the cold one."""
     cache = place.PlaceCache()
     data = THREE
     fabric = design.build_fabric(inputs_of(data))
-    for k in range(zones.ZONE_LAYOUTS_KEPT):
-        data = patch(
-            data, lambda d, k=k: hall_of(d, 2).update(max_row_racks=4 + k % 12, it_mw=0.4 + k / 1000)
-        )
+    for k in range(zones.ZONE_TRIALS_KEPT):
+        data = patch(data, lambda d, k=k: hall_of(d, 2).update(it_mw=0.4 + k / 1000))
         place.place(inputs_of(data), fabric, cache)
     assert len(cache.zones.finals) == zones.ZONE_LAYOUTS_KEPT
-    assert len(cache.zones.trials) == zones.ZONE_LAYOUTS_KEPT
+    assert len(cache.zones.trials) == zones.ZONE_TRIALS_KEPT
+    assert len(cache.tables) == place.HALL_TABLES_KEPT  # B3/H1's model (and grid key) new every time
+    assert _same_placement(place.place(inputs_of(data), fabric, cache), place.place(inputs_of(data), fabric))
 
 
 # ------------------------------------------------------------------- each hall's part of the tables
