@@ -78,6 +78,18 @@ FAMILIES: dict[str, tuple[str, list[tuple[str, str]]]] = {
         [('switch = "qm9700"', 'switch = "sn2201"')],
     ),
     "tiers-too-few": ("one tier for 256 GPUs on a 64-port switch", [(CLUSTER_END, CLUSTER_END + "tiers = 1\n")]),
+    "sheet-name-case": (
+        "two halls whose ids differ only in case (one plan file, one DXF layout on most systems)",
+        [('id = "H2"', 'id = "h1"')],
+    ),
+    "sheet-name-dash": (
+        "a building named like another building's hall plan (B1-H2)",
+        [('id = "B2"', 'id = "B1-H2"'), ('to = "B2"', 'to = "B1-H2"')],
+    ),
+    "sheet-name-model": (
+        "a building id that is the name of the DXF model space",
+        [('id = "B2"', 'id = "model"'), ('to = "B2"', 'to = "model"')],
+    ),
 }
 
 

@@ -116,6 +116,15 @@ GENERATED = {
     "(400 Gb/s) (allowed: q3400, q3450-ld, qm9700, sn5600, sn5610, tomahawk5)",
     "tiers-too-few": "cluster.tiers: 1 tier(s) cannot hold 256 GPUs per pod on qm9700 (radix 64) non-blocking; "
     "2 needed (allowed: >= 2)",
+    "sheet-name-case": 'building[0].hall[1].id: the plan of hall B1/h1 would be named "B1-h1", as the plan of '
+    "hall B1/H1 is (drawing and file names ignore case) "
+    "(allowed: ids that give each building and hall names of their own, as BUILDING-HALL)",
+    "sheet-name-dash": 'building[1].id: the sheet of building B1-H2 would be named "B1-H2", as the plan of '
+    "hall B1/H2 is (drawing and file names ignore case) "
+    "(allowed: ids that give each building and hall names of their own, as BUILDING-HALL)",
+    "sheet-name-model": 'building[1].id: the sheet of building model would be named "model", the DXF model '
+    "space's name (drawing and file names ignore case) "
+    "(allowed: ids that give each building and hall names of their own, as BUILDING-HALL)",
 }
 EXPECTED |= GENERATED
 
