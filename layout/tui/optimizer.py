@@ -39,6 +39,7 @@ EVALUATIONS_BASE = 16  # evaluations planned: this many plus EVALUATIONS_PER_HAL
 EVALUATIONS_PER_HALL = 24
 EVALUATIONS_MAX = 200  # ... at most (the CLI's default)
 BUDGET_S = 180.0  # the search ends after this long even if evaluations are left
+YIELD_POLL_S = 0.02  # how often a search waiting for the TUI's design run looks again
 
 CLOCK = time.monotonic  # the panel's seconds (a snapshot test sets a fixed clock)
 
@@ -96,30 +97,32 @@ class Stopped(Exception):
 
 class _SerialEngine(Engine):
     """The in-process engine (one worker, no Dask, its own task state and so its own DesignCache) that
-    reports each evaluation and ends the search when asked to."""
+    calls ``each()`` as each task ends and ``gate()`` before the first task of a batch and after each
+    task (which raises Stopped to end the search, or waits)."""
 
-    def __init__(self, each: Callable[[], None], stop: threading.Event) -> None:
+    def __init__(self, each: Callable[[], None], gate: Callable[[], None]) -> None:
         super().__init__(workers=1)
-        self._each, self._stop = each, stop
+        self._each, self._gate = each, gate
 
     def map(self, fn: Any, shared: Any, items: Sequence[Any], done: Any = None) -> list[Any]:
-        """Engine.map, reporting each task as it ends; Stopped before or after a task once asked to stop."""
-        if self._stop.is_set():
-            raise Stopped
+        """Engine.map, with ``each`` and ``gate`` around the tasks."""
+        self._gate()
 
         def one(i: int, r: Any) -> None:
             if done is not None:
                 done(i, r)
             self._each()
-            if self._stop.is_set():
-                raise Stopped
+            self._gate()
 
         return super().map(fn, shared, items, one)
 
 
 class Optimisation:
     """One search of one site text (module docstring). ``report(progress)`` is called in the search's
-    thread after every evaluation and once at the end (post it to the UI; it must not block)."""
+    thread after every evaluation and once at the end (post it to the UI; it must not block). While
+    ``yield_to()`` is true the search waits between two evaluations (the TUI: while its design of an
+    edit runs, so that the edit is not slowed down by a search holding the GIL); that changes when
+    evaluations run, never what they find."""
 
     def __init__(
         self,
@@ -127,6 +130,7 @@ class Optimisation:
         text: str,
         report: Callable[[Progress], object] | None = None,
         budget: Budget | None = None,
+        yield_to: Callable[[], bool] | None = None,
     ) -> None:
         from layout.engine import optimize as opt
 
@@ -134,6 +138,7 @@ class Optimisation:
         self.budget = budget or budget_for(inputs.site)
         self.problem = opt.Problem(inputs, opt.Space.of(inputs.site), YEARS)
         self._report = report
+        self._yield_to = yield_to
         self._stop = threading.Event()
         self._evals = 0
         self._so_far: opt.Result | None = None
@@ -168,6 +173,13 @@ class Optimisation:
         self.thread.start()
         return self
 
+    def _gate(self) -> None:
+        """Between two evaluations: Stopped if asked to stop; wait while ``yield_to()``."""
+        while self._yield_to is not None and not self._stop.is_set() and self._yield_to():
+            self._stop.wait(YIELD_POLL_S)
+        if self._stop.is_set():
+            raise Stopped
+
     def stop(self) -> None:
         """End the search after the evaluation under way (the best so far is kept)."""
         self._stop.set()
@@ -191,7 +203,7 @@ class Optimisation:
         self._started = CLOCK()
         b = self.budget
         try:
-            with _SerialEngine(each, self._stop) as engine:
+            with _SerialEngine(each, self._gate) as engine:
                 r = opt.search(
                     self.problem,
                     engine,
