@@ -24,7 +24,6 @@ When the floor is too small, what fits is placed (whole SUs first, then what fit
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,20 +35,13 @@ from layout.place.anchors import cells_nearest, mdf_point, spine_order
 from layout.place.floor_grid import FloorCursor, GridKey, KeptGrid, Spot, build_halls, cell_order
 from layout.place.groups import Derived, DerivedKey, RackGroups, RackItem
 from layout.place.templates import gpu_racks
-from layout.place.zones import ZoneLayouts, ZoneStore
+from layout.place.zones import Trial, ZoneLayouts, ZoneStore
 from layout.violations import Violation
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric
     from layout.load import Inputs
     from layout.model import Hall
-
-
-@dataclass
-class Trial:
-    su_hall: np.ndarray
-    lines: dict[int, int]
-    missing: int
 
 
 class Placer:

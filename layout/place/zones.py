@@ -18,16 +18,18 @@ the numbering of the run that asks for it. Without a store, nothing is kept.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
 
 from layout.cooling import hall_cooling_mw
 from layout.kept import Content, Kept
 
 if TYPE_CHECKING:
+    from layout.fabric import Fabric
     from layout.load import Inputs
-    from layout.model import Hall
-    from layout.place.assign import Placer, Trial
-    from layout.place.floor_grid import Cell, Spot
+    from layout.model import Hall, SiteFile
+    from layout.place.floor_grid import Cell, HallPlan, Spot
 
 ZONE_LAYOUTS_KEPT = 32  # trials and final layouts each: the campus makes 4 + 4 a run, seed002 a few more
 
@@ -36,13 +38,40 @@ ZONE_LAYOUTS_KEPT = 32  # trials and final layouts each: the campus makes 4 + 4 
 NOT_PLACED_BY = {"max_rack_kw": 0.0, "cooling": "air", "floor_load_kg_m2": 0.0}
 
 
+@dataclass
+class Trial:
+    """A zone laid out in plain row order: the hall each SU lands in, the row lines used per hall, and
+    the racks that found no room."""
+
+    su_hall: np.ndarray
+    lines: dict[int, int]
+    missing: int
+
+
+class ZonePlacer(Protocol):
+    """What a zone's layouts are made by and read from (layout/place/assign.py ``Placer``), so this
+    module needs the placer's shape, not the placer (assign uses this module)."""
+
+    inputs: Inputs
+    site: SiteFile
+    fabric: Fabric
+    halls: list[HallPlan]
+    cells: list[Cell]
+    hall_kw: list[float]
+    campus: int
+
+    def trial(self, zone: list[int], pods: list[int], respect_power: bool) -> Trial: ...
+
+    def final(self, zone: list[int], pods: list[int], trial: Trial) -> tuple[list[Spot], int]: ...
+
+
 def as_placed(hall: Hall, inputs: Inputs) -> Hall:
     """The hall as the placer sees it: the keys it does not read set to placeholders, and its cooling
     (type) in the only form the placer reads it, the heat rejection capacity that caps the load it takes."""
     return hall.model_copy(update={**NOT_PLACED_BY, "cooling_mw": hall_cooling_mw(hall, inputs.catalog)})
 
 
-def zone_key(p: Placer, zone: list[int]) -> dict[str, Any]:
+def zone_key(p: ZonePlacer, zone: list[int]) -> dict[str, Any]:
     """Everything a zone's trial and final layout read, by name: the zone's halls (their numbers, each as
     placed, its GPU rack, the kW it may carry and its user-row slots: with the templates these make its
     floor grid), its buildings (without their halls: ``it_mw``, entry, ``mdf_at``, footprint), and what
@@ -96,7 +125,7 @@ class ZoneLayouts:
     """One placement's view of a store: trial and final layouts of its zones, from the store when kept
     (else made by the placer, and kept)."""
 
-    def __init__(self, p: Placer, store: ZoneStore | None):
+    def __init__(self, p: ZonePlacer, store: ZoneStore | None):
         self.p = p
         self.store = store
         self._keys: dict[tuple[int, ...], tuple[Any, ...]] = {}
