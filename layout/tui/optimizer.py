@@ -73,6 +73,8 @@ class Progress:
     result: opt.Result | None = None  # the search so far: None until its first round is done
     options: dict[str, Any] = field(default_factory=dict)  # what the best sets (Space.options)
     error: str = ""  # why it failed
+    # the whole BOM by category and "total", as it is and of the best (when the search has ended)
+    bom: tuple[dict[str, float], dict[str, float]] | None = None
 
     @property
     def saving_usd(self) -> float:
@@ -116,6 +118,25 @@ class _SerialEngine(Engine):
 
         return super().map(fn, shared, items, one)
 
+    def here(self, fn: Any, shared: Any, item: Any) -> Any:
+        """``fn(shared, item, state)`` now, with the engine's task state (its DesignCache), no gate."""
+        return fn(shared, item, self._local_state)
+
+
+def whole_bom(problem: opt.Problem, lay: opt.Layout, state: dict[str, Any]) -> dict[str, float]:
+    """The BOM by category (and ``total``) of one layout, with the search's DesignCache: what the
+    objective (transceivers + cables) leaves out, such as the power chain a turned hall needs."""
+    import dataclasses
+
+    from layout import bom as bom_mod
+    from layout import design as design_mod
+    from layout.cache import DesignCache
+
+    cache = state.setdefault("design_cache", DesignCache())
+    site = problem.space.apply(problem.inputs.site, lay)
+    t = bom_mod.totals(design_mod.run(dataclasses.replace(problem.inputs, site=site), cache=cache).bom)
+    return {**t["by_category"], "total": t["total"]}
+
 
 class Optimisation:
     """One search of one site text (module docstring). ``report(progress)`` is called in the search's
@@ -142,6 +163,7 @@ class Optimisation:
         self._stop = threading.Event()
         self._evals = 0
         self._so_far: opt.Result | None = None
+        self._bom: tuple[dict[str, float], dict[str, float]] | None = None
         self._started = CLOCK()
         self.thread: threading.Thread | None = None
         self.latest = self._progress(RUNNING)
@@ -160,6 +182,7 @@ class Optimisation:
             r,
             options,
             error,
+            self._bom,
         )
 
     def _publish(self, state: str, error: str = "") -> None:
@@ -203,24 +226,34 @@ class Optimisation:
         self._started = CLOCK()
         b = self.budget
         try:
-            with _SerialEngine(each, self._gate) as engine:
-                r = opt.search(
-                    self.problem,
-                    engine,
-                    seed=b.seed,
-                    max_evals=b.evaluations,
-                    budget_s=b.seconds,
-                    batch=BATCH,
-                    kind="optics",
-                    tick=tick,
-                )
-        except Stopped:
-            self._publish(STOPPED)
+            engine = _SerialEngine(each, self._gate)
+            with engine:
+                try:
+                    r = opt.search(
+                        self.problem,
+                        engine,
+                        seed=b.seed,
+                        max_evals=b.evaluations,
+                        budget_s=b.seconds,
+                        batch=BATCH,
+                        kind="optics",
+                        tick=tick,
+                    )
+                except Stopped:
+                    state = STOPPED
+                else:
+                    self._so_far = r
+                    state = DONE if r.evaluations >= b.evaluations or r.seconds < b.seconds else TIMED_OUT
+                base = self.problem.space.baseline(self.inputs.site)
+                if self._so_far is not None and self._so_far.best_layout != base:
+                    self._bom = (
+                        engine.here(whole_bom, self.problem, base),
+                        engine.here(whole_bom, self.problem, self._so_far.best_layout),
+                    )
         except Exception as e:  # noqa: BLE001 - the site does not design, a fault: shown, never raised
             self._publish(FAILED, f"{type(e).__name__}: {e}")
         else:
-            self._so_far = r
-            self._publish(DONE if r.evaluations >= b.evaluations or r.seconds < b.seconds else TIMED_OUT)
+            self._publish(state)
         return self.latest
 
 
@@ -349,7 +382,23 @@ def view(p: Progress | None, rel: str = CURRENT) -> Any:
     modules = sum(base["transceivers"].values()), sum(best["transceivers"].values())
     t.add_row("modules", f"{modules[0]:,}", f"{modules[1]:,}", "")
     t.add_row("cable", f"{base['cable_km']:,.1f} km", f"{best['cable_km']:,.1f} km", "")
-    parts += [Text(""), t, Text("")]
+    other = ""
+    if p.bom is not None:
+        was, now = p.bom
+        d = was["total"] - now["total"]
+        pct = f" {100.0 * d / was['total']:.1f} %" if was["total"] else ""
+        t.add_row("whole BOM", _usd(was["total"]), _usd(now["total"]), f"{_usd(d)}{pct}")
+        changed = [
+            f"{k} {'+' if now[k] > was[k] else '−'}{_usd(abs(now[k] - was[k]))}"
+            for k in was
+            if k not in ("total", "transceivers", "cables") and abs(now[k] - was[k]) >= 0.5
+        ]
+        if changed:
+            other = "besides the optics: " + ", ".join(changed)
+    parts += [Text(""), t]
+    if other:
+        parts.append(Text(other))
+    parts.append(Text(""))
     lines = moved_lines(p.site, p.options)
     if lines:
         moved = Table(box=None, padding=(0, 2), show_header=False, show_edge=False)

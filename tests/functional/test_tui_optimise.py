@@ -16,7 +16,7 @@ from rich.console import Console
 from test_tui import ROOT, copy_site, designed, settled, shown, sync
 from textual.pilot import Pilot
 
-from layout import design
+from layout import bom, design
 from layout.cli import main
 from layout.engine import Engine
 from layout.engine import optimize as opt
@@ -94,6 +94,12 @@ def test_accepting_is_one_edit_that_undo_takes_back_byte_for_byte(
     assert after == opt.optimized_text(before, finished.options) != before
     assert finished.result is not None
     assert opt.score(design.run(session.inputs), optimizer.YEARS) == finished.result.best  # the optimum
+    # the whole BOM the panel shows, as it was and after: that of the designs of the two texts
+    assert finished.bom is not None
+    original = load_site(finished.path)  # the file on disk: not saved
+    for shown_bom, d in zip(finished.bom, (design.run(original), design.run(session.inputs)), strict=True):
+        t = bom.totals(d.bom)
+        assert shown_bom == {**t["by_category"], "total": t["total"]}
     assert session.undo() is not None and session.text == before
     assert session.undo() is None  # it was one edit
     assert session.redo() is not None and session.text == after
@@ -132,7 +138,7 @@ def test_stop_ends_the_search_after_the_design_under_way_with_the_best_so_far(se
 
     run = optimizer.Optimisation(session.inputs, session.text, report, optimizer.Budget(40, 600.0))
     p = run.run()
-    assert p.state == optimizer.STOPPED and p.evaluations == 7
+    assert p.state == optimizer.STOPPED and p.evaluations == 7 and p.bom is not None
     # the best of the rounds done before the stop: baseline + 2 rounds of 4 would be 9
     assert p.result is not None and p.result.evaluations == 5
     problem = opt.Problem(session.inputs, opt.Space.of(session.inputs.site), optimizer.YEARS)
@@ -179,6 +185,9 @@ def test_the_panel_shows_baseline_best_saving_and_what_moved(finished: optimizer
     assert f"${finished.saving_usd:,.0f} {finished.saving_pct:.1f} %" in text
     assert "B1/H1" in text and "spines at (6.4, 9.8) m (was the middle row)" in text
     assert "rows along y (was x)" in text
+    assert finished.bom is not None
+    was, now = finished.bom
+    assert f"whole BOM       ${was['total']:,.0f}" in text and f"${now['total']:,.0f}" in text
     assert "A or enter: accept" in text
     stale = text_of(optimizer.view(finished, optimizer.STALE))
     assert "for another site text" in stale and "A or enter" not in stale
