@@ -209,12 +209,13 @@ class SetCluster:
 @dataclass(frozen=True)
 class SetLayout:
     """Set the placement options a layout search chose (``dclayout optimize``): per building id
-    ``mdf_at``, per hall key ``spine_at`` and ``row_axis``, as ``((where, key, value), ...)``; a point is
-    a pair of metres. Keys keep their place; a new key goes after its building's or hall's own keys."""
+    ``mdf_at``, per hall key ``spine_at``, ``row_axis`` and ``su_order``, as ``((where, key, value),
+    ...)``; a point is a pair of metres, an SU order a sequence of SU ids. Keys keep their place; a new key
+    goes after its building's or hall's own keys."""
 
     options: tuple[tuple[str, str, Any], ...]
 
-    KEYS = ("mdf_at", "spine_at", "row_axis")
+    KEYS = ("mdf_at", "spine_at", "row_axis", "su_order")
 
     def apply(self, doc: tomlkit.TOMLDocument) -> None:
         by: dict[str, Any] = {}
@@ -227,7 +228,14 @@ class SetLayout:
                 raise _refused(key, "not a placement option", ", ".join(self.KEYS))
             if where not in by:
                 raise _refused(key, f"unknown building or hall {where!r}", ", ".join(by))
-            by[where][key] = _point((value[0], value[1])) if isinstance(value, list | tuple) else value
+            if key == "su_order":
+                arr = tomlkit.array()
+                arr.extend(list(value))
+                by[where][key] = arr
+            elif isinstance(value, list | tuple):
+                by[where][key] = _point((value[0], value[1]))
+            else:
+                by[where][key] = value
 
     def describe(self) -> str:
         return f"optimised layout: {len(self.options)} placement option(s)"
