@@ -31,6 +31,7 @@ from shapely.geometry import LineString, Polygon
 from shapely.geometry import Point as ShapelyPoint
 from shapely.validation import explain_validity
 
+from layout import sheet_names
 from layout.errors import InputError, Problem  # here too: `from layout.load import InputError` works
 from layout.model import Catalog, RackTemplate, SiteFile
 from layout.model.catalog import COPPER_CLASSES, MEDIA_CLASSES
@@ -1021,6 +1022,40 @@ def _parts_from_raw(data: dict[str, Any], bad: set[tuple[Any, ...]]) -> _Parts:
     )
 
 
+def _check_sheet_names(parts: _Parts, file: str) -> list[Problem]:
+    """Each building and hall whose name in the drawings (:mod:`layout.sheet_names`) an earlier one has,
+    ignoring case: its plan would overwrite the other's file, its DXF layout could not be made."""
+    keys: list[str] = []
+    named: list[tuple[str, str]] = []
+    ids: set[str] = set()
+    for b in parts.buildings:
+        bid = b.f.get("id")
+        if bid is None or bid in ids:  # a duplicate id is a problem of its own
+            continue
+        ids.add(bid)
+        halls = {str(h["id"]): f"building[{b.index}].hall[{hi}].id" for hi, h in b.halls if "id" in h}
+        for hid, what, name in sheet_names.names_of(str(bid), halls):
+            keys.append(f"building[{b.index}].id" if hid is None else halls[hid])
+            named.append((what, name))
+    p: list[Problem] = []
+    seen: set[str] = set()
+    for i, first in sheet_names.clashes(named):
+        if keys[i] in seen:
+            continue
+        seen.add(keys[i])
+        what, name = named[i]
+        had = "the DXF model space's name" if first is None else f"as {first} is"
+        p.append(
+            Problem(
+                file,
+                keys[i],
+                f'{what} would be named "{name}", {had} (drawing and file names ignore case)',
+                "ids that give each building and hall names of their own, as BUILDING-HALL",
+            )
+        )
+    return p
+
+
 @dataclass
 class _HallGeo:
     key: str  # dotted key of the hall, e.g. building[0].hall[1]
@@ -1188,6 +1223,7 @@ def _cross_check(
                     )
     p += _check_ducts(parts, buildings, file)
     p += _check_su_orders(parts, file)
+    p += _check_sheet_names(parts, file)
     if catalog is not None:
         p += _check_cluster(parts.cluster, catalog, templates, file)
     p += _check_rows(parts, halls, templates, file)

@@ -45,6 +45,7 @@ from layout.export import atomic
 from layout.export.labels import Board, Box, grow, runs_text, text_box, text_width
 from layout.model import RackTemplate
 from layout.scene import MEDIA_CLASSES, Scene, scene_from_parts, scene_of, tray_edge_table
+from layout.sheet_names import building_sheet, hall_sheet, power_sheet
 from layout.violations import hall_key
 
 if TYPE_CHECKING:
@@ -264,7 +265,7 @@ def plan_sheets(scene: Scene) -> list[Sheet]:
             bb = _bbox(b.footprint)
             sheets.append(
                 Sheet(
-                    f"{b.id}",
+                    building_sheet(b.id),
                     f"Building {b.id}: halls and racks",
                     bb,
                     fit_scale(bb[2] - bb[0], bb[3] - bb[1]),
@@ -275,7 +276,7 @@ def plan_sheets(scene: Scene) -> list[Sheet]:
             hb = _bbox(h.polygon)
             sheets.append(
                 Sheet(
-                    f"{b.id}-{h.id}",
+                    hall_sheet(b.id, h.id),
                     f"Hall {b.id}/{h.id}: racks, trays and cabling",
                     hb,
                     fit_scale(hb[2] - hb[0], hb[3] - hb[1]),
@@ -290,7 +291,7 @@ def plan_sheets(scene: Scene) -> list[Sheet]:
                     hb = _bbox(h.polygon)
                     sheets.append(
                         Sheet(
-                            f"{b.id}-{h.id}-PWR",
+                            power_sheet(b.id, h.id),
                             f"Hall {b.id}/{h.id}: power chain, busways A and B, UPS blocks, CDUs",
                             hb,
                             fit_scale(hb[2] - hb[0], hb[3] - hb[1]),

@@ -22,6 +22,7 @@ from layout.export.atomic import write_text
 from layout.export.labels import Board, runs_text, text_width
 from layout.scene import Scene, scene_of
 from layout.scene import palette as pal
+from layout.sheet_names import hall_sheet
 
 if TYPE_CHECKING:
     from layout.design import Design
@@ -478,7 +479,7 @@ def write_svgs(design: Design | Scene, out_dir: str | Path, stem: str) -> list[P
     scene = design if isinstance(design, Scene) else scene_of(design)
     out = []
     for b, h in scene.site.halls():
-        path = Path(out_dir) / f"{stem}-{b.id}-{h.id}.svg"
+        path = Path(out_dir) / f"{stem}-{hall_sheet(b.id, h.id)}.svg"
         write_text(path, hall_svg(scene, f"{b.id}/{h.id}"))
         out.append(path)
     path = Path(out_dir) / f"{stem}-site.svg"

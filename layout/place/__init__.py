@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from layout.cooling import hall_cooling_mw
 from layout.kept import Kept
 from layout.place.aisles import aisle_checks
 from layout.place.assign import Placer
@@ -46,6 +45,7 @@ from layout.place.templates import (
     gpu_racks,
     network_templates,
 )
+from layout.place.zones import ZoneStore, as_placed
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric
@@ -84,6 +84,7 @@ class PlaceCache:
     placements: Kept[tuple[Any, ...], Placement] = field(default_factory=lambda: Kept(PLACEMENTS_KEPT))
     grids: Kept[GridKey, KeptGrid] = field(default_factory=lambda: Kept(HALL_GRIDS_KEPT))
     groups: Kept[DerivedKey, Derived] = field(default_factory=lambda: Kept(FABRIC_GROUPS_KEPT))
+    zones: ZoneStore = field(default_factory=ZoneStore)
 
 
 def place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None = None) -> Placement:
@@ -100,11 +101,6 @@ def place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None = None) -> Pl
     return got
 
 
-# hall keys the placer reads only through the GPU rack each hall gets (templates.gpu_racks), through the
-# hall's cooling capacity (layout.cooling.hall_cooling_mw, in the key), or not at all
-NOT_PLACED_BY = {"max_rack_kw": 0.0, "cooling": "air", "floor_load_kg_m2": 0.0}
-
-
 def placement_key(inputs: Inputs, fabric: Fabric) -> dict[str, Any]:
     """Everything a placement is made from, by name (a cache keeps a Placement by all of it): the fabric
     (the very object: immutable), the catalog, the rack templates, the GPU rack of every hall, and the
@@ -113,9 +109,7 @@ def placement_key(inputs: Inputs, fabric: Fabric) -> dict[str, Any]:
     edit of a hall's floor load, of a cooling type that keeps its capacity (a set ``cooling_mw``), or of its
     max kW that keeps its GPU rack, places nothing again."""
     site = inputs.site
-    buildings = [
-        b.model_copy(update={"hall": [_as_placed(h, inputs) for h in b.hall]}) for b in site.building
-    ]
+    buildings = [b.model_copy(update={"hall": [as_placed(h, inputs) for h in b.hall]}) for b in site.building]
     return {
         "fabric": fabric,
         "catalog": inputs.catalog,
@@ -125,14 +119,11 @@ def placement_key(inputs: Inputs, fabric: Fabric) -> dict[str, Any]:
     }
 
 
-def _as_placed(hall: Any, inputs: Inputs) -> Any:
-    """The hall as the placer sees it: the keys it does not read set to placeholders, and its cooling
-    (type) in the only form the placer reads it, the heat rejection capacity that caps the load it takes."""
-    return hall.model_copy(update={**NOT_PLACED_BY, "cooling_mw": hall_cooling_mw(hall, inputs.catalog)})
-
-
 def _place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None) -> Placement:
-    p = Placer(inputs, fabric, cache.grids, cache.groups) if cache is not None else Placer(inputs, fabric)
+    if cache is None:
+        p = Placer(inputs, fabric)
+    else:
+        p = Placer(inputs, fabric, cache.grids, cache.groups, cache.zones)
     spots, violations, missing = p.run()
     racks, rows, device_rack, device_ru = placement_tables(p, spots)
     violations += user_row_checks(inputs, racks) + user_row_template_checks(p, racks)

@@ -25,7 +25,6 @@ When the floor is too small, what fits is placed (whole SUs first, then what fit
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -38,19 +37,13 @@ from layout.place.floor_grid import FloorCursor, GridKey, KeptGrid, Spot, build_
 from layout.place.groups import Derived, DerivedKey, RackGroups, RackItem
 from layout.place.su_order import order_of, ordered, su_keys
 from layout.place.templates import gpu_racks
+from layout.place.zones import Trial, ZoneLayouts, ZoneStore
 from layout.violations import Violation
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric
     from layout.load import Inputs
     from layout.model import Hall
-
-
-@dataclass
-class Trial:
-    su_hall: np.ndarray
-    lines: dict[int, int]
-    missing: int
 
 
 class Placer:
@@ -60,8 +53,10 @@ class Placer:
         fabric: Fabric,
         grids: Kept[GridKey, KeptGrid] | None = None,
         groups: Kept[DerivedKey, Derived] | None = None,
+        zones: ZoneStore | None = None,
     ):
         self.inputs = inputs
+        self.zones = zones
         self.site = inputs.site
         self.cl = inputs.site.cluster
         self.gpu = gpu_racks(inputs)
@@ -362,6 +357,7 @@ class Placer:
         zone_pods: list[list[int]] = [[] for _ in zones]
         zone_kw = [0.0 for _ in zones]
         trials: list[Trial | None] = [None for _ in zones]
+        layouts = ZoneLayouts(self, self.zones)  # a zone laid out before with the same inputs: kept
 
         def budget(zi: int) -> float:
             if self.cl.pod_spans_buildings:
@@ -381,7 +377,7 @@ class Placer:
                 for zi in range(cur, len(zones)):
                     if not zones[zi] or (respect_power and zone_pods[zi] and zone_kw[zi] + kw > budget(zi)):
                         continue
-                    t = self.trial(zones[zi], zone_pods[zi] + [pod], respect_power)
+                    t = layouts.trial(zones[zi], zone_pods[zi] + [pod], respect_power)
                     if t.missing == 0:
                         chosen = (zi, t)
                         break
@@ -400,8 +396,8 @@ class Placer:
         for zi, zone in enumerate(zones):
             if not zone_pods[zi] and self.campus not in {self.halls[h].bno for h in zone}:
                 continue
-            t = trials[zi] or self.trial(zone, zone_pods[zi], True)
-            got, missing = self.final(zone, zone_pods[zi], t)
+            t = trials[zi] or layouts.trial(zone, zone_pods[zi], True)
+            got, missing = layouts.final(zone, zone_pods[zi], t)
             spots += got
             if missing:
                 missing_total += missing

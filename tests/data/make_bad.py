@@ -87,6 +87,18 @@ FAMILIES: dict[str, tuple[str, list[tuple[str, str]]]] = {
         [(B2_HALL, B2_HALL + '\n  su_order = ["p0-u00"]'), ("max_rack_kw = 30.0", 'max_rack_kw = 30.0\n  su_order = ["p0-u0"]')],
     ),
     "su-order-not-an-id": ("an SU order entry that is no SU id", [(B2_HALL, B2_HALL + '\n  su_order = ["SU3"]')]),
+    "sheet-name-case": (
+        "two halls whose ids differ only in case (one plan file, one DXF layout on most systems)",
+        [('id = "H2"', 'id = "h1"')],
+    ),
+    "sheet-name-dash": (
+        "a building named like another building's hall plan (B1-H2)",
+        [('id = "B2"', 'id = "B1-H2"'), ('to = "B2"', 'to = "B1-H2"')],
+    ),
+    "sheet-name-model": (
+        "a building id that is the name of the DXF model space",
+        [('id = "B2"', 'id = "model"'), ('to = "B2"', 'to = "model"')],
+    ),
 }
 
 

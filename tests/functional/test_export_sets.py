@@ -206,11 +206,12 @@ def test_report_and_compare_keep_a_dotted_stem_inside_outputs(
     ]
 
 
-def test_two_halls_whose_plans_share_a_file_name_fail_cleanly_writing_nothing(
+def test_two_halls_whose_plans_share_a_file_name_are_refused_by_validate_and_design_alike(
     tmp_path: Path, dclayout: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:
-    """Building B1-H1 hall X and building B1 hall H1-X both make STEM-B1-H1-X.svg: one plan used to
-    overwrite the other silently; now the set is refused before anything is renamed (exit 3)."""
+    """Building B1-H1 hall X and building B1 hall H1-X both make STEM-B1-H1-X.svg (and DXF layout B1-H1-X):
+    one plan used to overwrite the other silently, then design exited 3 while validate said ok; now the
+    loader refuses the ids, so validate and design give the same one line (exit 2) and nothing is written."""
     text = SITE.read_text().replace('id = "B1"', 'id = "B1-H1"', 1).replace('  id = "H1"', '  id = "X"', 1)
     text = text.replace(
         "\n[cluster]",
@@ -221,10 +222,13 @@ def test_two_halls_whose_plans_share_a_file_name_fail_cleanly_writing_nothing(
     site = tmp_path / "clash.toml"
     site.write_text(text)
     out = tmp_path / "out"
-    r = dclayout("design", str(site), "--out", str(out))
-    assert r.returncode == 3
-    assert (
-        r.stderr
-        == f"{site}: export failed: ValueError: two outputs would have the same file name: clash-B1-H1-X.svg\n"
+    line = (
+        f'{site}: building[1].hall[0].id: the plan of hall B1/H1-X would be named "B1-H1-X", as the plan of '
+        "hall B1-H1/X is (drawing and file names ignore case) "
+        "(allowed: ids that give each building and hall names of their own, as BUILDING-HALL)\n"
     )
-    assert list(out.iterdir()) == []
+    v = dclayout("validate", str(site))
+    assert (v.returncode, v.stderr) == (2, line)
+    r = dclayout("design", str(site), "--out", str(out), "--dxf")
+    assert (r.returncode, r.stderr) == (2, line)
+    assert not out.exists() or list(out.iterdir()) == []

@@ -121,6 +121,15 @@ GENERATED = {
     "(allowed: each SU once in the whole site)",
     "su-order-not-an-id": 'building[1].hall[0].su_order[0]: must be an SU id pPOD-uSU, got "SU3" '
     '(allowed: e.g. "p0-u03", pod 0\'s SU 3)',
+    "sheet-name-case": 'building[0].hall[1].id: the plan of hall B1/h1 would be named "B1-h1", as the plan of '
+    "hall B1/H1 is (drawing and file names ignore case) "
+    "(allowed: ids that give each building and hall names of their own, as BUILDING-HALL)",
+    "sheet-name-dash": 'building[1].id: the sheet of building B1-H2 would be named "B1-H2", as the plan of '
+    "hall B1/H2 is (drawing and file names ignore case) "
+    "(allowed: ids that give each building and hall names of their own, as BUILDING-HALL)",
+    "sheet-name-model": 'building[1].id: the sheet of building model would be named "model", the DXF model '
+    "space's name (drawing and file names ignore case) "
+    "(allowed: ids that give each building and hall names of their own, as BUILDING-HALL)",
 }
 EXPECTED |= GENERATED
 

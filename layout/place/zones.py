@@ -1,0 +1,169 @@
+"""Each zone's layout kept by everything it is made from, so an edit of one building places that building
+alone again.
+
+The placer lays out one zone at a time (a building, or the whole site when pods span buildings:
+layout/place/assign.py): a *trial* in plain row order says which SU lands in which hall, the *final*
+layout puts every rack of the zone's pods on the floor. Both read only the zone's own halls and
+building, the zone's pods and a few site-wide figures, all named in :func:`zone_key`. A
+:class:`ZoneStore` (held by the TUI's cache, layout/place/__init__.py PlaceCache) keeps trials and
+final layouts by that key, the pods and (for a final layout) the trial it follows, so when an edit of
+hall ``B2/H2`` leaves buildings B1, B3 and B4 and the pods they hold as they were, only B2 is laid out
+again; the other buildings' racks come from the store.
+
+A final layout is kept in the zone's own cell numbering (cells are numbered across the site in hall
+order; a hall grid that changes elsewhere shifts the numbers of the halls after it), and given back in
+the numbering of the run that asks for it. Without a store, nothing is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from layout.cooling import hall_cooling_mw
+from layout.kept import Content, Kept
+
+if TYPE_CHECKING:
+    from layout.fabric import Fabric
+    from layout.load import Inputs
+    from layout.model import Hall, SiteFile
+    from layout.place.floor_grid import Cell, HallPlan, Spot
+
+ZONE_LAYOUTS_KEPT = 32  # trials and final layouts each: the campus makes 4 + 4 a run, seed002 a few more
+
+# hall keys the placer reads only through the GPU rack each hall gets (templates.gpu_racks), through the
+# hall's cooling capacity (layout.cooling.hall_cooling_mw, in the key), or not at all
+NOT_PLACED_BY = {"max_rack_kw": 0.0, "cooling": "air", "floor_load_kg_m2": 0.0}
+
+
+@dataclass
+class Trial:
+    """A zone laid out in plain row order: the hall each SU lands in, the row lines used per hall, and
+    the racks that found no room."""
+
+    su_hall: np.ndarray
+    lines: dict[int, int]
+    missing: int
+
+
+class ZonePlacer(Protocol):
+    """What a zone's layouts are made by and read from (layout/place/assign.py ``Placer``), so this
+    module needs the placer's shape, not the placer (assign uses this module)."""
+
+    inputs: Inputs
+    site: SiteFile
+    fabric: Fabric
+    halls: list[HallPlan]
+    cells: list[Cell]
+    hall_kw: list[float]
+    campus: int
+
+    def trial(self, zone: list[int], pods: list[int], respect_power: bool) -> Trial: ...
+
+    def final(self, zone: list[int], pods: list[int], trial: Trial) -> tuple[list[Spot], int]: ...
+
+
+def as_placed(hall: Hall, inputs: Inputs) -> Hall:
+    """The hall as the placer sees it: the keys it does not read set to placeholders, and its cooling
+    (type) in the only form the placer reads it, the heat rejection capacity that caps the load it takes."""
+    return hall.model_copy(update={**NOT_PLACED_BY, "cooling_mw": hall_cooling_mw(hall, inputs.catalog)})
+
+
+def zone_key(p: ZonePlacer, zone: list[int]) -> dict[str, Any]:
+    """Everything a zone's trial and final layout read, by name: the zone's halls (their numbers, each as
+    placed, its GPU rack, the kW it may carry and its user-row slots: with the templates these make its
+    floor grid), its buildings (without their halls: ``it_mw``, entry, ``mdf_at``, footprint), and what
+    the whole site gives every zone: the fabric (the very object: immutable) and catalog, the rack
+    templates, and the building that holds the campus top tier. The cluster is read only through these
+    (the fabric, the GPU racks) and through the zones themselves (``pod_spans_buildings`` makes one zone
+    of every hall). Not the first hall's GPU rack, though the trial counts an SU's kW (and the spines' and
+    MDF's share of it) with it: a rail SU's kW is per server whatever rack holds it, and a middle-of-rack
+    cluster has one GPU rack in every hall (tests/unit/test_zone_layouts.py checks this stays so)."""
+    halls = [p.halls[h] for h in zone]
+    bnos = sorted({h.bno for h in halls})
+    return {
+        "halls": [
+            (h.no, as_placed(h.model, p.inputs), h.gpu, p.hall_kw[h.no], tuple(h.user_slots)) for h in halls
+        ],
+        "buildings": [(b, p.site.building[b].model_copy(update={"hall": []})) for b in bnos],
+        "fabric": p.fabric,
+        "catalog": p.inputs.catalog,
+        "templates": dict(p.inputs.templates),
+        "campus": p.campus,
+    }
+
+
+@dataclass(frozen=True)
+class KeptLayout:
+    """A zone's final layout: its spots, the first cell number of each of its halls in the numbering
+    they are in, and the racks that found no room."""
+
+    spots: list[Spot]
+    first: dict[int, int]
+    missing: int
+
+
+@dataclass(eq=False)
+class ZoneStore:
+    """Trials and final layouts of zones, by :func:`zone_key`, the pods and (final) the trial."""
+
+    trials: Kept[tuple[Any, ...], Trial] = field(default_factory=lambda: Kept(ZONE_LAYOUTS_KEPT))
+    finals: Kept[tuple[Any, ...], KeptLayout] = field(default_factory=lambda: Kept(ZONE_LAYOUTS_KEPT))
+
+
+def first_cells(cells: list[Cell]) -> dict[int, int]:
+    """The number of each hall's first cell (a hall's cells are numbered one after the other)."""
+    out: dict[int, int] = {}
+    for i, c in enumerate(cells):
+        out.setdefault(c.hall, i)
+    return out
+
+
+class ZoneLayouts:
+    """One placement's view of a store: trial and final layouts of its zones, from the store when kept
+    (else made by the placer, and kept)."""
+
+    def __init__(self, p: ZonePlacer, store: ZoneStore | None):
+        self.p = p
+        self.store = store
+        self._keys: dict[tuple[int, ...], tuple[Any, ...]] = {}
+        self._first: dict[int, int] | None = None
+
+    def key(self, zone: list[int]) -> tuple[Any, ...]:
+        got = self._keys.get(tuple(zone))
+        if got is None:
+            got = self._keys[tuple(zone)] = tuple(zone_key(self.p, zone).values())
+        return got
+
+    def trial(self, zone: list[int], pods: list[int], respect_power: bool) -> Trial:
+        if self.store is None:
+            return self.p.trial(zone, pods, respect_power)
+        key = (self.key(zone), tuple(pods), respect_power)
+        got = self.store.trials.get(key)
+        if got is None:
+            got = self.p.trial(zone, pods, respect_power)
+        self.store.trials.put(key, got)
+        return got
+
+    def final(self, zone: list[int], pods: list[int], trial: Trial) -> tuple[list[Spot], int]:
+        if self.store is None:
+            return self.p.final(zone, pods, trial)
+        key = (self.key(zone), tuple(pods), Content(trial.su_hall), trial.lines, trial.missing)
+        got = self.store.finals.get(key)
+        first = self._first_cells(zone)
+        if got is None:
+            spots, missing = self.p.final(zone, pods, trial)
+            got = KeptLayout(spots, first, missing)
+        self.store.finals.put(key, got)
+        if got.first == first:
+            return list(got.spots), got.missing
+        # a hall grid before this zone changed: the same cells under other numbers
+        moved = {h: first[h] - got.first[h] for h in first}
+        return [s if s.cell < 0 else replace(s, cell=s.cell + moved[s.hall]) for s in got.spots], got.missing
+
+    def _first_cells(self, zone: list[int]) -> dict[int, int]:
+        if self._first is None:
+            self._first = first_cells(self.p.cells)
+        return {h: self._first.get(h, -1) for h in zone}

@@ -1,0 +1,233 @@
+"""Building-local placement (layout/place/zones.py): with a cache, an edit of one building's hall lays out
+that building alone again and takes the others' racks from the cache, the placement being exactly the
+cold one; and a zone's layout is kept by everything it is made from (zones.zone_key): change any one
+part and the zone is laid out again, leave that part out of the key and the warm run is caught giving
+a stale layout."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from test_hall_edits import TWO_HALLS, _hall, _taller_leaf_switch, _wider_gpu_racks, inputs_of, patch
+
+from layout import design, place
+from layout.cache import DesignCache
+from layout.load import Inputs
+from layout.place import zones
+from layout.place.assign import Placer
+from layout.place.groups import RackGroups
+
+Same = Callable[[Any, Any], None]
+
+# Three buildings in a line, one 256-GPU pod each (B1's it_mw holds one pod only); the campus top tier
+# stands in B2's MDF, the building nearest the others.
+THREE: dict[str, Any] = {
+    **TWO_HALLS,
+    "building": [
+        {
+            "id": "B1",
+            "footprint": [[0, 0], [60, 0], [60, 20], [0, 20]],
+            "entry": [0, 10],
+            "it_mw": 0.5,
+            "hall": [_hall("H1", 2, 2, it_mw=0.4), _hall("H2", 28, 2, it_mw=0.4)],
+        },
+        {
+            "id": "B2",
+            "footprint": [[200, 0], [230, 0], [230, 20], [200, 20]],
+            "entry": [200, 10],
+            "hall": [_hall("H1", 203, 2, it_mw=0.4)],
+        },
+        {
+            "id": "B3",
+            "footprint": [[400, 0], [430, 0], [430, 20], [400, 20]],
+            "entry": [400, 10],
+            "hall": [_hall("H1", 403, 2, it_mw=0.4)],
+        },
+    ],
+    "duct": [{"from": "B1", "to": "B2"}, {"from": "B2", "to": "B3"}],
+    "cluster": {**TWO_HALLS["cluster"], "gpus": 768, "pod_gpus": 256, "pod_spans_buildings": False},
+}
+
+
+def _b3_west(d: dict[str, Any]) -> None:
+    """B3 moved west of B1: B1 is then the building nearest the others (the campus MDF moves there)."""
+    d["building"][2].update(footprint=[[-200, 0], [-170, 0], [-170, 20], [-200, 20]], entry=[-170, 10])
+    d["building"][2]["hall"][0]["polygon"] = [[-197, 2], [-173, 2], [-173, 18], [-197, 18]]
+    d["duct"] = [{"from": "B1", "to": "B2"}, {"from": "B3", "to": "B1"}]
+
+
+def hall_of(d: dict[str, Any], b: int, h: int = 0) -> dict[str, Any]:
+    hall: dict[str, Any] = d["building"][b]["hall"][h]
+    return hall
+
+
+# each confined to one building; every one but the last moves racks
+EDITS: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
+    ("B3/H1 low-density racks", lambda d: hall_of(d, 2).update(max_rack_kw=30.0)),
+    ("B3/H1 shorter rows", lambda d: hall_of(d, 2).update(max_row_racks=4)),
+    ("B1/H1 it_mw", lambda d: hall_of(d, 0).update(it_mw=0.2)),
+    (
+        "a user row in B3/H1",
+        lambda d: d.update(
+            row=[{"hall": "B3/H1", "origin": [404.0, 3.0], "racks": 2, "template": "net-leaf"}]
+        ),
+    ),  # fmt: skip
+    ("B2/H1 spines at a point", lambda d: hall_of(d, 1).update(spine_at=[220.0, 15.0])),
+    (
+        "B1/H2 a keep-out",
+        lambda d: hall_of(d, 0, 1).update(keepouts=[{"polygon": [[30, 8], [36, 8], [36, 12], [30, 12]]}]),
+    ),  # fmt: skip
+    ("B3/H1 racks back", lambda d: hall_of(d, 2).update(max_rack_kw=45.0)),
+    ("B2/H1 cooling (nothing moves)", lambda d: hall_of(d, 1).update(cooling="liquid")),
+]
+
+
+def test_the_site_has_a_pod_in_each_building_and_the_campus_mdf_in_b2() -> None:
+    racks = design.run(inputs_of(THREE)).placement.racks
+    by = racks.groupby("building")["kind"].agg(lambda k: sorted(set(k))).to_dict()
+    assert by == {"B1": ["gpu", "network", "spine"], "B2": ["core", "gpu", "network", "spine"],
+                  "B3": ["gpu", "network", "spine"]}  # fmt: skip
+    west = design.run(inputs_of(patch(THREE, _b3_west))).placement.racks
+    assert set(west.loc[west["kind"] == "core", "building"]) == {"B1"}
+
+
+def laid_out(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The halls of each zone the placer lays out (final layouts made, not taken from a cache)."""
+    made: list[list[str]] = []
+    final = Placer.final
+
+    def counted(self: Placer, zone: list[int], pods: list[int], trial: Any) -> Any:
+        made.append([self.halls[h].key for h in zone])
+        return final(self, zone, pods, trial)
+
+    monkeypatch.setattr(Placer, "final", counted)
+    return made
+
+
+def test_an_edit_of_one_building_lays_out_that_building_alone_and_gives_the_cold_design(
+    monkeypatch: pytest.MonkeyPatch, same_design: Same
+) -> None:
+    cache = DesignCache()
+    data = THREE
+    made = laid_out(monkeypatch)
+    design.run(inputs_of(data), cache=cache)
+    assert made == [["B1/H1", "B1/H2"], ["B2/H1"], ["B3/H1"]]
+    expect = {0: [["B3/H1"]], 1: [["B3/H1"]], 2: [["B1/H1", "B1/H2"]], 3: [["B3/H1"]], 4: [["B2/H1"]],
+              5: [["B1/H1", "B1/H2"]], 6: [["B3/H1"]], 7: []}  # fmt: skip
+    for i, (what, edit) in enumerate(EDITS):
+        data = patch(data, edit)
+        made.clear()
+        warm = design.run(inputs_of(data), cache=cache)
+        assert made == expect[i], what
+        cold = design.run(inputs_of(data))
+        same_design(warm, cold)
+
+
+def test_a_hall_grid_that_changes_renumbers_the_cells_of_the_kept_zones_after_it() -> None:
+    """B1/H2 gets shorter rows (more cells): B2's and B3's kept spots come back under their new
+    cell numbers (the racks table is where the cold run puts them)."""
+    cache = place.PlaceCache()
+    base = inputs_of(THREE)
+    fabric = design.build_fabric(base)
+    place.place(base, fabric, cache)
+    edited = inputs_of(patch(THREE, lambda d: hall_of(d, 0, 1).update(max_row_racks=3, cross_aisle_m=2.0)))
+    warm, cold = place.place(edited, fabric, cache), place.place(edited, fabric)
+    assert warm.racks.equals(cold.racks) and (warm.device_rack == cold.device_rack).all()
+
+
+# ------------------------------------------------------------------------------------- complete key
+def _site(fn: Callable[[dict[str, Any]], None]) -> Callable[[], Inputs]:
+    return lambda: inputs_of(patch(THREE, fn))
+
+
+# (zone-key part, a site that differs from THREE in that part alone for some zone, laid out differently)
+VARIANTS: list[tuple[str, Callable[[], Inputs]]] = [
+    ("halls", _site(lambda d: hall_of(d, 2).update(max_row_racks=4))),
+    ("buildings", _site(lambda d: d["building"][1].update(mdf_at=[229.0, 19.0]))),
+    ("fabric", _site(lambda d: d["cluster"].update(design="mor"))),
+    ("catalog", lambda: _taller_leaf_switch(THREE)),
+    ("templates", lambda: _wider_gpu_racks(THREE)),
+    ("campus", _site(_b3_west)),
+]
+
+
+def test_the_variants_cover_every_part_of_the_zone_key() -> None:
+    inputs = inputs_of(THREE)
+    p = Placer(inputs, design.build_fabric(inputs))
+    assert [n for n, _ in VARIANTS] == list(zones.zone_key(p, [0, 1]))
+
+
+def _twice(name: str) -> tuple[Any, Any, Any]:
+    """THREE placed with a cache, then the variant ``name`` with it (warm) and without (cold). The
+    ``fabric`` variant is THREE with another cluster's fabric; the others keep THREE's fabric (the very
+    object, as a cache gives it)."""
+    base = inputs_of(THREE)
+    fabric = design.build_fabric(base)
+    variant = dict(VARIANTS)[name]()
+    inputs, other = (base, design.build_fabric(variant)) if name == "fabric" else (variant, fabric)
+    cache = place.PlaceCache()
+    kept = place.place(base, fabric, cache)
+    return kept, place.place(inputs, other, cache), place.place(inputs, other)
+
+
+def _same_placement(a: place.Placement, b: place.Placement) -> bool:
+    return (
+        a.racks.equals(b.racks)
+        and a.rows.equals(b.rows)
+        and (a.device_rack == b.device_rack).all()
+        and (a.device_ru == b.device_ru).all()
+    )
+
+
+@pytest.mark.parametrize("name", [n for n, _ in VARIANTS])
+def test_a_zone_is_laid_out_again_when_any_part_of_its_key_changes(name: str) -> None:
+    kept, warm, cold = _twice(name)
+    assert not _same_placement(warm, kept)
+    assert _same_placement(warm, cold)
+
+
+@pytest.mark.parametrize("name", [n for n, _ in VARIANTS])
+def test_leaving_a_part_out_of_the_zone_key_gives_a_stale_layout(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    full = zones.zone_key
+
+    def without(*args: Any) -> dict[str, Any]:
+        key = full(*args)
+        del key[name]
+        return key
+
+    monkeypatch.setattr(zones, "zone_key", without)
+    _kept, warm, cold = _twice(name)
+    assert not _same_placement(warm, cold)
+
+
+def test_an_sus_kw_is_the_same_with_every_gpu_rack_so_the_first_halls_rack_is_no_key_part() -> None:
+    """The trial counts an SU's kW (and the spines' and MDF's share of it) with the first hall's GPU
+    rack, which zone_key leaves out: a rail SU's kW is per server whatever rack holds it (middle-of-rack
+    clusters have one GPU rack in every hall, in the "halls" part). Should the estimates ever make it
+    depend on the rack, this fails: then the first hall's GPU rack belongs in the key."""
+    inputs = inputs_of(THREE)
+    fabric = design.build_fabric(inputs)
+    groups = RackGroups(inputs, fabric)
+    low = inputs_of(patch(THREE, lambda d: [hall_of(d, b).update(max_rack_kw=30.0) for b in range(3)]))
+    racks = {r.template: r for r in [*place.gpu_racks(inputs).values(), *place.gpu_racks(low).values()]}
+    assert sorted(racks) == ["dgx-h100-x2", "dgx-h100-x4"]
+    for su in range(len(groups.devices.su_servers)):
+        kws = {round(groups.block(su, r).kw, 9) for r in racks.values()}
+        assert len(kws) == 1, su
+
+
+def test_the_zone_store_is_bounded() -> None:
+    cache = place.PlaceCache()
+    data = THREE
+    fabric = design.build_fabric(inputs_of(data))
+    for k in range(zones.ZONE_LAYOUTS_KEPT):
+        data = patch(
+            data, lambda d, k=k: hall_of(d, 2).update(max_row_racks=4 + k % 12, it_mw=0.4 + k / 1000)
+        )
+        place.place(inputs_of(data), fabric, cache)
+    assert len(cache.zones.finals) == zones.ZONE_LAYOUTS_KEPT
+    assert len(cache.zones.trials) == zones.ZONE_LAYOUTS_KEPT
