@@ -9,10 +9,14 @@ stood (they are laid before the SUs, or where the SU count says, never by which 
 
 **Cost of SU i in slot t.** Every link with one end in SU i and the other outside it (leaf to spine,
 frontend and storage leaves to the MDF, ...): its end moves from its rack to the rack of the same device
-of slot t's SU (the same place in the block), so its length changes by the change of the axis distance
-(``|dx| + |dy|``: cables run along rows and cross aisles) between the two racks; priced at the cheapest
-medium for that length (layout.media.MediaTable, as the design prices it). A link between two SUs of the
-hall keeps its other end where it is (rail designs have none: an SU's GPU links stay in the SU).
+of slot t's SU (the same place in the block). A link along the trays then runs the shortest tray path
+between its other rack and that rack (layout.route.tray_paths, the router's own distances over the
+design's tray network, which the permutation leaves as it is: the racks stand where they stood), its
+drops and slack unchanged; any other link (a jumper) changes by the axis distance (``|dx| + |dy|``)
+between the racks. Each length is priced at the cheapest medium for it (layout.media.MediaTable, as the
+design prices a link). A link between two SUs of the hall keeps its other end where it is (rail designs
+have none: an SU's GPU links stay in the SU). What the model leaves out (cages shared by links of
+different lengths, tray fill) the search's full design of the result counts.
 
 **Exact** for that cost: the assignment minimises the sum over all SUs at once (the Hungarian method),
 not SU by SU. The search (layout.engine.optimize) then designs the new order with the whole pipeline,
@@ -66,28 +70,54 @@ def solve(cost: np.ndarray) -> np.ndarray:
     return out
 
 
-def slot_costs(
-    su_of: np.ndarray,
-    k_of: np.ndarray,
-    here: np.ndarray,
-    there: np.ndarray,
-    length_m: np.ndarray,
-    slot_xy: np.ndarray,
-    price: Callable[[np.ndarray], np.ndarray],
+def axis_lengths(
+    k_of: np.ndarray, here: np.ndarray, there: np.ndarray, length_m: np.ndarray, slot_xy: np.ndarray
 ) -> np.ndarray:
-    """The cost matrix ``C[i, t]``: SU i's links with its block in slot t.
+    """``L[l, t]``: link end l's length with its block in slot t, changed by the axis distance.
 
-    Per link end that moves: ``su_of`` (row of its SU), ``k_of`` (its device's place in the block),
-    ``here`` (x, y of its rack now), ``there`` (x, y of the other end's rack, which stays), ``length_m``
-    (its length now); ``slot_xy[t, k]`` is the rack position of place k in slot t; ``price(lengths)``
-    what links of those lengths cost (the speeds are the caller's)."""
-    n = slot_xy.shape[0]
-    cost = np.zeros((n, n))
+    Per link end that moves: ``k_of`` (its device's place in the block), ``here`` (x, y of its rack now),
+    ``there`` (x, y of the other end's rack, which stays), ``length_m`` (its length now); ``slot_xy[t,
+    k]`` is the rack position of place k in slot t."""
     now = np.abs(here - there).sum(axis=1)
+    moved = np.abs(slot_xy[:, k_of] - there[None, :, :]).sum(axis=2)  # (slots, links)
+    return (length_m[None, :] + moved - now[None, :]).T
+
+
+def slot_costs(
+    su_of: np.ndarray, lengths: np.ndarray, price: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """The cost matrix ``C[i, t]``: SU i's links with its block in slot t, from ``lengths[l, t]`` (link
+    end l of SU ``su_of[l]`` with that SU in slot t) and ``price(lengths of every link end)``."""
+    n = lengths.shape[1]
+    cost = np.zeros((n, n))
     for t in range(n):
-        moved = np.abs(slot_xy[t, k_of] - there).sum(axis=1)
-        cost[:, t] = np.bincount(su_of, weights=price(length_m + moved - now), minlength=n)
+        cost[:, t] = np.bincount(su_of, weights=price(lengths[:, t]), minlength=n)
     return cost
+
+
+def tray_lengths(
+    trays: Any,
+    k_of: np.ndarray,
+    fixed_rack: np.ndarray,
+    slot_rack: np.ndarray,
+    length_m: np.ndarray,
+    tray_m: np.ndarray,
+) -> np.ndarray:
+    """``L[l, t]`` for links along the trays: the length less its tray run now, plus the shortest tray
+    run from its fixed rack to the rack of its place in slot t (``slot_rack[t, k]``). Each distinct
+    (fixed rack, place) pair is routed once for every slot."""
+    from layout.arrays import unique_inverse
+    from layout.route import tray_paths
+
+    width = int(slot_rack.shape[1])
+    keys, inv = unique_inverse(fixed_rack * width + k_of)
+    uf, uk = keys // width, keys % width
+    n = slot_rack.shape[0]
+    src = np.repeat(uf, n)
+    dst = slot_rack[:, uk].T.ravel()  # (pair, slot) row-major
+    paths = tray_paths(trays, src, dst)
+    dist = paths.dist_m[paths.pair].reshape(len(keys), n)
+    return (length_m - tray_m)[:, None] + dist[inv]
 
 
 def block_signature(devices: Any, su: int) -> tuple[int, ...]:
@@ -130,6 +160,9 @@ def su_orders(design: Design, groups: Kept[DerivedKey, Derived] | None = None) -
     b = links["b"].to_numpy(np.int64)
     ra, rb = links["rack_a"].to_numpy(np.int64), links["rack_b"].to_numpy(np.int64)
     length = links["length_m"].to_numpy(float)
+    tray_m = links["tray_m"].to_numpy(float)
+    on_trays = (links["route"] == "tray").to_numpy()
+    trays = design.cabling.trays
     speed = links["speed_gbps"].to_numpy()
     usable = (ra >= 0) & (rb >= 0) & np.isfinite(length)
     mt = MediaTable.of(inputs.catalog)
@@ -157,12 +190,19 @@ def su_orders(design: Design, groups: Kept[DerivedKey, Derived] | None = None) -
             there = xy[np.concatenate([rb[end_a], ra[end_b]])]
             lk = np.concatenate([length[end_a], length[end_b]])
             sp = np.concatenate([speed[end_a], speed[end_b]])
-            slot_xy = np.stack([xy[rack_of[canon[su]]] for su in sus])
+            slot_rack = np.stack([rack_of[canon[su]] for su in sus])
+            fixed = np.concatenate([rb[end_a], ra[end_b]])
+            lengths = axis_lengths(dev_k[mv], here, there, lk, xy[slot_rack])
+            tr = np.concatenate([on_trays[end_a], on_trays[end_b]])
+            if tr.any():
+                tm = np.concatenate([tray_m[end_a], tray_m[end_b]])
+                lengths[tr] = tray_lengths(trays, dev_k[mv][tr], fixed[tr], slot_rack, lk[tr], tm[tr])
+            lengths = np.where(np.isfinite(lengths), lengths, lk[:, None])  # no tray path: as it is
 
             def price(lengths: np.ndarray, sp: np.ndarray = sp) -> np.ndarray:
                 return cheapest_price(mt, np.maximum(lengths, 0.0), sp)
 
-            cost = slot_costs(dev_su[mv], dev_k[mv], here, there, lk, slot_xy, price)
+            cost = slot_costs(dev_su[mv], lengths, price)
             col = solve(cost)
             gain = float(np.trace(cost) - cost[np.arange(len(sus)), col].sum())
             if gain >= MIN_SAVING_USD:

@@ -35,7 +35,9 @@ def test_a_hand_built_hall_gets_the_assignment_worked_out_by_hand() -> None:
     there = np.array([[20.0, 0.0], [0.0, 0.0], [10.0, 0.0]])
     here = slot_xy[[0, 1, 2], 0]  # laid in SU order now
     length = np.abs(here - there).sum(axis=1) + 2.0  # 22, 12, 12 m
-    cost = assign.slot_costs(np.arange(3), np.zeros(3, np.int64), here, there, length, slot_xy, _step)
+    lengths = assign.axis_lengths(np.zeros(3, np.int64), here, there, length, slot_xy)
+    assert lengths.tolist() == [[22, 12, 2], [2, 12, 22], [12, 2, 12]]  # SU i (row) in slot t (column)
+    cost = assign.slot_costs(np.arange(3), lengths, _step)
     # SU 0 costs 1 only in slot 2 (2 m), SU 1 only in slot 0, SU 2 only in slot 1
     assert cost.tolist() == [[10, 10, 1], [1, 10, 10], [10, 1, 10]]
     assert assign.solve(cost).tolist() == [2, 0, 1]
@@ -62,7 +64,7 @@ def test_the_assignment_is_the_best_of_every_permutation() -> None:
         new = length - np.abs(here - there).sum(axis=1) + np.abs(moved - there).sum(axis=1)
         return float(price(new).sum())
 
-    cost = assign.slot_costs(su, k, here, there, length, slot_xy, price)
+    cost = assign.slot_costs(su, assign.axis_lengths(k, here, there, length, slot_xy), price)
     col = assign.solve(cost)
     brute = min(itertools.permutations(range(n)), key=direct)
     assert direct(tuple(col.tolist())) == pytest.approx(direct(brute), abs=1e-9)
