@@ -71,6 +71,22 @@ def _number(v: float) -> float:
     return round(float(v), 3)
 
 
+IDS_PER_LINE = 8  # an SU order longer than this is written over several lines, this many ids a line
+
+
+def _id_list(ids: list[str]) -> Any:
+    """A TOML array of ids: on one line, or ``IDS_PER_LINE`` a line under its key (a hall's keys are
+    indented two spaces in the shipped sites, so its lines four)."""
+    arr = tomlkit.array()
+    if len(ids) <= IDS_PER_LINE:
+        arr.extend(ids)
+        return arr
+    for i in range(0, len(ids), IDS_PER_LINE):
+        arr.add_line(*ids[i : i + IDS_PER_LINE], indent="    ")
+    arr.add_line(indent="  ")
+    return arr
+
+
 def _point(p: tuple[float, float]) -> Any:
     arr = tomlkit.array()
     arr.extend([_number(p[0]), _number(p[1])])
@@ -229,9 +245,7 @@ class SetLayout:
             if where not in by:
                 raise _refused(key, f"unknown building or hall {where!r}", ", ".join(by))
             if key == "su_order":
-                arr = tomlkit.array()
-                arr.extend(list(value))
-                by[where][key] = arr
+                by[where][key] = _id_list(list(value))
             elif isinstance(value, list | tuple):
                 by[where][key] = _point((value[0], value[1]))
             else:

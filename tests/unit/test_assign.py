@@ -138,7 +138,10 @@ def test_the_order_is_written_back_and_read_again(
     assert {k for v in options.values() for k in v} == {"su_order"}
     text = (ROOT / "sites" / "seed002-32k.toml").read_text(encoding="utf-8")
     path = tmp_path / "seed002-32k-optimized.toml"
-    path.write_text(opt.optimized_text(text, options), encoding="utf-8")
+    written = opt.optimized_text(text, options)
+    path.write_text(written, encoding="utf-8")
+    id_lines = [ln for ln in written.splitlines() if '"p0-u' in ln]
+    assert len(id_lines) == 8 and all(len(ln) < 90 for ln in id_lines)  # 4 halls x 16 SUs, 8 ids a line
     again = load_site(path)
     assert [h.su_order for _, h in again.site.halls()] == [
         list(step.orders.get(i, ())) or None for i in range(4)
