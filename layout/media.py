@@ -215,10 +215,21 @@ def backend_copper(links: pd.DataFrame) -> tuple[int, int]:
     """The copper share's two counts: links of the GPU (backend) fabric on copper (DAC or AEC), and all
     backend links that have a medium (a link without a route has none). The frontend, storage and
     management networks do not count: their copper (UTP, short DAC) says nothing of the GPU fabric."""
-    backend = links["network"].to_numpy() == "backend"
-    cls = links["media_class"].to_numpy()
-    with_medium = backend & (cls != "")
-    return int((with_medium & np.isin(cls, COPPER_LINK_CLASSES)).sum()), int(with_medium.sum())
+    backend = _is_in(links["network"], ("backend",))
+    with_medium = backend & ~_is_in(links["media_class"], ("",))
+    return int((with_medium & _is_in(links["media_class"], COPPER_LINK_CLASSES)).sum()), int(
+        with_medium.sum()
+    )
+
+
+def _is_in(column: pd.Series, values: tuple[str, ...]) -> np.ndarray:
+    """Whether each value of a column is one of ``values``; a categorical column by its codes (not as
+    450,000 strings: ~0.1 s per campus summary), a missing value never."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        names = np.asarray(column.cat.categories, dtype=object)
+        hit = np.r_[np.isin(names, values), False]  # code -1 (missing): the appended False
+        return hit[column.cat.codes.to_numpy()]
+    return np.isin(column.to_numpy(), values)
 
 
 def copper_share_pct(copper: int, links: int) -> float:

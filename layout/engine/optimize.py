@@ -401,12 +401,13 @@ def search(
     budget_s: float = 600.0,
     batch: int = 4,
     kind: str = "optics",
-    tick: Callable[[int, float], None] | None = None,
+    tick: Callable[[Result], None] | None = None,
     assign: bool = True,
 ) -> Result:
-    """Simulated annealing over layouts in batches of ``batch`` (see the module docstring). ``tick(
-    evaluations, best objective)`` after each batch. ``assign``: each batch from a layout the
-    assignment step has not seen starts with that step (one evaluation)."""
+    """Simulated annealing over layouts in batches of ``batch`` (see the module docstring). ``tick(the
+    result so far)`` after each batch (its lists are copies: the search goes on with its own).
+    ``assign``: each batch from a layout the assignment step has not seen starts with that step (one
+    evaluation)."""
     t0 = time.monotonic()
     site = problem.inputs.site
     space = problem.space
@@ -488,7 +489,11 @@ def search(
             {"evaluations": evals, "best": objective(best_s, kind), "current": objective(cur_s, kind)}
         )
         if tick is not None:
-            tick(evals, objective(best_s, kind))
+            tick(
+                Result(
+                    base, best_s, best, evals, time.monotonic() - t0, list(history), list(failed), steps, kept
+                )
+            )
     return Result(base, best_s, best, evals, time.monotonic() - t0, history, failed, steps, kept)
 
 

@@ -32,6 +32,8 @@ from layout.place.groups import SU_ROLES, Derived, DerivedKey
 from layout.place.tables import (
     RACK_COLUMNS,
     ROW_COLUMNS,
+    HallTables,
+    HallTablesKey,
     Placement,
     placement_tables,
     rack_polygons,
@@ -70,6 +72,7 @@ __all__ = [
 
 PLACEMENTS_KEPT = 2  # the design shown and the one before (undo and redo show a recent design anyway)
 HALL_GRIDS_KEPT = 64  # hall floor grids a cache keeps (the 100k campus has 8 halls)
+HALL_TABLES_KEPT = 64  # halls' parts of the racks and rows tables (8 halls on the campus, a few runs)
 FABRIC_GROUPS_KEPT = 4  # fabrics whose grouped devices and SU blocks a cache keeps
 
 
@@ -85,6 +88,7 @@ class PlaceCache:
     grids: Kept[GridKey, KeptGrid] = field(default_factory=lambda: Kept(HALL_GRIDS_KEPT))
     groups: Kept[DerivedKey, Derived] = field(default_factory=lambda: Kept(FABRIC_GROUPS_KEPT))
     zones: ZoneStore = field(default_factory=ZoneStore)
+    tables: Kept[HallTablesKey, HallTables] = field(default_factory=lambda: Kept(HALL_TABLES_KEPT))
 
 
 def place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None = None) -> Placement:
@@ -125,7 +129,9 @@ def _place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None) -> Placemen
     else:
         p = Placer(inputs, fabric, cache.grids, cache.groups, cache.zones)
     spots, violations, missing = p.run()
-    racks, rows, device_rack, device_ru = placement_tables(p, spots)
+    racks, rows, device_rack, device_ru = placement_tables(
+        p, spots, cache.tables if cache is not None else None
+    )
     violations += user_row_checks(inputs, racks) + user_row_template_checks(p, racks)
     violations += aisle_checks(inputs, racks)
     return Placement(racks, rows, device_rack, device_ru, tuple(violations), p.gpu, missing)

@@ -88,6 +88,7 @@ class HallPlan:
     user_slots: list[UserSlot] = field(default_factory=list)
     gpu: GpuRack | None = None
     max_width_m: float = 0.0  # the widest rack in play: a row segment holds at least one of it
+    grid_key: GridKey | None = None  # all its floor grid is made from (see KeptGrid)
 
 
 def local_frame(geom: shapely.Geometry, swap: bool) -> shapely.Geometry:
@@ -174,7 +175,18 @@ def build_halls(
             held = tuple(tuple(p.bounds) for p in reserve.get(key, []))
             grid_key: GridKey = (h.model_dump_json(), held, band, min_w, max_w, tuple(block))
             hall = HallPlan(
-                len(halls), key, b.id, bno, h, swap, band, min_w, Polygon(), gpu=gpu[key], max_width_m=max_w
+                len(halls),
+                key,
+                b.id,
+                bno,
+                h,
+                swap,
+                band,
+                min_w,
+                Polygon(),
+                gpu=gpu[key],
+                max_width_m=max_w,
+                grid_key=grid_key,
             )
             hall.user_slots = slots.get(key, [])
             known = grids.get(grid_key) if grids is not None else None

@@ -11,9 +11,11 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from layout.kept import Kept
 from layout.place.floor_grid import EPS, HallPlan, Spot, UserSlot, hall_floor
 from layout.place.groups import RackItem
 from layout.place.templates import GpuRack, hall_items
+from layout.place.zones import first_cells
 from layout.violations import Violation
 
 if TYPE_CHECKING:
@@ -90,10 +92,10 @@ class RowRec:
     sort: tuple[float, float, tuple[str, int]]
 
 
-def rack_recs(p: Placer, spots: list[Spot]) -> list[RackRec]:
+def rack_recs(p: Placer, hall: HallPlan, spots: list[Spot]) -> list[RackRec]:
+    """The racks of one hall: its spots (in their order), then its user-row positions left empty."""
     recs = []
     for s in spots:
-        hall = p.halls[s.hall]
         it = s.item
         if s.user is not None:
             recs.append(user_rec(hall.no, s.user, it))
@@ -106,15 +108,12 @@ def rack_recs(p: Placer, spots: list[Spot]) -> list[RackRec]:
         rot = (270.0 if front > 0 else 90.0) if hall.swap else (0.0 if front > 0 else 180.0)
         recs.append(RackRec(hall.no, ("c", s.cell), s.u, x, y, rot, it.width_m, it.depth_m, False, it))
     # user rows stand whole, filled or not
-    used = {(r.hall, r.row_key, r.along) for r in recs if r.user_row}
-    for hall in p.halls:
-        for u in hall.user_slots:
-            if (hall.no, ("u", u.user_row), u.pos) not in used:
-                tpl = p.inputs.templates[u.template]
-                none = np.zeros(0, np.int64)
-                recs.append(
-                    user_rec(hall.no, u, RackItem(tpl.id, tpl.kind, u.width_m, u.depth_m, none, none))
-                )
+    used = {(r.row_key, r.along) for r in recs if r.user_row}
+    for u in hall.user_slots:
+        if (("u", u.user_row), u.pos) not in used:
+            tpl = p.inputs.templates[u.template]
+            none = np.zeros(0, np.int64)
+            recs.append(user_rec(hall.no, u, RackItem(tpl.id, tpl.kind, u.width_m, u.depth_m, none, none)))
     return recs
 
 
@@ -167,57 +166,121 @@ def row_order(row: RowRec) -> tuple[bool, int, tuple[float, float, tuple[str, in
     return (user, row.key[1] if user else 0, (0.0, 0.0, row.key) if user else row.sort)
 
 
-def placement_tables(
-    p: Placer, spots: list[Spot]
-) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, np.ndarray]:
-    """Racks and rows tables; rows numbered per hall as :func:`row_order` says, racks along the row."""
-    grouped: dict[tuple[int, tuple[str, int]], list[RackRec]] = {}
-    for r in rack_recs(p, spots):
-        grouped.setdefault((r.hall, r.row_key), []).append(r)
-    rows = sorted(
-        (row_rec(p.halls[h], key, m) for (h, key), m in grouped.items()),
-        key=lambda r: (p.halls[r.hall].bno, r.hall, *row_order(r)),
-    )
-    per_hall: dict[int, int] = {}
-    numbers = []
+@dataclass(frozen=True, eq=False)
+class HallTables:
+    """One hall's part of the racks and rows tables, without the ids (their digits are the site's):
+    its rows in numbering order (row table columns but ``row``), and per rack in table order the rack
+    table's columns but ``rack_id``, ``building``, ``hall`` and ``row``; each rack's devices (``dev``),
+    its rack number in the hall (``dev_rack``) and their RU."""
+
+    rows: list[dict[str, object]]
+    members: list[int]  # racks per row
+    racks: dict[str, list[object]]
+    dev: np.ndarray
+    dev_rack: np.ndarray
+    dev_ru: np.ndarray
+
+
+HallTablesKey = tuple[object, ...]  # the values of hall_tables_key, in its order
+
+HALL_COLUMNS = ("pos", "template", "kind", "x_m", "y_m", "rotation_deg", "width_m", "depth_m", "user_row",
+                "servers")  # fmt: skip
+
+
+def hall_tables(p: Placer, hall: HallPlan, spots: list[Spot]) -> HallTables:
+    """A hall's part of the tables: rows numbered as :func:`row_order` says, racks along the row."""
+    grouped: dict[tuple[str, int], list[RackRec]] = {}
+    for r in rack_recs(p, hall, spots):
+        grouped.setdefault(r.row_key, []).append(r)
+    rows = sorted((row_rec(hall, key, m) for key, m in grouped.items()), key=row_order)
+    cols: dict[str, list[object]] = {c: [] for c in HALL_COLUMNS}
+    row_rows: list[dict[str, object]] = []
+    devs, ranks, rus = [], [], []
+    n = 0
     for row in rows:
-        per_hall[row.hall] = per_hall.get(row.hall, 0) + 1
-        numbers.append(per_hall[row.hall])
-    rw = max(2, len(str(max(per_hall.values(), default=1))))
-    kw = max(2, len(str(max((len(r.members) for r in rows), default=1))))
+        row_rows.append(
+            {"axis": row.axis, "x0_m": round(row.x0_m, 6), "y0_m": round(row.y0_m, 6), "x1_m": round(row.x1_m, 6),
+             "y1_m": round(row.y1_m, 6), "front_sign": row.front_sign, "kind": row.kind, "user_row": row.key[0] == "u"}
+        )  # fmt: skip
+        cols["pos"] += range(1, len(row.members) + 1)
+        for rec in row.members:
+            it = rec.item
+            devs.append(it.dev)
+            ranks.append(np.full(len(it.dev), n, np.int64))
+            rus.append(it.ru)
+            n += 1
+            cols["template"].append(it.template)
+            cols["kind"].append(it.kind)
+            cols["x_m"].append(round(rec.x_m, 6))
+            cols["y_m"].append(round(rec.y_m, 6))
+            cols["rotation_deg"].append(rec.rotation_deg)
+            cols["width_m"].append(rec.width_m)
+            cols["depth_m"].append(rec.depth_m)
+            cols["user_row"].append(rec.user_row)
+            cols["servers"].append(it.servers)
+    cat = (lambda a: np.concatenate(a).astype(np.int64)) if devs else (lambda a: np.zeros(0, np.int64))
+    return HallTables(row_rows, [len(r.members) for r in rows], cols, cat(devs), cat(ranks), cat(rus))
+
+
+def hall_tables_key(p: Placer, hall: HallPlan, spots: list[Spot], first: int) -> dict[str, object]:
+    """Everything a hall's part of the tables is made from, by name: the hall's floor grid (by its key:
+    the hall model, its user rows' areas, the band depth and rack widths: the cells' lines, fronts and
+    depths), its spots (the rack item itself, compared as the very object: a fabric's items are shared
+    by its placements; the cell in the hall's own numbering, ``u``, the user slot), and its user-row
+    slots with the kind of each slot's template (the racks of a user row left empty). Not the hall's
+    number, key or building: the ids are made when the parts are put together."""
+    return {
+        "grid": hall.grid_key,
+        "spots": tuple((s.item, s.cell - first if s.cell >= 0 else -1, s.u, s.user) for s in spots),
+        "slots": tuple((u, p.inputs.templates[u.template].kind) for u in hall.user_slots),
+    }
+
+
+def placement_tables(
+    p: Placer, spots: list[Spot], kept: Kept[HallTablesKey, HallTables] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, np.ndarray]:
+    """Racks and rows tables; rows numbered per hall as :func:`row_order` says, racks along the row.
+    ``kept``: each hall's part from earlier placements, by all it is made from (:func:`hall_tables_key`;
+    an edit of one hall makes that hall's part alone again); None: every part is made."""
+    by_hall: dict[int, list[Spot]] = {}
+    for s in spots:
+        by_hall.setdefault(s.hall, []).append(s)
+    first = first_cells(p.cells) if kept is not None else {}
+    parts: list[tuple[HallPlan, HallTables]] = []
+    for hall in p.halls:
+        mine = by_hall.get(hall.no, [])
+        if not mine and not hall.user_slots:
+            continue
+        if kept is None:
+            parts.append((hall, hall_tables(p, hall, mine)))
+            continue
+        key = tuple(hall_tables_key(p, hall, mine, first.get(hall.no, 0)).values())
+        got = kept.get(key)
+        if got is None:
+            got = hall_tables(p, hall, mine)
+        kept.put(key, got)
+        parts.append((hall, got))
+    rw = max(2, len(str(max((len(t.rows) for _, t in parts), default=1))))
+    kw = max(2, len(str(max((m for _, t in parts for m in t.members), default=1))))
     device_rack = np.full(p.d.n, -1, np.int64)
     device_ru = np.full(p.d.n, -1, np.int64)
     rack_cols: dict[str, list[object]] = {c: [] for c in RACK_COLUMNS}  # columns, not a dict per rack
     row_rows: list[dict[str, object]] = []
     n_racks = 0
-    for no, row in zip(numbers, rows, strict=True):
-        hall = p.halls[row.hall]
-        row_id = f"{hall.key}/R{no:0{rw}d}"
-        row_rows.append(
-            {"row": row_id, "hall": hall.key, "axis": row.axis, "x0_m": round(row.x0_m, 6), "y0_m": round(row.y0_m, 6),
-             "x1_m": round(row.x1_m, 6), "y1_m": round(row.y1_m, 6), "front_sign": row.front_sign, "kind": row.kind,
-             "user_row": row.key[0] == "u"}
-        )  # fmt: skip
-        m = len(row.members)
-        rack_cols["rack_id"] += [f"{row_id}/K{k:0{kw}d}" for k in range(1, m + 1)]
+    for hall, t in parts:
+        row_ids = [f"{hall.key}/R{no:0{rw}d}" for no in range(1, len(t.rows) + 1)]
+        row_rows += [{"row": rid, "hall": hall.key, **r} for rid, r in zip(row_ids, t.rows, strict=True)]
+        for rid, m in zip(row_ids, t.members, strict=True):
+            rack_cols["rack_id"] += [f"{rid}/K{k:0{kw}d}" for k in range(1, m + 1)]
+            rack_cols["row"] += [rid] * m
+        m = len(t.racks["pos"])
         rack_cols["building"] += [hall.building] * m
         rack_cols["hall"] += [hall.key] * m
-        rack_cols["row"] += [row_id] * m
-        rack_cols["pos"] += range(1, m + 1)
-        for rec in row.members:
-            it = rec.item
-            device_rack[it.dev] = n_racks
-            device_ru[it.dev] = it.ru
-            n_racks += 1
-            rack_cols["template"].append(it.template)
-            rack_cols["kind"].append(it.kind)
-            rack_cols["x_m"].append(round(rec.x_m, 6))
-            rack_cols["y_m"].append(round(rec.y_m, 6))
-            rack_cols["rotation_deg"].append(rec.rotation_deg)
-            rack_cols["width_m"].append(rec.width_m)
-            rack_cols["depth_m"].append(rec.depth_m)
-            rack_cols["user_row"].append(rec.user_row)
-            rack_cols["servers"].append(it.servers)
+        for c in HALL_COLUMNS:
+            rack_cols[c] += t.racks[c]
+        device_rack[t.dev] = t.dev_rack + n_racks
+        device_ru[t.dev] = t.dev_ru
+        n_racks += m
     racks = pd.DataFrame(
         {
             **rack_cols,

@@ -285,6 +285,8 @@ def test_copper_share_counts_the_gpu_fabrics_links_with_a_medium() -> None:
         }
     )
     assert backend_copper(links) == (2, 4)
+    # as the cabling gives them, both categorical (counted by codes): the same counts
+    assert backend_copper(links.assign(network=pd.Categorical(links["network"]))) == (2, 4)
     assert copper_share_pct(2, 4) == 50.0
     assert copper_share_pct(*backend_copper(links.iloc[[0, 2, 3]])) == 33.33  # 1 of 3, to 2 decimals
     assert copper_share_pct(*backend_copper(links.iloc[[5, 6]])) == 0.0  # no backend link at all

@@ -17,6 +17,7 @@ from layout.siteedit import (
     SetCluster,
     SetHall,
     SetHallTemplate,
+    SetLayout,
     SetRowTemplate,
     SiteEditor,
 )
@@ -170,6 +171,60 @@ def test_prepared_document_gives_the_same_edits_and_is_used_once(superpod: Path)
     for ed in (ahead, fresh):
         ed.apply(SetHall("B1/H1", "max_rack_kw", 42.0))
     assert ahead.text == fresh.text and 'cooling = "liquid"' not in ahead.text
+
+
+def _every_edit(hall: str, x0: float, y0: float, n: int) -> list[object]:
+    """One of each edit kind, in an order that each can follow the one before (two rows added after the
+    site's ``n``, then edited and deleted)."""
+    return [
+        SetHall(hall, "max_rack_kw", 44.0),
+        AddRow(hall, (x0 + 3.0, y0 + 14.0), 3, "net-leaf", "x"),
+        AddRow(hall, (x0 + 12.0, y0 + 14.0), 2, "dgx-h100-x4", "y"),
+        MoveRow(n, (x0 + 3.5, y0 + 14.0)),
+        SetRowTemplate(n, "net-spine"),
+        SetHallTemplate(hall, "net-leaf"),
+        SetHall(hall, "cooling", "liquid"),
+        SetCluster("design", "mor"),
+        DeleteRow(n + 1),
+        SetHall(hall, "it_mw", 2.5),
+        SetLayout(((hall, "spine_at", (x0 + 10.0, y0 + 10.0)), (hall, "row_axis", "y"))),
+        DeleteRow(n),
+        SetCluster("design", "rail"),
+    ]
+
+
+@pytest.mark.parametrize("stem", ["rows", "superpod-4su", "campus-100k"])
+def test_the_edited_document_serves_the_next_edit_as_a_fresh_parse_would(stem: str, tmp_path: Path) -> None:
+    """apply() keeps the document it edited as the new text's, for the next edit (no parse per edit): a
+    sequence of every edit kind, each also applied to a fresh parse of the text, gives the same text at
+    every step, and a refused edit spends the kept document."""
+    path = tmp_path / f"{stem}.toml"
+    if stem == "rows":
+        path.write_text(ROWS_SITE, encoding="utf-8")
+    else:
+        shutil.copy(ROOT / "sites" / f"{stem}.toml", path)
+    kept, fresh = SiteEditor(path), SiteEditor(path)
+    (b, h), *_ = kept.inputs.site.halls()
+    x0, y0 = (min(p[i] for p in h.polygon) for i in (0, 1))
+    held = []
+    for edit in _every_edit(f"{b.id}/{h.id}", x0, y0, len(kept.inputs.site.row)):
+        fresh._parsed = None  # a fresh parse of the current text
+        assert kept.apply(edit) and fresh.apply(edit), edit  # type: ignore[arg-type]
+        assert kept.text == fresh.text, edit
+        if kept._parsed is not None:  # kept for the next edit: the current text's
+            assert kept._parsed[0] == kept.text
+            held.append(type(edit).__name__)
+    # the value edits keep their document (an added key, as it_mw in superpod's hall, does not)
+    assert {"MoveRow", "SetRowTemplate", "SetHallTemplate", "SetCluster"} <= set(held)
+    assert not {"AddRow", "DeleteRow", "SetLayout"} & set(held)
+    with pytest.raises(InputError):
+        kept.apply(SetHall(f"{b.id}/{h.id}", "max_rack_kw", 500.0))
+    assert kept._parsed is None  # spent by the refused edit: the next edit parses the text again
+    kept.undo()
+    fresh.undo()
+    for ed in (kept, fresh):
+        ed.apply(SetHall(f"{b.id}/{h.id}", "max_rack_kw", 41.0))
+    assert kept.text == fresh.text
 
 
 def test_noop_edit_is_not_an_undo_step(superpod: Path) -> None:

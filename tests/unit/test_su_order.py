@@ -82,3 +82,12 @@ def test_a_kept_layout_is_not_reused_when_only_the_su_order_changed() -> None:
     order = ["p0-u3", "p0-u2", "p0-u1", "p0-u0"]
     warm, cold = design.run(_inputs(order), cache=cache), design.run(_inputs(order))
     assert _su_x(warm) == _su_x(cold) == _su_x(design.run(_inputs(None)))[::-1]
+
+
+def test_the_tui_says_a_hall_lays_its_sus_in_a_new_order() -> None:
+    from layout.tui.optimizer import moved_lines
+
+    site = _inputs(None).site
+    assert moved_lines(site, {"B1/H1": {"su_order": ["p0-u2", "p0-u0", "p0-u1", "p0-u3"]}}) == [
+        ("B1/H1", "4 SUs in a new order, p0-u2 first (was its own order)")
+    ]

@@ -15,7 +15,7 @@ from test_hall_edits import TWO_HALLS, _hall, _taller_leaf_switch, _wider_gpu_ra
 from layout import design, place
 from layout.cache import DesignCache
 from layout.load import Inputs
-from layout.place import zones
+from layout.place import tables, zones
 from layout.place.assign import Placer
 from layout.place.groups import RackGroups
 
@@ -172,6 +172,18 @@ def _twice(name: str) -> tuple[Any, Any, Any]:
     return kept, place.place(inputs, other, cache), place.place(inputs, other)
 
 
+def leave_out(monkeypatch: pytest.MonkeyPatch, module: Any, fn: str, part: str) -> None:
+    """``module.fn`` (a key function) made to leave ``part`` out of the key it gives."""
+    full = getattr(module, fn)
+
+    def without(*args: Any) -> dict[str, Any]:
+        key: dict[str, Any] = full(*args)
+        del key[part]
+        return key
+
+    monkeypatch.setattr(module, fn, without)
+
+
 def _same_placement(a: place.Placement, b: place.Placement) -> bool:
     return (
         a.racks.equals(b.racks)
@@ -179,29 +191,6 @@ def _same_placement(a: place.Placement, b: place.Placement) -> bool:
         and (a.device_rack == b.device_rack).all()
         and (a.device_ru == b.device_ru).all()
     )
-
-
-@pytest.mark.parametrize("name", [n for n, _ in VARIANTS])
-def test_a_zone_is_laid_out_again_when_any_part_of_its_key_changes(name: str) -> None:
-    kept, warm, cold = _twice(name)
-    assert not _same_placement(warm, kept)
-    assert _same_placement(warm, cold)
-
-
-@pytest.mark.parametrize("name", [n for n, _ in VARIANTS])
-def test_leaving_a_part_out_of_the_zone_key_gives_a_stale_layout(
-    name: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    full = zones.zone_key
-
-    def without(*args: Any) -> dict[str, Any]:
-        key = full(*args)
-        del key[name]
-        return key
-
-    monkeypatch.setattr(zones, "zone_key", without)
-    _kept, warm, cold = _twice(name)
-    assert not _same_placement(warm, cold)
 
 
 def test_an_sus_kw_is_the_same_with_every_gpu_rack_so_the_first_halls_rack_is_no_key_part() -> None:
@@ -231,3 +220,83 @@ def test_the_zone_store_is_bounded() -> None:
         place.place(inputs_of(data), fabric, cache)
     assert len(cache.zones.finals) == zones.ZONE_LAYOUTS_KEPT
     assert len(cache.zones.trials) == zones.ZONE_LAYOUTS_KEPT
+
+
+# ------------------------------------------------------------------- each hall's part of the tables
+def _user_row(template: str) -> Callable[[dict[str, Any]], None]:
+    """A user row of 3 racks of ``template`` in B3/H1 (a GPU rack the cluster does not use: left empty)."""
+    row = {"hall": "B3/H1", "origin": [404.0, 14.0], "racks": 3, "template": template}
+    return lambda d: d.update(row=[row])
+
+
+# (hall-tables key part, the base site, a variant that differs in that part alone for some hall)
+TABLE_VARIANTS: list[tuple[str, Callable[[dict[str, Any]], None], Callable[[dict[str, Any]], None]]] = [
+    ("grid", lambda d: None, lambda d: hall_of(d, 2).update(cold_aisle_m=1.5)),
+    # B2's MDF in another corner: B2/H1's racks elsewhere on the same grid
+    ("spots", lambda d: None, lambda d: d["building"][1].update(mdf_at=[229.0, 19.0])),
+    ("slots", _user_row("gb200-nvl72"), _user_row("gb300-nvl72")),
+]
+
+
+def test_the_table_variants_cover_every_part_of_the_hall_tables_key() -> None:
+    inputs = inputs_of(THREE)
+    p = Placer(inputs, design.build_fabric(inputs))
+    assert [n for n, _, _ in TABLE_VARIANTS] == list(tables.hall_tables_key(p, p.halls[0], [], 0))
+
+
+def _tables_twice(name: str) -> tuple[place.Placement, place.Placement, place.Placement]:
+    """The base placed with a cache, then the variant with it (warm) and without (cold), one fabric."""
+    _, base_fn, variant_fn = next(v for v in TABLE_VARIANTS if v[0] == name)
+    base = inputs_of(patch(THREE, base_fn))
+    variant = inputs_of(patch(patch(THREE, base_fn), variant_fn))
+    fabric = design.build_fabric(base)
+    cache = place.PlaceCache()
+    kept = place.place(base, fabric, cache)
+    return kept, place.place(variant, fabric, cache), place.place(variant, fabric)
+
+
+# (module, key function, part, the base placed with a cache and the variant warm and cold)
+KEY_CASES = [(zones, "zone_key", n, _twice) for n, _ in VARIANTS] + [
+    (tables, "hall_tables_key", n, _tables_twice) for n, _, _ in TABLE_VARIANTS
+]
+CASE_IDS = [f"{fn}-{n}" for _, fn, n, _ in KEY_CASES]
+
+
+@pytest.mark.parametrize(("module", "fn", "name", "twice"), KEY_CASES, ids=CASE_IDS)
+def test_a_kept_part_is_made_again_when_any_part_of_its_key_changes(
+    module: Any, fn: str, name: str, twice: Callable[[str], tuple[Any, Any, Any]]
+) -> None:
+    kept, warm, cold = twice(name)
+    assert not _same_placement(warm, kept)
+    assert _same_placement(warm, cold)
+
+
+@pytest.mark.parametrize(("module", "fn", "name", "twice"), KEY_CASES, ids=CASE_IDS)
+def test_leaving_a_part_out_of_a_key_gives_a_stale_placement(
+    module: Any,
+    fn: str,
+    name: str,
+    twice: Callable[[str], tuple[Any, Any, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    leave_out(monkeypatch, module, fn, name)
+    _kept, warm, cold = twice(name)
+    assert not _same_placement(warm, cold)
+
+
+def test_an_edit_of_one_hall_makes_that_halls_tables_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[str] = []
+    full = tables.hall_tables
+
+    def counted(p: Placer, hall: Any, spots: Any) -> Any:
+        made.append(hall.key)
+        return full(p, hall, spots)
+
+    monkeypatch.setattr(tables, "hall_tables", counted)
+    cache = place.PlaceCache()
+    fabric = design.build_fabric(inputs_of(THREE))
+    place.place(inputs_of(THREE), fabric, cache)
+    assert made == ["B1/H1", "B2/H1", "B3/H1"]  # B1/H2 is empty
+    made.clear()
+    place.place(inputs_of(patch(THREE, lambda d: hall_of(d, 2).update(max_row_racks=4))), fabric, cache)
+    assert made == ["B3/H1"]
