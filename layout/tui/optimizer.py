@@ -306,6 +306,9 @@ def moved_lines(site: SiteFile, options: dict[str, Any]) -> list[tuple[str, str]
             elif key == "row_axis":
                 now_axis = halls[where].row_axis if where in halls else "?"
                 out.append((where, f"rows along {value} (was {now_axis})"))
+            elif key == "su_order":
+                was_order = "its own order" if where not in halls or not halls[where].su_order else "another"
+                out.append((where, f"{len(value)} SUs in a new order, {value[0]} first (was {was_order})"))
     return out
 
 
