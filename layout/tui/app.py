@@ -427,7 +427,7 @@ class DCLayoutApp(App[None]):
         """Leave: a design in progress stops at its next stage and is not waited for (runner.py)."""
         self.quitting = True
         if self.optimisation is not None:
-            self.optimisation.stop()
+            self.optimisation.stop(whole_bom=False)
         self.exit()
 
     # ------------------------------------------------------------------------------------ edits
@@ -1150,7 +1150,7 @@ class DCLayoutApp(App[None]):
     def drop_optimisation(self) -> None:
         """Another site is open: the search of the last one stops and is forgotten."""
         if self.optimisation is not None:
-            self.optimisation.stop()
+            self.optimisation.stop(whole_bom=False)
         self.optimisation, self.accepted_text = None, None
 
     def action_accept_layout(self) -> None:
@@ -1175,7 +1175,7 @@ class DCLayoutApp(App[None]):
         if not changed:
             self.notify("the search found nothing better than the site as it is: nothing to accept")
             return
-        run.stop()  # a search still running was for the text before this edit
+        run.stop(whole_bom=False)  # a search still running was for the text before this edit
         assert self.editor is not None
         self.accepted_text = self.editor.text
         self.notify(

@@ -161,6 +161,7 @@ class Optimisation:
         self._report = report
         self._yield_to = yield_to
         self._stop = threading.Event()
+        self._price = True  # price the whole BOM of the best when the search ends
         self._evals = 0
         self._so_far: opt.Result | None = None
         self._bom: tuple[dict[str, float], dict[str, float]] | None = None
@@ -196,15 +197,21 @@ class Optimisation:
         self.thread.start()
         return self
 
-    def _gate(self) -> None:
-        """Between two evaluations: Stopped if asked to stop; wait while ``yield_to()``."""
+    def _wait(self) -> None:
+        """Wait while ``yield_to()`` (unless asked to stop)."""
         while self._yield_to is not None and not self._stop.is_set() and self._yield_to():
             self._stop.wait(YIELD_POLL_S)
+
+    def _gate(self) -> None:
+        """Between two evaluations: Stopped if asked to stop; wait while ``yield_to()``."""
+        self._wait()
         if self._stop.is_set():
             raise Stopped
 
-    def stop(self) -> None:
-        """End the search after the evaluation under way (the best so far is kept)."""
+    def stop(self, whole_bom: bool = True) -> None:
+        """End the search after the evaluation under way (the best so far is kept). ``whole_bom``:
+        still price the whole BOM of the best (False: its result is not wanted any more)."""
+        self._price = self._price and whole_bom
         self._stop.set()
 
     @property
@@ -245,7 +252,8 @@ class Optimisation:
                     self._so_far = r
                     state = DONE if r.evaluations >= b.evaluations or r.seconds < b.seconds else TIMED_OUT
                 base = self.problem.space.baseline(self.inputs.site)
-                if self._so_far is not None and self._so_far.best_layout != base:
+                self._wait()
+                if self._price and self._so_far is not None and self._so_far.best_layout != base:
                     self._bom = (
                         engine.here(whole_bom, self.problem, base),
                         engine.here(whole_bom, self.problem, self._so_far.best_layout),

@@ -129,16 +129,20 @@ def test_a_result_for_another_site_file_is_refused(
         optimizer.accept(session, finished)
 
 
-def test_stop_ends_the_search_after_the_design_under_way_with_the_best_so_far(session: Session) -> None:
+@pytest.mark.parametrize("whole_bom", [True, False])
+def test_stop_ends_the_search_after_the_design_under_way_with_the_best_so_far(
+    session: Session, whole_bom: bool
+) -> None:
     run: optimizer.Optimisation
 
     def report(p: optimizer.Progress) -> None:
         if p.evaluations == 7:
-            run.stop()
+            run.stop(whole_bom)
 
     run = optimizer.Optimisation(session.inputs, session.text, report, optimizer.Budget(40, 600.0))
     p = run.run()
-    assert p.state == optimizer.STOPPED and p.evaluations == 7 and p.bom is not None
+    assert p.state == optimizer.STOPPED and p.evaluations == 7
+    assert (p.bom is not None) == whole_bom  # the BOM of the best is priced unless not wanted (A, q)
     # the best of the rounds done before the stop: baseline + 2 rounds of 4 would be 9
     assert p.result is not None and p.result.evaluations == 5
     problem = opt.Problem(session.inputs, opt.Space.of(session.inputs.site), optimizer.YEARS)
@@ -159,9 +163,9 @@ def test_while_told_to_yield_the_search_waits_between_designs_and_finds_the_same
     p = optimizer.Optimisation(session.inputs, session.text, budget=SMALL, yield_to=busy).run()
     assert p.result is not None and finished.result is not None
     assert p.result.best_layout == finished.result.best_layout and p.result.history == finished.result.history
-    # asked before each of the 3 batches (the site as it is, then 2 rounds of 4) and after each of the 9
-    # designs: 12 waits, each of 3 looks
-    assert len(calls) == 3 * (3 + 9)
+    # asked before each of the 3 batches (the site as it is, then 2 rounds of 4), after each of the 9
+    # designs and before pricing the whole BOM: 13 waits, each of 3 looks
+    assert len(calls) == 3 * (3 + 9 + 1)
 
 
 def test_a_site_that_does_not_design_is_a_failed_search_not_an_exception(
