@@ -29,7 +29,8 @@ batch is taken when it is better, or else with the simulated-annealing chance ``
 are then tried together. With ``assign`` (the default), each batch from a layout the assignment step
 has not yet run on starts with that step (:class:`AssignFrom`, one evaluation: the worker designs the
 layout, solves each hall's SU order and designs the result), so the SU order follows every layout the
-search moves to; its result is a candidate like any other. Everything the search decides comes from a ``random.Random(seed)`` and the
+search moves to, and the budget's last batch runs it on the best layout too; its result is a candidate
+like any other. Everything the search decides comes from a ``random.Random(seed)`` and the
 batch's results in batch order, never from timing, so a fixed seed and evaluation count give the same
 result on any cluster (``budget_s`` can only stop it earlier).
 
@@ -407,7 +408,7 @@ def search(
     """Simulated annealing over layouts in batches of ``batch`` (see the module docstring). ``tick(the
     result so far)`` after each batch (its lists are copies: the search goes on with its own).
     ``assign``: each batch from a layout the assignment step has not seen starts with that step (one
-    evaluation)."""
+    evaluation), and the last batch also runs it on the best, if it has not yet."""
     t0 = time.monotonic()
     site = problem.inputs.site
     space = problem.space
@@ -429,15 +430,17 @@ def search(
     steps = kept = 0
     while evals < max_evals and time.monotonic() - t0 < budget_s:
         cands: list[Layout | AssignFrom] = []
-        if assign and cur not in assigned:
-            cands.append(AssignFrom(cur))
-            assigned.add(cur)
+        want = min(batch, max_evals - evals)
+        last = want == max_evals - evals  # the budget's last batch: the best gets the step too
+        for lay in [cur, *([best] if last else [])] if assign else []:
+            if lay not in assigned:
+                cands.append(AssignFrom(lay))
+                assigned.add(lay)
         for c in [*first, *([combo] if combo is not None else [])]:
             if c not in seen and c not in cands:
                 cands.append(c)
         first, combo = [], None
         tries = 0
-        want = min(batch, max_evals - evals)
         while len(cands) < want and tries < 50 * batch:
             tries += 1
             m = space.neighbour(cur, rng)

@@ -91,3 +91,12 @@ def test_the_tui_says_a_hall_lays_its_sus_in_a_new_order() -> None:
     assert moved_lines(site, {"B1/H1": {"su_order": ["p0-u2", "p0-u0", "p0-u1", "p0-u3"]}}) == [
         ("B1/H1", "4 SUs in a new order, p0-u2 first (was its own order)")
     ]
+
+
+def test_the_report_shows_an_su_order_by_its_first_ids_and_count() -> None:
+    from layout.export.pdf.chapters.optimization import _option_text
+
+    ids = [f"p0-u{i:02d}" for i in range(56)]
+    assert _option_text(ids) == "p0-u00, p0-u01, p0-u02, p0-u03, ... (56 SUs)"
+    assert _option_text(["p0-u1", "p0-u0"]) == "p0-u1, p0-u0"
+    assert _option_text([66.8, 55.0]) == "66.8 55" and _option_text("y") == "y"
