@@ -439,7 +439,7 @@ def _check(spec: _Spec, catalog: Catalog) -> None:
         sw = catalog.switch[spec.switch]
         _, gbps = catalog.backend(spec.server, spec.nic)
         if sw.fastest_gbps < gbps:
-            fast = sorted(s for s, x in catalog.switch.items() if x.fastest_gbps >= gbps)
+            fast = catalog.fabric_switches(spec.server, spec.nic)
             p.append(
                 spec.problem(
                     "switch",

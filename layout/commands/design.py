@@ -12,6 +12,7 @@ import argparse
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from layout.commands import add_templates_option, load_inputs
@@ -47,9 +48,12 @@ def add_parser(sub: Any) -> None:
 
 
 class _Progress:
-    """A rich progress line on stderr, shown only when the run takes longer than a second."""
+    """A rich progress line on stderr, shown only when the run takes longer than a second.
 
-    def __init__(self, stages: tuple[str, ...]):
+    ``timer``: what calls :meth:`_show` once ``SHOW_PROGRESS_AFTER_S`` have passed (``threading.Timer``;
+    tests hand in one they fire themselves, so they need no clock)."""
+
+    def __init__(self, stages: tuple[str, ...], timer: Callable[..., Any] = threading.Timer):
         from rich.console import Console
 
         self.console = Console(stderr=True)
@@ -59,7 +63,8 @@ class _Progress:
         self.lock = threading.Lock()
         self.progress: Any = None
         self.task: Any = None
-        self.timer = threading.Timer(SHOW_PROGRESS_AFTER_S, self._show)
+        self.closed = False
+        self.timer = timer(SHOW_PROGRESS_AFTER_S, self._show)
         self.timer.daemon = True
         if self.console.is_terminal:
             self.timer.start()
@@ -69,13 +74,15 @@ class _Progress:
             if stage in self.stages:
                 self.done = self.stages.index(stage)
             self.stage = stage
-            if self.progress is not None:
-                self.progress.update(self.task, completed=self.done, description=stage)
+            if self.progress is not None:  # drawn now, not at the next tick: each stage is seen
+                self.progress.update(self.task, completed=self.done, description=stage, refresh=True)
 
     def _show(self) -> None:
         from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
         with self.lock:
+            if self.closed:  # the run ended while the timer fired: nothing to show, nothing to stop
+                return
             self.progress = Progress(
                 SpinnerColumn(), TextColumn("{task.description:<12}"), BarColumn(), TimeElapsedColumn(),
                 console=self.console, transient=True,
@@ -86,6 +93,7 @@ class _Progress:
     def close(self) -> None:
         self.timer.cancel()
         with self.lock:
+            self.closed = True
             if self.progress is not None:
                 self.progress.stop()
 

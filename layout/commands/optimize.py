@@ -109,8 +109,9 @@ def run(args: argparse.Namespace) -> int:
     ):
         task = bar.add_task("optimize", total=args.evaluations, best="-")
 
-        def tick(evals: int, best: float) -> None:
-            bar.update(task, completed=evals, best=f"{best / 1e6:,.2f} M")
+        def tick(so_far: opt.Result) -> None:
+            best = so_far.history[-1]["best"]
+            bar.update(task, completed=so_far.evaluations, best=f"{best / 1e6:,.2f} M")
 
         result = opt.search(
             problem,

@@ -347,10 +347,10 @@ def search(
     budget_s: float = 600.0,
     batch: int = 4,
     kind: str = "optics",
-    tick: Callable[[int, float], None] | None = None,
+    tick: Callable[[Result], None] | None = None,
 ) -> Result:
-    """Simulated annealing over layouts in batches of ``batch`` (see the module docstring). ``tick(
-    evaluations, best objective)`` after each batch."""
+    """Simulated annealing over layouts in batches of ``batch`` (see the module docstring). ``tick(the
+    result so far)`` after each batch (its lists are copies: the search goes on with its own)."""
     t0 = time.monotonic()
     site = problem.inputs.site
     space = problem.space
@@ -415,7 +415,7 @@ def search(
             {"evaluations": evals, "best": objective(best_s, kind), "current": objective(cur_s, kind)}
         )
         if tick is not None:
-            tick(evals, objective(best_s, kind))
+            tick(Result(base, best_s, best, evals, time.monotonic() - t0, list(history), list(failed)))
     return Result(base, best_s, best, evals, time.monotonic() - t0, history, failed)
 
 

@@ -214,7 +214,8 @@ class Sheet:
     title: str  # second title line, e.g. "Hall B1/H1: racks, trays and cabling"
     bbox_m: tuple[float, float, float, float]
     scale: int
-    kind: str  # "site", "building", "hall"
+    kind: str  # "site", "building", "hall", "power"
+    hall: str = ""  # the hall a hall or power sheet draws, "B1/H1" (ids may hold "-": not from the name)
 
 
 def fit_scale(width_m: float, height_m: float) -> int:
@@ -281,6 +282,7 @@ def plan_sheets(scene: Scene) -> list[Sheet]:
                     hb,
                     fit_scale(hb[2] - hb[0], hb[3] - hb[1]),
                     "hall",
+                    f"{b.id}/{h.id}",
                 )
             )
     if scene.busways is not None:  # a power sheet per hall with a power chain, after the plans
@@ -296,6 +298,7 @@ def plan_sheets(scene: Scene) -> list[Sheet]:
                             hb,
                             fit_scale(hb[2] - hb[0], hb[3] - hb[1]),
                             "power",
+                            f"{b.id}/{h.id}",
                         )
                     )
     return sheets
@@ -594,7 +597,7 @@ class _Scales:
 
     def __init__(self, scene: Scene, sheets: Sequence[Sheet]) -> None:
         self.site = sheets[0].scale
-        self.hall = {s.name.replace("-", "/", 1): s.scale for s in sheets if s.kind == "hall"}
+        self.hall = {s.hall: s.scale for s in sheets if s.kind == "hall"}
         self.building: dict[str, int] = {}
         for b in scene.site.building:
             mine = [self.hall[f"{b.id}/{h.id}"] for h in b.hall if f"{b.id}/{h.id}" in self.hall]
@@ -1610,8 +1613,7 @@ def _notes(layout: Paperspace, scene: Scene, sheet: Sheet) -> None:
         _power_notes(layout, scene, sheet, x, y - 8.0)
         return
     if sheet.kind == "hall":
-        key = sheet.name.replace("-", "/", 1)
-        mine = [v for v in numbered_violations(scene) if hall_key(v[2]) == key]
+        mine = [v for v in numbered_violations(scene) if hall_key(v[2]) == sheet.hall]
     else:
         mine = numbered_violations(scene)
     lines.append(
@@ -1644,16 +1646,19 @@ def _records(df: pd.DataFrame) -> list[Any]:
     return [SimpleNamespace(**{str(k): v for k, v in r.items()}) for r in df.to_dict("records")]
 
 
-def _draw_power(msp: BaseLayout, scene: Scene) -> None:
+def _draw_power(msp: BaseLayout, scene: Scene, scales: _Scales, board: Board) -> None:
     """The power chain in model space: each busway a line over its racks (layer E-POWR, A and B either
-    side of the row's centre line), the CDUs as boxes (M-EQPM-CDU). Their figures are in the power
-    sheet's notes and the XLSX Power sheet, not beside them: the hall sheets' labels keep their room."""
+    side of the row's centre line), the CDUs as boxes (M-EQPM-CDU). Each busway is labelled with its id and the UPS block it hangs on (``A1 UPS-A1``) past
+    one end of its line, and each CDU with its id: on E-POWR (the hall and power sheets), placed last
+    on the hall ``board``, so only where no other label is; the figures stay in the power sheet's notes
+    and the XLSX."""
     if scene.busways is not None:
         for r in _records(scene.busways):
             if math.isnan(r.x0_m):  # a busway with no racks drawn
                 continue
             a, b = (r.x0_m * MM_PER_M, r.y0_m * MM_PER_M), (r.x1_m * MM_PER_M, r.y1_m * MM_PER_M)
             msp.add_lwpolyline([a, b], dxfattribs={"layer": "E-POWR"})
+            _label(msp, board, "E-POWR", _busway_spots(r, MIN_TEXT_MM * scales.of(str(r.hall))))
     if scene.cdus is not None:
         for r in _records(scene.cdus):
             vertical = float(r.rotation_deg) in (90.0, 270.0)
@@ -1662,14 +1667,47 @@ def _draw_power(msp: BaseLayout, scene: Scene) -> None:
             x, y = float(r.x_m), float(r.y_m)
             pts = _mm([(x - hx, y - hy), (x + hx, y - hy), (x + hx, y + hy), (x - hx, y + hy)])
             msp.add_lwpolyline(pts, close=True, dxfattribs={"layer": "M-EQPM-CDU"})
+            th = MIN_TEXT_MM * scales.of(str(r.hall))
+            text, gap = _tail(r.cdu_id), 0.25 * th
+            cx, cy, ex, ey = x * MM_PER_M, y * MM_PER_M, hx * MM_PER_M + gap, hy * MM_PER_M + gap
+            _label(msp, board, "E-POWR", [
+                Spot(text, (cx, cy), th),
+                Spot(text, (cx, cy + ey), th, TextEntityAlignment.BOTTOM_CENTER),
+                Spot(text, (cx, cy - ey), th, TextEntityAlignment.TOP_CENTER),
+                Spot(text, (cx + ex, cy), th, TextEntityAlignment.MIDDLE_LEFT),
+                Spot(text, (cx - ex, cy), th, TextEntityAlignment.MIDDLE_RIGHT),
+            ])  # fmt: skip
+
+
+def _tail(part_id: Any) -> str:
+    """A power part's id without its hall: B1/H1/R03/A1 -> A1, B1/H1/UPS-A1 -> UPS-A1."""
+    return str(part_id).rsplit("/", 1)[-1]
+
+
+def _busway_spots(r: Any, height: float) -> list[Spot]:
+    """Where a busway's label may go: in line with it, past one end of its run (A first before its
+    start, B first after its end, so that the two of a row do not meet), clear of the run by a gap."""
+    text = f"{_tail(r.busway_id)} {_tail(r.ups_id)}"
+    gap = 0.5 * height
+    x0, y0, x1, y1 = (float(v) * MM_PER_M for v in (r.x0_m, r.y0_m, r.x1_m, r.y1_m))
+    if abs(y1 - y0) <= abs(x1 - x0):  # a run along x
+        lo, hi = min(x0, x1), max(x0, x1)
+        before = Spot(text, (lo - gap, y0), height, TextEntityAlignment.MIDDLE_RIGHT)
+        after = Spot(text, (hi + gap, y0), height, TextEntityAlignment.MIDDLE_LEFT)
+    else:  # along y: turned a quarter, reading from the right of the sheet
+        lo, hi = min(y0, y1), max(y0, y1)
+        before = Spot(text, (x0, lo - gap), height, TextEntityAlignment.MIDDLE_RIGHT, 90.0)
+        after = Spot(text, (x0, hi + gap), height, TextEntityAlignment.MIDDLE_LEFT, 90.0)
+    return [before, after] if str(r.side) == "A" else [after, before]
 
 
 def _power_notes(layout: Paperspace, scene: Scene, sheet: Sheet, x: float, y: float) -> None:
     """The power sheet's notes: what the lines are, the hall's busways, UPS blocks and CDUs with their
     loads and ratings."""
-    key = sheet.name.rsplit("-", 1)[0].replace("-", "/", 1)
+    key = sheet.hall
     lines = [
         "1. Busways (layer E-POWR) over each row: A side below the row's centre line, B above.",
+        "   Each labelled past one end with its id and the UPS block it hangs on, e.g. A1 UPS-A1.",
         "2. Every rack: one tap-off per side; its A and B busways hang on different UPS blocks.",
     ]
     if scene.busways is not None:
@@ -1744,7 +1782,7 @@ def build_scene_document(scene: Scene) -> Drawing:
     _draw_rows(msp, doc, scene, scales, boards.hall)
     _draw_violations(msp, scene, scales, boards)
     _draw_trays(msp, doc, scene, scales, boards, trays_at)
-    _draw_power(msp, scene)
+    _draw_power(msp, scene, scales, boards.hall)
     sx0, sy0, sx1, sy1 = sheets[0].bbox_m
     doc.set_modelspace_vport(
         height=(sy1 - sy0) * MM_PER_M * 1.1, center=((sx0 + sx1) / 2 * MM_PER_M, (sy0 + sy1) / 2 * MM_PER_M)

@@ -2,7 +2,9 @@
 
 - ``write_csv(df, path)``: UTF-8, ``\\n`` line ends, no index, NaN as an empty cell: the bytes pandas'
   ``to_csv`` writes, through pyarrow's columnar CSV writer (the 300,000-row links table of a campus in a
-  fraction of a second instead of seconds).
+  fraction of a second instead of seconds). A text cell a spreadsheet would run as a formula (it starts
+  with ``=``, ``+``, ``-``, ``@``, a tab or a CR and is not a plain number) gets a ``'`` before it (OWASP's
+  defence against CSV injection); number columns are written as they are.
 - ``write_parquet(df, path)``: the same table as Parquet (zstd), for pandas, polars, DuckDB, Spark.
 - ``write_json(obj, path)``: sorted keys, two-space indent, NaN/inf as ``null``.
 - ``write_xlsx(sheets, path, date)``: one sheet per DataFrame, bold frozen header, column widths from
@@ -10,7 +12,9 @@
   modified dates are the site's date (not the clock) and so are the timestamps of the zip entries (the
   nearest a zip can hold for a date outside 1980-2107). The bytes are openpyxl's; the cells are written
   as strings, not through an element tree per cell. Every text value is a text cell: one starting with
-  ``=``, ``+``, ``-`` or ``@`` is never a live formula (formula injection), ``#N/A`` never an error.
+  ``=``, ``+``, ``-`` or ``@`` is never a live formula (formula injection), ``#N/A`` never an error; a
+  formula-like one also carries the quote prefix style (Excel's stored form of a typed ``'``), so that
+  editing the cell keeps it text.
 - ``links_table(fabric, placement, cabling)``: one row per link with device and rack ids (for CSV);
   ``links_summary(links)``: links and metres per network, kind and medium (for the XLSX);
   ``summary_rows(summary)``: ``summary.json`` flattened to (key, value) rows;
@@ -115,7 +119,7 @@ def _arrow_texts(table: Any) -> list[Any] | None:
     for col in table.columns:
         t = col.type
         if pa.types.is_dictionary(t) and pa.types.is_string(t.value_type) or pa.types.is_string(t):
-            texts.append(col)
+            texts.append(defused_text(col))
         elif pa.types.is_integer(t):
             texts.append(col.cast(pa.string()))
         elif pa.types.is_float64(t):
@@ -126,7 +130,87 @@ def _arrow_texts(table: Any) -> list[Any] | None:
 
 
 def _pandas_csv(df: pd.DataFrame) -> bytes:
-    return df.to_csv(index=False, lineterminator="\n").encode("utf-8")
+    return defused_frame(df).to_csv(index=False, lineterminator="\n").encode("utf-8")
+
+
+# Formula injection (OWASP, "CSV injection"): a spreadsheet opening a CSV runs a cell that starts with one of
+# these as a formula. Such a text cell is written with a ' before it, which the spreadsheet shows as text;
+# text that is a plain number ("-5", "+1.5e3") is no formula and stays as it is, and so do number columns.
+FORMULA_START = "=+-@\t\r"
+_FORMULA_START_RE = "^[=+\\-@\t\r]"
+_NUMBER_RE = "^[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
+_NUMBER = re.compile(_NUMBER_RE)
+
+
+def is_formula_like(text: str) -> bool:
+    """Whether a spreadsheet would read the text cell ``text`` as a formula (see FORMULA_START)."""
+    return text[:1] in FORMULA_START and text != "" and not _NUMBER.match(text)
+
+
+def defused(text: str) -> str:
+    """``text`` as a CSV cell no spreadsheet runs: with a ' before it when it is formula-like."""
+    return "'" + text if is_formula_like(text) else text
+
+
+def defused_text(col: Any) -> Any:
+    """A pyarrow text column (plain or dictionary-encoded, an Array or a ChunkedArray) with each
+    formula-like value :func:`defused`; the column itself when it holds none (the usual case: one pass)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(col, pa.ChunkedArray):
+        if col.num_chunks == 0:
+            return col
+        chunks = [defused_text(c) for c in col.chunks]
+        if all(a is b for a, b in zip(chunks, col.chunks, strict=True)):
+            return col
+        return pa.chunked_array(chunks, type=col.type)
+    if pa.types.is_dictionary(col.type):
+        words = defused_text(col.dictionary)
+        return col if words is col.dictionary else pa.DictionaryArray.from_arrays(col.indices, words)
+    hit = pc.match_substring_regex(col, _FORMULA_START_RE)
+    if not pc.any(hit).as_py():
+        return col
+    hit = pc.and_not(hit, pc.match_substring_regex(col, _NUMBER_RE))
+    if not pc.any(hit).as_py():
+        return col
+    return pc.if_else(hit, pc.binary_join_element_wise("'", col, ""), col)
+
+
+def formula_like_rows(col: pd.Series) -> np.ndarray | None:
+    """Which values of the column ``col`` are formula-like text, as a bool array; None when none is (and
+    for every number column)."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        cats = formula_like_rows(pd.Series(col.cat.categories, dtype=object))
+        if cats is None:
+            return None
+        codes = col.cat.codes.to_numpy()
+        hit = np.where(codes >= 0, cats[np.maximum(codes, 0)], False)
+        return hit if hit.any() else None
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "biufcmM":
+        return None
+    values = col.tolist()
+    hit = np.fromiter((type(v) is str and is_formula_like(v) for v in values), bool, len(values))
+    return hit if hit.any() else None
+
+
+def defused_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every formula-like text value :func:`defused` (``df`` itself when none is)."""
+    out = None
+    for j in range(df.shape[1]):
+        col = df.iloc[:, j]
+        if formula_like_rows(col) is None:
+            continue
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            new = col.cat.rename_categories(
+                [defused(c) if isinstance(c, str) else c for c in col.cat.categories]
+            )
+        else:
+            new = col.map(lambda v: defused(v) if isinstance(v, str) else v)
+        if out is None:
+            out = df.copy()
+        out.isetitem(j, new.array)
+    return df if out is None else out
 
 
 _NEEDS_QUOTES = (",", '"', "\n", "\r")
@@ -167,7 +251,7 @@ def _column_text(col: pd.Series) -> Any:
         return pa.array(col, from_pandas=True).cast(pa.string())
     if pd.api.types.is_string_dtype(dtype):
         try:
-            return pa.array(col, from_pandas=True).cast(pa.string())
+            return defused_text(pa.array(col, from_pandas=True).cast(pa.string()))
         except (pa.ArrowInvalid, pa.ArrowTypeError):  # an object column holding something else
             return None
     return None
@@ -319,6 +403,12 @@ def xlsx_bytes_openpyxl(sheets: dict[str, pd.DataFrame], date: str, title: str =
             if fmt:
                 for cell in ws[_letter(j)][1:]:
                     cell.number_format = fmt
+        for j in range(df.shape[1]):  # formula-like text: "quote prefix" style, text even once edited
+            hit = formula_like_rows(df.iloc[:, j])
+            if hit is not None:
+                column = ws[_letter(j)][1:]
+                for r in np.flatnonzero(hit).tolist():
+                    column[r].quotePrefix = True
         if cached:
             splice[f"xl/worksheets/sheet{i}.xml"] = functools.partial(_cache_formulas, cached=cached)
     return _restamp_zip(_zip_workbook(wb), stamp, splice)
@@ -431,21 +521,42 @@ def _xlsx_fast(sheets: dict[str, pd.DataFrame], stamp: datetime.datetime, title:
         if df.shape[1] == 0:
             raise _NotPlain("a table without columns")
         bold_id = ws.cell(row=1, column=1).style_id
-        styles = [0] * df.shape[1]
-        if len(df):  # register the number formats as openpyxl would (after the header's bold)
-            for j, col in enumerate(df.columns):
-                fmt = number_format(str(col), df.iloc[:, j])
-                if fmt:
-                    cell = ws.cell(row=2, column=j + 1)
-                    cell.number_format = fmt
-                    styles[j] = cell.style_id
-        rows, dim = _sheet_rows(df, bold_id, styles), f"A1:{_letter(df.shape[1] - 1)}{len(df) + 1}"
+        styles, quoted = _register_styles(ws, df)
+        rows = _sheet_rows(df, bold_id, styles, quoted)
+        dim = f"A1:{_letter(df.shape[1] - 1)}{len(df) + 1}"
         splice[f"xl/worksheets/sheet{i}.xml"] = functools.partial(_splice, rows=rows, dim=dim)
     data = _zip_workbook(wb)
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         if not set(splice) <= set(z.namelist()):  # not the layout openpyxl is known to write
             raise _NotPlain("sheet files")
     return _restamp_zip(data, stamp, splice)
+
+
+def _register_styles(ws: Any, df: pd.DataFrame) -> tuple[list[int], list[int]]:
+    """The style id of each column's cells (its number format) and of its formula-like text cells (that
+    format with the quote prefix; 0 for a column without any), registered with the workbook in the order
+    openpyxl's writer meets them (row by row, left to right), so the ids are the ones it gives."""
+    from openpyxl.cell import Cell
+
+    formats = [number_format(str(c), df.iloc[:, j]) for j, c in enumerate(df.columns)]
+    hits = [formula_like_rows(df.iloc[:, j]) for j in range(df.shape[1])]
+    firsts: list[tuple[int, int, bool]] = []  # (row, column, quoted) where a style first appears
+    for j, (fmt, hit) in enumerate(zip(formats, hits, strict=True)):
+        if hit is None:
+            if fmt and len(df):
+                firsts.append((0, j, False))
+            continue
+        firsts.append((int(np.argmax(hit)), j, True))
+        if fmt and not hit.all():
+            firsts.append((int(np.argmin(hit)), j, False))
+    styles, quoted = [0] * df.shape[1], [0] * df.shape[1]
+    for _, j, quote in sorted(firsts):
+        cell = Cell(ws)  # a cell of no row: it only registers its style
+        if formats[j]:
+            cell.number_format = formats[j]
+        cell.quotePrefix = quote
+        (quoted if quote else styles)[j] = cell.style_id
+    return styles, quoted
 
 
 def _splice(body: bytes, rows: str, dim: str) -> bytes:
@@ -496,21 +607,21 @@ _ILLEGAL = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")  # openpyxl's ILLE
 _PLAIN = re.compile(r"[^\s=#&<>\000-\037](?:[^&<>\000-\037]*[^\s&<>\000-\037])?\Z")
 
 
-def _sheet_rows(df: pd.DataFrame, bold_id: int, styles: list[int]) -> str:
+def _sheet_rows(df: pd.DataFrame, bold_id: int, styles: list[int], quoted: list[int]) -> str:
     """The ``<row>`` elements of a sheet: the header in bold, then one row per table row, each cell as
     openpyxl writes it."""
     letters = [_letter(j) for j in range(df.shape[1])]
     head = "".join(_xml_cell(f"{c}1", str(v), bold_id) for c, v in zip(letters, df.columns, strict=True))
     parts = [f'<row r="1">{head}</row>']
-    columns = [_column_cells(df.iloc[:, j], letters[j], styles[j]) for j in range(df.shape[1])]
+    columns = [_column_cells(df.iloc[:, j], letters[j], styles[j], quoted[j]) for j in range(df.shape[1])]
     for r, cells in enumerate(zip(*columns, strict=True), start=2):
         parts.append(f'<row r="{r}">{"".join(cells)}</row>')
     return "".join(parts)
 
 
-def _column_cells(col: pd.Series, letter: str, style: int) -> list[str]:
+def _column_cells(col: pd.Series, letter: str, style: int, quoted: int = 0) -> list[str]:
     """The ``<c>`` elements of one column from row 2 on; numpy number and bool columns without a type
-    test per value."""
+    test per value; ``quoted``: the style of its formula-like text cells (0: it has none)."""
     values = col.tolist()
     rows = range(2, len(values) + 2)
     s = f' s="{style}"' if style else ""
@@ -526,6 +637,11 @@ def _column_cells(col: pd.Series, letter: str, style: int) -> list[str]:
         ]
     if kind == "b":
         return [f'<c r="{letter}{r}"{s} t="b"><v>{int(v)}</v></c>' for r, v in zip(rows, values, strict=True)]
+    if quoted:
+        return [
+            _xml_cell(f"{letter}{r}", v, quoted if isinstance(v, str) and is_formula_like(v) else style)
+            for r, v in zip(rows, values, strict=True)
+        ]
     return [
         f'<c r="{letter}{r}"{s} t="inlineStr"><is><t>{v}</t></is></c>'
         if type(v) is str and len(v) <= 32767 and _PLAIN.match(v)

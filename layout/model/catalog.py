@@ -238,6 +238,13 @@ class Catalog(Strict):
         split = self.nic[nic].split if nic in self.nic else 1
         return s.backend_ports * split, s.backend_port_gbps // split
 
+    def fabric_switches(self, server: str, nic: str) -> list[str]:
+        """The switches (ids, sorted) that can serve the GPU fabric of ``server`` with ``nic``: ports as
+        fast as its backend links (so not the 1 GbE SN2201 of the management network, nor the 100G
+        SN2700 that aggregates it). What ``cluster.switch`` accepts, and what the TUI offers."""
+        _, gbps = self.backend(server, nic)
+        return sorted(s for s, x in self.switch.items() if x.fastest_gbps >= gbps)
+
     def media_by_reach(self) -> list[tuple[str, MediaSpec]]:
         """Media in catalog order (layout.media picks the cheapest that reaches; equal prices: the first)."""
         return list(self.media.items())

@@ -43,6 +43,7 @@ from layout.siteedit import (
     SetRowTemplate,
     SiteEditor,
 )
+from layout.tui import optimizer
 from layout.tui.find import Found, find
 from layout.tui.floor import HallFloor, UserRowBox, floor_plan, hall_floors, with_design_of
 from layout.tui.panels import cabling, trace_links
@@ -55,7 +56,16 @@ from layout.tui.session import EXPORTS, Session, export, locate, snap
 from layout.tui.trace import Trace, trace_rack
 from layout.tui.widgets.hall_map import MIN_M_PER_COL, HallMap, legend
 from layout.tui.widgets.inspector import Inspector
+from layout.tui.widgets.optimise import OptimisePanel
 from layout.tui.widgets.site_tree import SiteTree
+
+
+class OptimiseProgress(Message):
+    """The background layout search evaluated a design or ended (posted from its thread)."""
+
+    def __init__(self, progress: optimizer.Progress) -> None:
+        super().__init__()
+        self.progress = progress
 
 
 class DesignProgress(Message):
@@ -112,6 +122,12 @@ ACTIONS: tuple[Action, ...] = (
         "trace", "View: trace the rack's cables", "r: the cables of the rack at the cursor along their trays"
     ),
     Action("map_labels", "Map: row labels: ids / kW per row / none", "l"),
+    Action(
+        "optimise",
+        "Optimise: search for fewer optics / stop",
+        "O: where the MDF, spines and SUs stand, which way rows run (dclayout optimize), in the background",
+    ),
+    Action("accept_layout", "Optimise: accept the best layout", "A: the search's best as one undoable edit"),
     Action("next_hall", "View: next hall", "Show the next hall on the map"),
     Action("prev_hall", "View: previous hall", "Show the previous hall on the map"),
     Action("toggle_tree", "View: show/hide the site tree", "The tree of buildings, halls and rows"),
@@ -120,6 +136,7 @@ ACTIONS: tuple[Action, ...] = (
     Action("tab('violations')", "View: violations", "Design-rule breaches; enter jumps to the place"),
     Action("tab('bom')", "View: bill of materials", "Quantities and prices"),
     Action("tab('cabling')", "View: cabling", "Media mix and the longest links"),
+    Action("tab('optimise')", "View: optimise", "The layout search: progress, best so far, what moved"),
     Action("map_zoom(-1)", "Map: zoom in", "+"),
     Action("map_zoom(1)", "Map: zoom out", "-"),
     Action("map_fit", "Map: fit the hall", "0"),
@@ -131,7 +148,7 @@ __all__ = ["ACTIONS", "EXPORTS", "DCLayoutApp", "export", "run_app", "snap"]
 
 
 BOM_COLUMNS = ("category", "part", "qty", "unit", "unit $", "extended $", "item")
-WIDE_TABS = ("violations", "bom", "cabling")  # shown without the tree and the inspector
+WIDE_TABS = ("violations", "bom", "cabling", "optimise")  # shown without the tree and the inspector
 
 
 class DCLayoutApp(App[None]):
@@ -160,6 +177,8 @@ class DCLayoutApp(App[None]):
         Binding("n", "nic", "NIC", show=False),
         Binding("slash,ctrl+f", "find", "find", key_display="/"),
         Binding("r", "trace", "trace"),
+        Binding("O", "optimise", "optimise", show=False),
+        Binding("A", "accept_layout", "accept", show=False),
         Binding("right_square_bracket", "next_hall", "next hall", show=False, key_display="]"),
         Binding("left_square_bracket", "prev_hall", "prev hall", show=False, key_display="["),
         Binding("f2", "toggle_tree", "tree", show=False),
@@ -168,6 +187,7 @@ class DCLayoutApp(App[None]):
         Binding("3", "tab('violations')", "violations", show=False),
         Binding("4", "tab('bom')", "BOM", show=False),
         Binding("5", "tab('cabling')", "cabling", show=False),
+        Binding("6", "tab('optimise')", "optimise", show=False),
     ]
 
     def __init__(self, site: str | Path | None = None, templates_dir: Path | None = None) -> None:
@@ -194,6 +214,8 @@ class DCLayoutApp(App[None]):
         self.trace: Trace | None = None  # the traced rack's cables, of self.result (r)
         self.found_device = -1  # the device the last find went to (highlighted in the elevation)
         self.last_find = ""  # what was typed into the find dialog last
+        self.optimisation: optimizer.Optimisation | None = None  # the latest layout search (O)
+        self.accepted_text: str | None = None  # the site text accepting its best made (A)
 
     @property
     def editor(self) -> SiteEditor | None:
@@ -225,6 +247,8 @@ class DCLayoutApp(App[None]):
                 with TabPane("Cabling", id="cabling"), VerticalScroll():
                     yield Static("", id="trace-view")
                     yield Static("", id="cabling-view")
+                with TabPane("Optimise", id="optimise"):
+                    yield OptimisePanel(id="optimise-panel")
             yield Inspector(id="inspector")
         yield Static("", id="design-error", markup=False)
         yield Static("", id="status", markup=False)
@@ -234,6 +258,9 @@ class DCLayoutApp(App[None]):
         self.query_one("#violations-table", DataTable).add_columns("kind", "where", "message")
         # the figures before the long item names: quantity and prices are on screen at 120 columns
         self.query_one("#bom-table", DataTable).add_columns(*BOM_COLUMNS)
+        self.query_one(TabbedContent).hide_tab(
+            "optimise"
+        )  # until O or 6 (the other screens stay as they were)
         self.screen_stack[0].add_class("-no-site")  # until a site is open: the map says what to do
         if self.site_arg is not None:
             self.open_site(self.site_arg)
@@ -256,6 +283,7 @@ class DCLayoutApp(App[None]):
         self.screen_stack[0].remove_class("-no-site")
         self.result = None
         self.save_after_design = None
+        self.drop_optimisation()
         self.trace = None
         self.map.set_trace(None)
         self.show_failure([])
@@ -398,6 +426,8 @@ class DCLayoutApp(App[None]):
     def quit_now(self) -> None:
         """Leave: a design in progress stops at its next stage and is not waited for (runner.py)."""
         self.quitting = True
+        if self.optimisation is not None:
+            self.optimisation.stop()
         self.exit()
 
     # ------------------------------------------------------------------------------------ edits
@@ -582,7 +612,9 @@ class DCLayoutApp(App[None]):
 
     def action_switch_model(self) -> None:
         if self.editor is not None:
-            options = [(f"{k} — {v.name}", k) for k, v in sorted(self.editor.catalog.switch.items())]
+            catalog, cluster = self.editor.catalog, self.editor.inputs.site.cluster
+            fabric = catalog.fabric_switches(cluster.server, cluster.nic)
+            options = [(f"{k} — {catalog.switch[k].name}", k) for k in fabric]
             self._choose(
                 "Fabric switch",
                 options,
@@ -639,6 +671,8 @@ class DCLayoutApp(App[None]):
         self.screen.toggle_class("-tree-toggled")
 
     def action_tab(self, tab: str) -> None:
+        if tab == "optimise":
+            self.query_one(TabbedContent).show_tab(tab)
         self.query_one(TabbedContent).active = tab
         self.focus_tab(tab)
 
@@ -648,11 +682,18 @@ class DCLayoutApp(App[None]):
         # the tables get the whole width: the tree and the inspector are about the map
         self.screen_stack[0].set_class(tab in WIDE_TABS, "-wide-tab")
         self.show_tab(tab)
+        if tab == "optimise":
+            self.show_optimisation()
         self.focus_tab(tab)
 
     def focus_tab(self, tab: str) -> None:
         """Give the keys to what a tab is for: the map, or its table."""
-        target = {"map": "#hallmap", "violations": "#violations-table", "bom": "#bom-table"}.get(tab)
+        target = {
+            "map": "#hallmap",
+            "violations": "#violations-table",
+            "bom": "#bom-table",
+            "optimise": "#optimise-panel",
+        }.get(tab)
         if target:
             self.query_one(target).focus()
 
@@ -951,9 +992,12 @@ class DCLayoutApp(App[None]):
         star = " *" if self.editor.dirty else ""
         self.title = self.editor.inputs.site.site.name
         self.sub_title = f"{self.editor.path.name}{star}"
+        status = self.status
+        if self.optimisation is not None and self.optimise_relation() == optimizer.CURRENT:
+            status = f"{optimizer.status_line(self.optimisation.latest)} · {status}"
         # one line of fixed height: no layout pass (a layout of the whole screen costs tens of ms, taken
         # from the design worker through the GIL at every stage's progress message)
-        self.query_one("#status", Static).update(self.status, layout=False)
+        self.query_one("#status", Static).update(status, layout=False)
 
     def update_legend(self) -> None:
         grid = self.map.grid
@@ -1067,6 +1111,104 @@ class DCLayoutApp(App[None]):
     def locate(self, where: str, figures: dict[str, Any] | None = None) -> tuple[str, float, float] | None:
         """The hall and point of a violation's or a tree row's ``where`` (see session.locate)."""
         return locate(self.result, self.floors, where, figures)
+
+    # ---------------------------------------------------------------------------------- optimise
+    def action_optimise(self) -> None:
+        """O: start a layout search of the site as it is now in the background (layout.tui.optimizer), or
+        stop the one running (its best so far is kept)."""
+        if self.editor is None:
+            self.notify("no site is open: ctrl+o opens one", severity="warning")
+            return
+        if self.optimisation is not None and self.optimisation.running:
+            self.action_stop_optimise()
+            return
+        failed = self.session.failure()
+        if failed is not None:
+            self.notify("the site as it is does not design: nothing to optimise", severity="error")
+            return
+        self.accepted_text = None
+        self.optimisation = optimizer.Optimisation(
+            self.editor.inputs, self.editor.text, lambda p: self.post_message(OptimiseProgress(p))
+        ).start()
+        b = self.optimisation.budget
+        self.notify(
+            f"searching the layout for fewer optics: {b.evaluations} designs at most, "
+            f"{b.seconds:.0f} s at most (O or escape stops, A accepts the best)",
+            title="Optimise",
+        )
+        self.action_tab("optimise")
+        self.show_optimisation()
+
+    def action_stop_optimise(self) -> None:
+        if self.optimisation is not None and self.optimisation.running:
+            self.optimisation.stop()
+            self.notify("stopping the layout search after the design under way (the best so far is kept)")
+
+    def drop_optimisation(self) -> None:
+        """Another site is open: the search of the last one stops and is forgotten."""
+        if self.optimisation is not None:
+            self.optimisation.stop()
+        self.optimisation, self.accepted_text = None, None
+
+    def action_accept_layout(self) -> None:
+        """A: the best layout found, as one edit (ctrl+z undoes it); refused if the site changed since."""
+        run = self.optimisation
+        if run is None:
+            self.notify("no layout search yet: O starts one", severity="warning")
+            return
+        progress = run.latest
+        try:
+            optimizer.check_current(self.session, progress)
+            if progress.result is None:
+                self.notify("the search has no result yet: wait for its first round", severity="warning")
+                return
+            changed = optimizer.accept(self.session, progress)
+        except optimizer.StaleResult as e:
+            self.notify(str(e), title="Not accepted", severity="error", timeout=10)
+            return
+        except InputError as e:
+            self.notify("\n".join(str(p) for p in e.problems), title="Edit refused", severity="error")
+            return
+        if not changed:
+            self.notify("the search found nothing better than the site as it is: nothing to accept")
+            return
+        run.stop()  # a search still running was for the text before this edit
+        assert self.editor is not None
+        self.accepted_text = self.editor.text
+        self.notify(
+            f"accepted the best layout: {progress.saving_pct:.1f} % less on transceivers + cables "
+            "(ctrl+z undoes it)",
+            title="Edit",
+        )
+        self.inputs_changed()
+        self.show_optimisation()
+
+    def optimise_relation(self) -> str:
+        """How the open site relates to the latest search (optimizer.relation)."""
+        run = self.optimisation
+        if run is None or self.editor is None:
+            return optimizer.STALE
+        return optimizer.relation(run.latest, self.editor.path, self.editor.text, self.accepted_text)
+
+    @on(OptimiseProgress)
+    def optimise_progress(self, event: OptimiseProgress) -> None:
+        if self.optimisation is None or event.progress.path != self.optimisation.latest.path:
+            return  # of a search dropped since
+        if event.progress.finished:
+            p = event.progress
+            if p.state == optimizer.FAILED:
+                self.notify(f"the layout search failed: {p.error}", severity="error", timeout=10)
+            elif self.optimise_relation() == optimizer.CURRENT:
+                self.notify(optimizer.status_line(p), title="Optimise")
+        self.update_title()
+        if self.query_one(TabbedContent).active == "optimise":
+            self.show_optimisation()
+
+    def show_optimisation(self) -> None:
+        run = self.optimisation
+        self.query_one(OptimisePanel).show(
+            optimizer.view(run.latest if run else None, self.optimise_relation())
+        )
 
     # ------------------------------------------------------------------------------------ export
     def action_export(self) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -292,29 +291,61 @@ def test_management_switches_stand_with_what_they_manage(design_of: Callable[[st
             assert here in ("network", "spine")
 
 
+class ManualTimer:
+    """A threading.Timer stand-in that fires only when the test says the time has passed."""
+
+    def __init__(self, interval_s: float, function: Callable[[], None]):
+        self.interval_s, self.function = interval_s, function
+        self.started = self.cancelled = False
+        self.daemon = False
+
+    def start(self) -> None:
+        self.started = True
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+    def fire(self) -> None:  # the interval has passed
+        if self.started and not self.cancelled:
+            self.function()
+
+
 def test_progress_shows_only_on_long_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """No clock: the progress display's timer is one the test fires, during the run (a long run) or not
+    at all (a short one); so the test says the same however loaded the machine is."""
     import layout.commands.design as cmd
+    from layout import design
 
     site = str(ROOT / "sites" / "superpod-4su.toml")
     monkeypatch.setenv("FORCE_COLOR", "1")  # rich treats stderr as a terminal
-    monkeypatch.setattr(cmd, "SHOW_PROGRESS_AFTER_S", 60.0)
+    timers: list[ManualTimer] = []
+    real_progress = cmd._Progress
+
+    def progress(stages: tuple[str, ...]) -> Any:
+        shown = real_progress(stages, timer=ManualTimer)
+        timers.append(shown.timer)
+        return shown
+
+    monkeypatch.setattr(cmd, "_Progress", progress)
     assert main(["design", site, "--out", str(tmp_path / "a"), "--no-svg"]) == 0
-    assert capsys.readouterr().err == ""  # shorter than the threshold: no progress display
-    from layout import design
+    (short,) = timers
+    assert (short.interval_s, short.started, short.cancelled) == (cmd.SHOW_PROGRESS_AFTER_S, True, True)
+    assert capsys.readouterr().err == ""  # it ended before the threshold: no progress display
+    short.fire()  # a timer that fires once the run has ended shows nothing
+    assert capsys.readouterr().err == ""
 
     real = design.run
 
-    def slow(inputs: Inputs, progress: Any = None) -> Any:
-        time.sleep(0.5)  # a long run, as far as the display can tell
+    def long(inputs: Inputs, progress: Any = None) -> Any:
+        timers[-1].fire()  # the threshold passes while the design runs
         return real(inputs, progress)
 
-    monkeypatch.setattr(cmd, "SHOW_PROGRESS_AFTER_S", 0.2)
-    monkeypatch.setattr(design, "run", slow)
+    monkeypatch.setattr(design, "run", long)
     assert main(["design", site, "--out", str(tmp_path / "b"), "--no-svg"]) == 0
     err = capsys.readouterr().err
-    assert any(stage in err for stage in ("fabric", "place", "power"))
+    assert len(timers) == 2 and all(stage in err for stage in design.STAGES)
 
 
 def test_superpod_one_row_per_su_with_its_leaves_in_the_middle(design_of: Callable[[str], Any]) -> None:

@@ -83,3 +83,58 @@ def test_audit_is_clean(stem: str, plotted: Callable[[str], Any]) -> None:
     doc, _sheets = plotted(stem)
     auditor = doc.audit()
     assert not auditor.has_errors and not auditor.has_fixes, [e.message for e in auditor.errors][:5]
+
+
+@pytest.mark.parametrize("stem", ["gb200-hall", "superpod-4su"])
+def test_power_sheets_label_each_busway_with_its_ups_block_and_each_cdu_by_id(
+    stem: str, plotted: Callable[[str], Any], design_of: Callable[[str], Any]
+) -> None:
+    """Read back: every busway label names a busway of its hall and the UPS block it hangs on, and stands
+    in line with that busway just past one of its ends; every CDU label is its CDU's id, at its box; each
+    hall's power sheet shows its labels (their size and clearance are the tests above)."""
+    from layout.scene import scene_of
+
+    doc, sheets = plotted(stem)
+    scene = scene_of(design_of(stem))
+    bw = scene.busways
+    assert bw is not None
+
+    def tail(v: Any) -> str:
+        return str(v).rsplit("/", 1)[-1]
+
+    def at(e: Any) -> tuple[float, float, float]:
+        p = e.get_placement()[1]
+        return float(p.x), float(p.y), float(e.dxf.height)
+
+    runs: dict[str, list[tuple[str, float, float, float, float]]] = {}
+    for r in bw.itertuples():
+        x0, y0, x1, y1 = (1000.0 * float(v) for v in (r.x0_m, r.y0_m, r.x1_m, r.y1_m))
+        runs.setdefault(f"{tail(r.busway_id)} {tail(r.ups_id)}", []).append((str(r.hall), x0, y0, x1, y1))
+    texts = doc.modelspace().query("TEXT[layer=='E-POWR']")
+    labels = [e for e in texts if " UPS-" in e.dxf.text]
+    assert len(labels) >= 0.9 * len(bw)
+    drawn: dict[str, set[str]] = {}
+    for e in labels:
+        x, y, h = at(e)
+        near = [
+            hall
+            for hall, x0, y0, x1, y1 in runs[e.dxf.text]  # KeyError: a label that names no busway
+            if (abs(y - y0) < 1.0 and abs(y1 - y0) < 1.0 and min(abs(x - x0), abs(x - x1)) <= h)  # along x
+            or (abs(x - x0) < 1.0 and abs(x1 - x0) < 1.0 and min(abs(y - y0), abs(y - y1)) <= h)  # along y
+        ]
+        assert near, (e.dxf.text, x, y)
+        drawn.setdefault(near[0], set()).add(e.dxf.text)
+    for hall, mine in drawn.items():
+        shown = {t.text for t in sheets[hall.replace("/", "-") + "-PWR"] if t.space == "model"}
+        assert mine <= shown, hall
+    if scene.cdus is not None:
+        cdus = [e for e in texts if e.dxf.text.startswith("CDU")]
+        boxes = {
+            tail(r.cdu_id): (1000.0 * r.x_m, 1000.0 * r.y_m, 1000.0 * r.width_m)
+            for r in scene.cdus.itertuples()
+        }
+        assert len(cdus) == len(scene.cdus) > 0
+        for e in cdus:
+            cx, cy, w = boxes[e.dxf.text]
+            x, y, h = at(e)
+            assert abs(x - cx) <= w / 2 + h and abs(y - cy) <= w / 2 + h

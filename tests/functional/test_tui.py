@@ -251,6 +251,37 @@ async def test_cluster_edits_rail_mor_switch_nic(superpod: Path) -> None:
 
 
 @sync
+async def test_switch_picker_offers_only_switches_that_can_serve_the_fabric(superpod: Path) -> None:
+    """``w`` used to list every catalog switch, the 1 GbE SN2201 (OOB management) among them, which the
+    design then refused. It lists exactly the switches validate accepts as cluster.switch."""
+    from layout.errors import InputError
+
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("w")
+        screen = app.screen
+        assert isinstance(screen, ChoiceScreen)
+        offered = [v for _, v in screen.options]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.editor is not None and app.editor.inputs.site.cluster.switch == "qm9700"
+    accepted = []
+    catalog = load_site(superpod).catalog
+    for sw in sorted(catalog.switch):  # each switch in the site file, through validate's checks
+        site = superpod.with_name(f"sw-{sw}.toml")
+        site.write_text(superpod.read_text().replace('switch = "qm9700"', f'switch = "{sw}"'))
+        try:
+            design.check(load_site(site))
+        except InputError as e:
+            if any(p.key == "cluster.switch" for p in e.problems):
+                continue
+        accepted.append(sw)
+    assert offered == accepted
+    assert "sn2201" in catalog.switch and "sn2201" not in offered and "qm9700" in offered
+
+
+@sync
 async def test_bad_site_shows_the_problems(tmp_path: Path, superpod: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text(superpod.read_text().replace('cooling = "rear-door"', 'cooling = "ice"'))

@@ -58,7 +58,9 @@ async def test_footer_and_f1_fit_80_by_24() -> None:
             "k",
             "d",
             "arrows",
-            "1-5",
+            "1-6",
+            "O",
+            "A",
             "f2",
         ):
             assert any(f" {key} " in f" {line} " for line in lines), key

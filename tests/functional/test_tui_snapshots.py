@@ -83,3 +83,25 @@ def test_no_site_open(snap_compare: Any) -> None:
         await pilot.pause()
 
     assert snap_compare(DCLayoutApp(None), terminal_size=(80, 24), run_before=run)
+
+
+def test_optimise_tab_at_80_by_24(snap_compare: Any, monkeypatch: Any) -> None:
+    """O with 9 designs of the search (a clock that stands still, so no time is drawn but 0.0 s): baseline
+    and best transceivers + cables, the saving, what moved, how to accept; the status line leads with it."""
+    from test_tui import settled
+
+    from layout.tui import optimizer
+
+    monkeypatch.setattr(optimizer, "budget_for", lambda site: optimizer.Budget(9, 600.0))
+    monkeypatch.setattr(optimizer, "CLOCK", lambda: 0.0)
+
+    async def run(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, DCLayoutApp)
+        await designed(pilot)
+        await pilot.press("O")
+        await settled(pilot, 120.0, lambda a: a.optimisation is not None and a.optimisation.latest.finished)
+        app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(DCLayoutApp(SUPERPOD), terminal_size=(80, 24), run_before=run)

@@ -687,3 +687,23 @@ def test_text_boxes_turned_a_quarter_are_the_general_rotation_s() -> None:
     assert text_box("R01", (100.0, 50.0), 10.0, "BOTTOM_LEFT", 90.0) == pytest.approx(
         (90.0, 50.0, 100.0, 74.0)
     )
+
+
+def test_a_hall_whose_ids_hold_dashes_gets_its_own_scale_violations_and_power_notes(
+    make_inputs: Callable[..., Inputs],
+) -> None:
+    """Sheet names are BUILDING-HALL; with ids like B-1 and H-1 the name B-1-H-1 cannot be split back
+    into the hall: each sheet carries its hall, and the annotation scale and the notes come from that."""
+    from layout import design
+
+    d = design.run(make_inputs({"building": {0: {"id": "B-1", "hall": {0: {"id": "H-1"}}}}}))
+    scene = dxf.scene_of(d)
+    sheets = dxf.plan_sheets(scene)
+    by_name = {s.name: s for s in sheets}
+    assert by_name["B-1-H-1"].hall == by_name["B-1-H-1-PWR"].hall == "B-1/H-1"
+    assert dxf._Scales(scene, sheets).of("B-1/H-1/R01/K01") == by_name["B-1-H-1"].scale != sheets[0].scale
+    doc = dxf.build_scene_document(scene)
+    notes = [e.dxf.text for e in doc.paperspace("B-1-H-1-PWR").query("TEXT")]
+    assert scene.busways is not None
+    n = int((scene.busways["hall"] == "B-1/H-1").sum())
+    assert n > 0 and any(t.startswith(f"3. Busways of B-1/H-1: {n},") for t in notes), notes

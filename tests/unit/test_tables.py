@@ -521,3 +521,89 @@ def test_summary_sheet_speaks_words_with_units_and_keeps_the_key_last(tmp_path: 
     assert rows["halls.B1/H1.it_mw"][0] == "Hall, B1/H1, IT load"  # ids keep their case
     assert rows["violations"][1] == 0
     assert list(words["summary.json key"])[:3] == ["site", "gpus", "servers"]  # the design's order
+
+
+# ------------------------------------------------------------------------------ formula injection (OWASP)
+RISKY = ["=1+2", "+x", "-B1/H1/R01/K01", "@SUM(A1)", "\tTAB", "-", "=cmd|' /C calc'!A0"]
+HARMLESS = ["-5", "+1.5e3", "-0.25", "B1-H1", "", "x=1", "#N/A"]
+
+
+def _csv_cells(data: bytes) -> list[list[str]]:
+    import csv
+
+    return list(csv.reader(io.StringIO(data.decode("utf-8"), newline="")))
+
+
+def test_formula_like_text_is_defused_in_csv_cells_and_numbers_stay_numbers() -> None:
+    texts = RISKY + HARMLESS
+    n = len(texts)
+    df = pd.DataFrame({
+        "text": texts,
+        "cat": pd.Categorical(texts),
+        "num": np.linspace(-3.0, 3.0, n),
+        "i": np.arange(n, dtype=np.int64) - 5,
+    })  # fmt: skip
+    for frame in (df, df.assign(comma=["a,b"] * n)):  # the columnar path and pandas' writer
+        rows = _csv_cells(tables.csv_bytes(frame))
+        body = rows[1:]
+        want = ["'" + t for t in RISKY] + HARMLESS
+        assert [r[0] for r in body] == want and [r[1] for r in body] == want
+        assert [float(r[2]) for r in body] == frame["num"].tolist()  # no ' before a negative number
+        assert [int(r[3]) for r in body] == frame["i"].tolist()
+    assert tables._csv_texts(df) is not None  # the first frame went the columnar way
+    # a carriage return starts a formula too (no input can carry one: the text rule refuses it)
+    assert tables.defused("\rCR") == "'\rCR" and tables.defused("-12") == "-12"
+
+
+def test_formula_like_text_of_a_pyarrow_table_is_defused_plain_or_dictionary() -> None:
+    import pyarrow as pa
+
+    texts = RISKY[:3] + HARMLESS[:3]
+    table = pa.table({"d": pa.array(texts).dictionary_encode(), "s": pa.array(texts), "n": list(range(6))})
+    body = _csv_cells(tables.csv_bytes(table))[1:]
+    want = ["'" + t for t in RISKY[:3]] + HARMLESS[:3]
+    assert [r[0] for r in body] == want and [r[1] for r in body] == want
+
+
+def test_formula_like_text_in_the_workbook_is_the_text_itself_with_the_quote_prefix() -> None:
+    """XLSX cells are typed: formula-like text is a text cell holding that very text, with the quote
+    prefix style (what Excel stores for a typed ') so that editing the cell keeps it text."""
+    texts = [*HARMLESS[:2], *RISKY, *HARMLESS[2:], None]
+    n = len(texts)
+    df = pd.DataFrame({
+        "a": texts,
+        "qty": pd.Series([r"=1"] + [float(k) for k in range(n - 1)], dtype=object),  # a formatted column
+        "price_usd": np.arange(n, dtype=float),
+        "c": pd.Categorical([t or "x" for t in texts]),
+    })  # fmt: skip
+    for sheets in ({"S": df}, {"T": df.iloc[::-1].reset_index(drop=True), "S": df}):
+        fast = tables._xlsx_fast(sheets, datetime.datetime(2026, 1, 1), "")  # no fallback
+        assert fast == tables.xlsx_bytes_openpyxl(sheets, "2026-01-01")
+    ws = openpyxl.load_workbook(io.BytesIO(fast))["S"]
+    cells = [ws.cell(row=r, column=1) for r in range(2, n + 2)]
+    assert [c.value for c in cells] == [t or None for t in texts]  # an empty text cell reads back None
+    assert [c.quotePrefix for c in cells] == [t in RISKY for t in texts]
+    assert {c.data_type for c in cells if c.value is not None} == {"s"}
+    qty = ws.cell(row=2, column=2)
+    assert (qty.value, qty.quotePrefix, qty.number_format) == ("=1", True, tables.COUNT_FORMAT)
+    assert [ws.cell(row=r, column=3).quotePrefix for r in range(2, n + 2)] == [False] * n
+
+
+def test_a_building_id_that_starts_with_a_dash_is_defused_in_the_exported_tables(
+    tmp_path: Path, make_inputs: Any
+) -> None:
+    from layout import design
+
+    d = design.run(make_inputs({"building": {0: {"id": "-B1"}}}))
+    paths = tables.write_tables_of(d, tmp_path, csv=True, xlsx=True, stem="s")
+    links = _csv_cells((tmp_path / "s-links.csv").read_bytes())
+    col = links[0].index("rack_a")
+    assert {r[col][:4] for r in links[1:]} == {"'-B1"}
+    ports = _csv_cells((tmp_path / "s-ports.csv").read_bytes())
+    col = ports[0].index("a_rack")
+    assert {r[col][:4] for r in ports[1:]} == {"'-B1"}
+    assert tmp_path / "s.xlsx" in paths
+    ws = openpyxl.load_workbook(tmp_path / "s.xlsx")["Racks"]
+    head = [c.value for c in ws[1]]
+    racks = [row[head.index("rack_id")] for row in ws.iter_rows(min_row=2)]
+    assert racks and all(c.value.startswith("-B1/") and c.quotePrefix for c in racks)

@@ -36,7 +36,7 @@ def key_rows(
     groups: Iterable[Sequence[Binding]], titles: Mapping[str, str] | None = None
 ) -> list[tuple[str, str]]:
     """(key, what it does) of each binding, in order (``titles``: a fuller description by action name),
-    each binding once, the arrows, the shift+arrows, + and - and the five tab keys each in one row."""
+    each binding once, the arrows, the shift+arrows, + and - and the six tab keys each in one row."""
     rows: list[tuple[str, str]] = []
     titles = titles or {}
     for bindings in groups:
@@ -49,7 +49,7 @@ def key_rows(
             elif action.startswith("zoom("):
                 key, what = "+/-", "zoom in / out"
             elif action.startswith("tab("):
-                key, what = "1-5", "map budgets violations BOM cabling"
+                key, what = "1-6", "map budgets violations BOM cabling optimise"
             else:
                 key, what = key_name(b), titles.get(action, b.description)
             if (key, what) not in rows:

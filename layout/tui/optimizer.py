@@ -1,0 +1,368 @@
+"""The TUI's layout search: ``dclayout optimize`` of the open site's current text, in the background.
+
+:class:`Optimisation` runs :func:`layout.engine.optimize.search` on a snapshot (site file, text and
+validated inputs) in its own daemon thread, on a serial in-process engine (no Dask: every evaluation
+runs in that thread, with the search's own :class:`~layout.cache.DesignCache`, never the session's,
+which the design worker uses at the same time). After each evaluation it hands a :class:`Progress` (an
+immutable snapshot: evaluations done and planned, the result so far) to a callback; :meth:`stop` ends
+the search after the evaluation under way, keeping the best found.
+
+The budget (:func:`budget_for`) is a number of evaluations that grows with the number of halls, and a
+time limit that can only end the search earlier; with the same text, seed and evaluations the search
+is that of ``dclayout optimize --seed S --evaluations N --batch 4 --workers 1``, the same best.
+
+:func:`accept` makes the best layout one edit of the session (undo brings the text back byte for byte),
+and refuses a result made for another site text (:class:`StaleResult`). Imports no Textual.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from layout.engine.cluster import Engine
+
+if TYPE_CHECKING:
+    from layout.engine import optimize as opt
+    from layout.load import Inputs
+    from layout.model import SiteFile
+    from layout.tui.session import Session
+
+SEED = 0  # the CLI's default: the TUI's search is the CLI's
+BATCH = 4  # candidates per round (the CLI's default)
+YEARS = 5.0  # years of optics energy in the figures (the CLI's default; the objective is optics $)
+EVALUATIONS_BASE = 16  # evaluations planned: this many plus EVALUATIONS_PER_HALL per hall ...
+EVALUATIONS_PER_HALL = 24
+EVALUATIONS_MAX = 200  # ... at most (the CLI's default)
+BUDGET_S = 180.0  # the search ends after this long even if evaluations are left
+
+CLOCK = time.monotonic  # the panel's seconds (a snapshot test sets a fixed clock)
+
+RUNNING, DONE, STOPPED, TIMED_OUT, FAILED = "running", "done", "stopped", "time budget reached", "failed"
+
+
+@dataclass(frozen=True)
+class Budget:
+    evaluations: int
+    seconds: float
+    seed: int = SEED
+
+
+def budget_for(site: SiteFile) -> Budget:
+    """The TUI's default budget for a site: evaluations by its halls (40 for one hall, 200 for eight)."""
+    halls = sum(len(b.hall) for b in site.building)
+    return Budget(min(EVALUATIONS_MAX, EVALUATIONS_BASE + EVALUATIONS_PER_HALL * halls), BUDGET_S)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the panel shows of a search at one moment (made in the search's thread, never changed)."""
+
+    path: Path  # the site file and text the search was made for, and that text's site
+    text: str
+    site: SiteFile
+    budget: Budget
+    state: str  # RUNNING, DONE, STOPPED, TIMED_OUT or FAILED
+    evaluations: int  # designs evaluated so far (the site as it is first)
+    seconds: float
+    result: opt.Result | None = None  # the search so far: None until its first round is done
+    options: dict[str, Any] = field(default_factory=dict)  # what the best sets (Space.options)
+    error: str = ""  # why it failed
+
+    @property
+    def saving_usd(self) -> float:
+        if self.result is None:
+            return 0.0
+        return float(self.result.baseline["optics_usd"] - self.result.best["optics_usd"])
+
+    @property
+    def saving_pct(self) -> float:
+        if self.result is None or not self.result.baseline["optics_usd"]:
+            return 0.0
+        return 100.0 * self.saving_usd / float(self.result.baseline["optics_usd"])
+
+    @property
+    def finished(self) -> bool:
+        return self.state != RUNNING
+
+
+class Stopped(Exception):
+    """Raised between two evaluations to end a search that was asked to stop."""
+
+
+class _SerialEngine(Engine):
+    """The in-process engine (one worker, no Dask, its own task state and so its own DesignCache) that
+    reports each evaluation and ends the search when asked to."""
+
+    def __init__(self, each: Callable[[], None], stop: threading.Event) -> None:
+        super().__init__(workers=1)
+        self._each, self._stop = each, stop
+
+    def map(self, fn: Any, shared: Any, items: Sequence[Any], done: Any = None) -> list[Any]:
+        """Engine.map, reporting each task as it ends; Stopped before or after a task once asked to stop."""
+        if self._stop.is_set():
+            raise Stopped
+
+        def one(i: int, r: Any) -> None:
+            if done is not None:
+                done(i, r)
+            self._each()
+            if self._stop.is_set():
+                raise Stopped
+
+        return super().map(fn, shared, items, one)
+
+
+class Optimisation:
+    """One search of one site text (module docstring). ``report(progress)`` is called in the search's
+    thread after every evaluation and once at the end (post it to the UI; it must not block)."""
+
+    def __init__(
+        self,
+        inputs: Inputs,
+        text: str,
+        report: Callable[[Progress], object] | None = None,
+        budget: Budget | None = None,
+    ) -> None:
+        from layout.engine import optimize as opt
+
+        self.inputs, self.text = inputs, text
+        self.budget = budget or budget_for(inputs.site)
+        self.problem = opt.Problem(inputs, opt.Space.of(inputs.site), YEARS)
+        self._report = report
+        self._stop = threading.Event()
+        self._evals = 0
+        self._so_far: opt.Result | None = None
+        self._started = CLOCK()
+        self.thread: threading.Thread | None = None
+        self.latest = self._progress(RUNNING)
+
+    def _progress(self, state: str, error: str = "") -> Progress:
+        r = self._so_far
+        options = self.problem.space.options(self.inputs.site, r.best_layout) if r is not None else {}
+        return Progress(
+            self.inputs.path,
+            self.text,
+            self.inputs.site,
+            self.budget,
+            state,
+            self._evals,
+            CLOCK() - self._started,
+            r,
+            options,
+            error,
+        )
+
+    def _publish(self, state: str, error: str = "") -> None:
+        self.latest = self._progress(state, error)  # one attribute, replaced whole
+        if self._report is not None:
+            self._report(self.latest)
+
+    def start(self) -> Optimisation:
+        """Run the search in a daemon thread (quitting never waits for it)."""
+        self.thread = threading.Thread(target=self.run, name="optimise", daemon=True)
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        """End the search after the evaluation under way (the best so far is kept)."""
+        self._stop.set()
+
+    @property
+    def running(self) -> bool:
+        return not self.latest.finished
+
+    def run(self) -> Progress:
+        """The search, here (the thread's body; tests call it directly). Returns the final progress."""
+        from layout.engine import optimize as opt
+
+        def each() -> None:
+            self._evals += 1
+            self._publish(RUNNING)
+
+        def tick(so_far: opt.Result) -> None:
+            self._so_far = so_far
+            self._publish(RUNNING)
+
+        self._started = CLOCK()
+        b = self.budget
+        try:
+            with _SerialEngine(each, self._stop) as engine:
+                r = opt.search(
+                    self.problem,
+                    engine,
+                    seed=b.seed,
+                    max_evals=b.evaluations,
+                    budget_s=b.seconds,
+                    batch=BATCH,
+                    kind="optics",
+                    tick=tick,
+                )
+        except Stopped:
+            self._publish(STOPPED)
+        except Exception as e:  # noqa: BLE001 - the site does not design, a fault: shown, never raised
+            self._publish(FAILED, f"{type(e).__name__}: {e}")
+        else:
+            self._so_far = r
+            self._publish(DONE if r.evaluations >= b.evaluations or r.seconds < b.seconds else TIMED_OUT)
+        return self.latest
+
+
+class StaleResult(Exception):
+    """The search was made for another site text than the one open now: it is not applied."""
+
+
+def check_current(session: Session, progress: Progress) -> None:
+    """StaleResult unless the open site is the file and text the search was made for."""
+    editor = session.editor
+    if editor is None or editor.path != progress.path or editor.text != progress.text:
+        raise StaleResult(
+            "the site changed since this search started: its layout was found for another site text "
+            "and is not applied (O searches the site as it is now)"
+        )
+
+
+def accept(session: Session, progress: Progress) -> bool:
+    """Apply the best layout of ``progress`` to the session as one edit (SetLayout); False if the best
+    is the site as it is (nothing to apply). StaleResult if the open site is not the file and text the
+    search was made for; the InputError of the editor if the site refuses the edit."""
+    from layout.engine import optimize as opt
+
+    check_current(session, progress)
+    if progress.result is None or not progress.options:
+        return False
+    return session.apply(opt.layout_edit(progress.options))
+
+
+# ------------------------------------------------------------------------------------------- the panel
+def _usd(v: float) -> str:
+    return f"${v:,.0f}"
+
+
+def moved_lines(site: SiteFile, options: dict[str, Any]) -> list[tuple[str, str]]:
+    """(where, what) of each option the best sets, with what the site has now."""
+    out: list[tuple[str, str]] = []
+    halls = {f"{b.id}/{h.id}": h for b, h in site.halls()}
+    buildings = {b.id: b for b in site.building}
+    for where, keys in options.items():
+        for key, value in keys.items():
+            if key == "mdf_at":
+                now = buildings[where].mdf_at if where in buildings else None
+                was = f"({now[0]:g}, {now[1]:g}) m" if now is not None else "by the entry"
+                out.append((where, f"MDF at ({value[0]:g}, {value[1]:g}) m (was {was})"))
+            elif key == "spine_at":
+                now = halls[where].spine_at if where in halls else None
+                was = f"({now[0]:g}, {now[1]:g}) m" if now is not None else "the middle row"
+                out.append((where, f"spines at ({value[0]:g}, {value[1]:g}) m (was {was})"))
+            elif key == "row_axis":
+                now_axis = halls[where].row_axis if where in halls else "?"
+                out.append((where, f"rows along {value} (was {now_axis})"))
+    return out
+
+
+def status_line(p: Progress) -> str:
+    """The search in a few words, for the status line."""
+    head = f"optimise {p.evaluations}/{p.budget.evaluations}"
+    if p.result is None:
+        return f"{head} {p.state}" if p.finished else head
+    tail = f" −{p.saving_pct:.1f} %" if p.saving_usd > 0 else " no saving yet"
+    return head + tail + ("" if not p.finished else f" {p.state}: A accepts")
+
+
+CURRENT, ACCEPTED, STALE = "current", "accepted", "stale"  # the open site and the search's text
+
+
+def relation(p: Progress, path: Path | None, text: str | None, accepted_text: str | None) -> str:
+    """CURRENT: the open site is the text the search was made for; ACCEPTED: it is the text accepting
+    its best made; STALE: another site or text."""
+    if path != p.path:
+        return STALE
+    if text == p.text:
+        return CURRENT
+    return ACCEPTED if accepted_text is not None and text == accepted_text else STALE
+
+
+def view(p: Progress | None, rel: str = CURRENT) -> Any:
+    """The Optimise tab: the search's state, baseline and best optics $, what moved, the keys.
+    ``rel``: how the open site relates to the search (:func:`relation`)."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    if p is None:
+        return Text.assemble(
+            ("Layout optimisation\n\n", "bold"),
+            "O searches where the MDF, each hall's spines and SUs stand and which way the rows run, for "
+            "the lowest cost of transceivers + cables (what `dclayout optimize` does), in the background: "
+            "keep editing meanwhile. Only layouts with no new violation, the same GPUs and every link "
+            "routed count. A accepts the best as one edit (ctrl+z undoes it).",
+        )
+    b = p.budget
+    state = {RUNNING: "running", DONE: "done", STOPPED: "stopped", TIMED_OUT: "stopped: time budget reached"}
+    head = Text.assemble(
+        (f"Optimising {p.path.name}", "bold"),
+        f" · {state.get(p.state, p.state)} · {p.evaluations}/{b.evaluations} designs · {p.seconds:.1f} s",
+    )
+    rule = Text(
+        f"objective: transceivers + cables · no new violation · seed {b.seed} · ≤ {b.seconds:.0f} s",
+        style="dim",
+    )
+    parts: list[Any] = [head, rule]
+    if p.error:
+        parts.append(Text(f"failed: {p.error}", style="bold red"))
+    r = p.result
+    if r is None:
+        if not p.finished:
+            parts.append(Text("designing the site as it is and the first candidates…"))
+        return Group(*parts)
+    t = Table(box=None, padding=(0, 2), show_edge=False)
+    t.add_column("")
+    t.add_column("as it is", justify="right")
+    t.add_column("best so far" if not p.finished else "best", justify="right")
+    t.add_column("saved", justify="right")
+    base, best = r.baseline, r.best
+    for label, key in (("transceivers", "transceivers_usd"), ("cables", "cables_usd")):
+        d = base[key] - best[key]
+        t.add_row(label, _usd(base[key]), _usd(best[key]), _usd(d) if d else "")
+    t.add_row(
+        Text("optics $", style="bold"),
+        Text(_usd(base["optics_usd"]), style="bold"),
+        Text(_usd(best["optics_usd"]), style="bold"),
+        Text(f"{_usd(p.saving_usd)} {p.saving_pct:.1f} %", style="bold"),
+    )
+    modules = sum(base["transceivers"].values()), sum(best["transceivers"].values())
+    t.add_row("modules", f"{modules[0]:,}", f"{modules[1]:,}", "")
+    t.add_row("cable", f"{base['cable_km']:,.1f} km", f"{best['cable_km']:,.1f} km", "")
+    parts += [Text(""), t, Text("")]
+    lines = moved_lines(p.site, p.options)
+    if lines:
+        moved = Table(box=None, padding=(0, 2), show_header=False, show_edge=False)
+        moved.add_column(style="bold")
+        moved.add_column()
+        for where, what in lines:
+            moved.add_row(where, what)
+        parts += [Text("What moved in the best layout:", style="bold"), moved]
+    else:
+        parts.append(Text("Nothing better than the site as it is (yet)."))
+    parts.append(Text(""))
+    if rel == ACCEPTED:
+        parts.append(Text("Accepted: the site has this layout now (ctrl+z undoes it).", style="bold"))
+    elif rel == STALE:
+        parts.append(
+            Text(
+                "The site changed since this search started: its result is for another site text and "
+                "cannot be accepted. O searches the site as it is now.",
+                style="bold yellow",
+            )
+        )
+    elif not p.finished:
+        parts.append(Text("O or escape: stop · A: accept the best so far (stops the search)"))
+    elif p.options:
+        parts.append(Text("A or enter: accept it as one edit (ctrl+z undoes it) · O: search again"))
+    else:
+        parts.append(Text("O: search again"))
+    return Group(*parts)
