@@ -38,6 +38,8 @@ SITE_VALUES = [
     "nan",
 ]
 SITE_VALUES += ['"B1"', "[[0,0],[1,0]]"]
+# ids and names that clash in drawing names (B1-H1, case, the DXF model space) or look like formulas
+SITE_VALUES += ['"b1"', '"H1-PWR"', '"B1-H2"', '"model"', '"-B1"', '"=1+2"']
 CATALOG_VALUES = ["true", '"x"', "1e308", "-1", "0", "[]", "1", "3", "0.5", '"<&>"', "2"]
 KEY_LINE = re.compile(r"^(\s*[a-z_]+ = )")
 
@@ -104,6 +106,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="work folder (default: a temporary one)")
     args = parser.parse_args()
     work = args.out or Path(tempfile.mkdtemp(prefix="dclayout-fuzz-"))
+    work.mkdir(parents=True, exist_ok=True)
     tally = {"inputs": 0, "clean errors": 0, "designs": 0, "tracebacks": 0, "disagreements": 0}
     tally["corrupt files"] = 0
     lines = (ROOT / "tests/data/small-site.toml").read_text(encoding="utf-8").splitlines()

@@ -27,7 +27,7 @@ from layout.cdus import LiquidLoop
 from layout.fabric import Fabric
 from layout.load import Inputs
 from layout.media import Cabling
-from layout.place import Placement
+from layout.place import Placement, su_order
 from layout.power import PowerReport
 from layout.power_chain import PowerChain
 from layout.violations import Violation
@@ -123,6 +123,7 @@ def check(inputs: Inputs, cache: DesignCache | None = None) -> Fabric:
     refuses what ``dclayout design`` refuses, with the same lines (InputError); returns the fabric."""
     fabric = build_fabric(inputs, cache)
     place_mod.network_templates(inputs)
+    su_order.problems(inputs, fabric)
     return fabric
 
 

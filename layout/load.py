@@ -35,7 +35,7 @@ from layout import sheet_names
 from layout.errors import InputError, Problem  # here too: `from layout.load import InputError` works
 from layout.model import Catalog, RackTemplate, SiteFile
 from layout.model.catalog import COPPER_CLASSES, MEDIA_CLASSES
-from layout.model.site import Building, Cluster, Duct, Hall, TrayEdit, UserRow
+from layout.model.site import SU_ID_PATTERN, Building, Cluster, Duct, Hall, TrayEdit, UserRow, su_number
 
 # The shipped rack templates and catalog, package data of `layout` (in a checkout, layout/rack_templates is
 # a link to the top-level rack_templates/ people edit, so both name the same files).
@@ -239,6 +239,7 @@ _PATTERNS = {
     r"^[A-Za-z0-9_-]{1,16}$": ('an id of 1 to 16 letters, digits, "_" or "-"', 'e.g. "B1" or "H2"'),
     r"^[A-Za-z0-9_-]+/[A-Za-z0-9_-]+$": ("BUILDING/HALL", 'e.g. "B1/H1"'),
     r"^\d{4}-\d{2}-\d{2}$": ("a date written YYYY-MM-DD", "e.g. 2026-11-29"),
+    SU_ID_PATTERN: ("an SU id pPOD-uSU", 'e.g. "p0-u03", pod 0\'s SU 3'),
 }
 
 
@@ -1221,6 +1222,7 @@ def _cross_check(
                         )
                     )
     p += _check_ducts(parts, buildings, file)
+    p += _check_su_orders(parts, file)
     p += _check_sheet_names(parts, file)
     if catalog is not None:
         p += _check_cluster(parts.cluster, catalog, templates, file)
@@ -1256,6 +1258,34 @@ def _cross_check(
                         f"a line inside the hall, {_bounds(geo.polygon)}",
                     )
                 )
+    return p
+
+
+def _check_su_orders(parts: _Parts, file: str) -> list[Problem]:
+    """An SU listed twice in a hall's ``su_order``, or in the orders of two halls (an SU stands in one
+    hall). Whether the cluster has the SU is for the fabric to say (layout.design.check)."""
+    p: list[Problem] = []
+    first: dict[tuple[int, int], str] = {}
+    for b in parts.buildings:
+        for hi, h in b.halls:
+            order = h.get("su_order")
+            if not order:
+                continue
+            name = f"{b.f.get('id')}/{h.get('id')}"
+            for k, text in enumerate(order):
+                su = su_number(text)
+                if su in first:
+                    where = "earlier in this hall's order" if first[su] == name else f"in {first[su]}'s order"
+                    p.append(
+                        Problem(
+                            file,
+                            f"building[{b.index}].hall[{hi}].su_order[{k}]",
+                            f'SU "{text}" is already listed {where}',
+                            "each SU once in the whole site",
+                        )
+                    )
+                else:
+                    first[su] = name
     return p
 
 

@@ -71,6 +71,22 @@ def _number(v: float) -> float:
     return round(float(v), 3)
 
 
+IDS_PER_LINE = 8  # an SU order longer than this is written over several lines, this many ids a line
+
+
+def _id_list(ids: list[str]) -> Any:
+    """A TOML array of ids: on one line, or ``IDS_PER_LINE`` a line under its key (a hall's keys are
+    indented two spaces in the shipped sites, so its lines four)."""
+    arr = tomlkit.array()
+    if len(ids) <= IDS_PER_LINE:
+        arr.extend(ids)
+        return arr
+    for i in range(0, len(ids), IDS_PER_LINE):
+        arr.add_line(*ids[i : i + IDS_PER_LINE], indent="    ")
+    arr.add_line(indent="  ")
+    return arr
+
+
 def _point(p: tuple[float, float]) -> Any:
     arr = tomlkit.array()
     arr.extend([_number(p[0]), _number(p[1])])
@@ -209,12 +225,13 @@ class SetCluster:
 @dataclass(frozen=True)
 class SetLayout:
     """Set the placement options a layout search chose (``dclayout optimize``): per building id
-    ``mdf_at``, per hall key ``spine_at`` and ``row_axis``, as ``((where, key, value), ...)``; a point is
-    a pair of metres. Keys keep their place; a new key goes after its building's or hall's own keys."""
+    ``mdf_at``, per hall key ``spine_at``, ``row_axis`` and ``su_order``, as ``((where, key, value),
+    ...)``; a point is a pair of metres, an SU order a sequence of SU ids. Keys keep their place; a new key
+    goes after its building's or hall's own keys."""
 
     options: tuple[tuple[str, str, Any], ...]
 
-    KEYS = ("mdf_at", "spine_at", "row_axis")
+    KEYS = ("mdf_at", "spine_at", "row_axis", "su_order")
 
     def apply(self, doc: tomlkit.TOMLDocument) -> None:
         by: dict[str, Any] = {}
@@ -227,7 +244,12 @@ class SetLayout:
                 raise _refused(key, "not a placement option", ", ".join(self.KEYS))
             if where not in by:
                 raise _refused(key, f"unknown building or hall {where!r}", ", ".join(by))
-            by[where][key] = _point((value[0], value[1])) if isinstance(value, list | tuple) else value
+            if key == "su_order":
+                by[where][key] = _id_list(list(value))
+            elif isinstance(value, list | tuple):
+                by[where][key] = _point((value[0], value[1]))
+            else:
+                by[where][key] = value
 
     def describe(self) -> str:
         return f"optimised layout: {len(self.options)} placement option(s)"

@@ -1,7 +1,8 @@
 """`dclayout optimize SITE [--out DIR] [--budget-s N] [--evaluations N] [--seed N] [--objective ...]
-[--years N] [--batch N] [--scheduler ADDR] [--workers N]`: search where the MDF, the spines and the SUs
-stand and which way the rows run for the lowest transceivers + cables cost (layout.engine.optimize), on
-Dask (a local cluster of this machine's cores, or ``--scheduler tcp://HOST:PORT``).
+[--years N] [--batch N] [--no-assign] [--scheduler ADDR] [--workers N]`: search where the MDF, the
+spines and the SUs stand and which way the rows run for the lowest transceivers + cables cost
+(layout.engine.optimize; each hall's SU order by an exact assignment step, layout.engine.assign, unless
+``--no-assign``), on Dask (a local cluster of this machine's cores, or ``--scheduler tcp://HOST:PORT``).
 
 Writes ``DIR/STEM-optimized.toml`` (the site with the chosen layout as site keys, comments kept; it is
 designed again here and must reproduce the optimum's figures) and ``DIR/optimize.json`` (baseline, best,
@@ -69,6 +70,12 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--batch", type=_positive(int), default=4, metavar="N", help="candidates per round")
     p.add_argument(
+        "--no-assign",
+        dest="assign",
+        action="store_false",
+        help="leave out the exact step (each hall's SU order by linear assignment); default: on",
+    )
+    p.add_argument(
         "--pdf",
         action="store_true",
         help="also write the optimised site's report, STEM-optimized.pdf, with a layout optimisation chapter",
@@ -122,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
             batch=args.batch,
             kind=args.objective,
             tick=tick,
+            assign=args.assign,
         )
         workers = engine.n_workers()
     options = problem.space.options(inputs.site, result.best_layout)
@@ -148,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
         "years": args.years,
         "seed": args.seed,
         "evaluations": result.evaluations,
+        "assign_steps": result.assign_steps,
+        "assign_steps_taken": result.assign_kept,
         "seconds": round(time.monotonic() - started, 1),
         "search_seconds": round(result.seconds, 1),
         "workers": workers,

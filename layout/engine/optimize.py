@@ -5,7 +5,10 @@ which way each hall's rows run, for the lowest cost of transceivers + cables (+ 
 
 - ``building.mdf_at``: the point the building's MDF racks gather at, in any of its halls;
 - ``hall.spine_at``: the point a hall is laid out around (its spine racks nearest it, its SUs outward);
-- ``hall.row_axis``: which way the hall's rows run.
+- ``hall.row_axis``: which way the hall's rows run;
+- ``hall.su_order``: which SU goes into which slot of the hall, chosen by the exact assignment step
+  (layout.engine.assign: a linear assignment on a design of the layout, solved with scipy's
+  ``linear_sum_assignment``), not by random moves.
 
 Points come from a grid over each hall's bounds (:data:`FRACS` of its width and depth, inside the hall),
 so every candidate is one of finitely many layouts, and the coordinates written back are the very ones
@@ -23,7 +26,10 @@ point: its MDF there and each hall's spines at the grid point nearest it, one bu
 to another with as many halls, a hall's rows turned), evaluated at once on the engine; the best of a
 batch is taken when it is better, or else with the simulated-annealing chance ``exp(-delta / T)``,
 ``T`` falling linearly with the evaluations spent; moves of one batch that each improved one building
-are then tried together. Everything the search decides comes from a ``random.Random(seed)`` and the
+are then tried together. With ``assign`` (the default), each batch from a layout the assignment step
+has not yet run on starts with that step (:class:`AssignFrom`, one evaluation: the worker designs the
+layout, solves each hall's SU order and designs the result), so the SU order follows every layout the
+search moves to; its result is a candidate like any other. Everything the search decides comes from a ``random.Random(seed)`` and the
 batch's results in batch order, never from timing, so a fixed seed and evaluation count give the same
 result on any cluster (``budget_s`` can only stop it earlier).
 
@@ -65,16 +71,33 @@ MdfSpot = tuple[int, int, int] | None  # (hall of the building, ix, iy), or None
 
 @dataclass(frozen=True)
 class Layout:
-    """One candidate: per building its MDF spot, per hall (site order) its spine spot and row axis."""
+    """One candidate: per building its MDF spot, per hall (site order) its spine spot and row axis, and
+    the SU order the assignment step chose (``order``: per hall the SU ids, ``()`` for the site's own;
+    an empty ``order``: every hall its own)."""
 
     mdf: tuple[MdfSpot, ...]
     spine: tuple[Spot, ...]
     axis: tuple[str, ...]
+    order: tuple[tuple[str, ...], ...] = ()
+
+    def su_order(self, h: int) -> tuple[str, ...]:
+        return self.order[h] if self.order else ()
+
+    def with_orders(self, orders: dict[int, tuple[str, ...]]) -> Layout:
+        """This layout with those halls' SU orders."""
+        order = [self.su_order(h) for h in range(len(self.spine))]
+        for h, o in orders.items():
+            order[h] = o
+        return dataclasses.replace(self, order=tuple(order) if any(order) else ())
 
     def buildings_changed(self, other: Layout, space: Space) -> set[int]:
         out = {b for b, (x, y) in enumerate(zip(self.mdf, other.mdf, strict=True)) if x != y}
         for h, (bno, _) in enumerate(space.halls):
-            if self.spine[h] != other.spine[h] or self.axis[h] != other.axis[h]:
+            if (
+                self.spine[h] != other.spine[h]
+                or self.axis[h] != other.axis[h]
+                or self.su_order(h) != other.su_order(h)
+            ):
                 out.add(bno)
         return out
 
@@ -135,6 +158,8 @@ class Space:
                 upd: dict[str, Any] = {"row_axis": lay.axis[k]}
                 if lay.spine[k] is not None:
                     upd["spine_at"] = self.spine_point(k, lay.spine[k])
+                if lay.su_order(k):
+                    upd["su_order"] = list(lay.su_order(k))
                 halls.append(h.model_copy(update=upd))
                 k += 1
             bupd: dict[str, Any] = {"hall": halls}
@@ -156,6 +181,8 @@ class Space:
                     out.setdefault(key, {})["spine_at"] = list(self.spine_point(k, lay.spine[k]) or ())
                 if lay.axis[k] != h.row_axis:
                     out.setdefault(key, {})["row_axis"] = lay.axis[k]
+                if lay.su_order(k):
+                    out.setdefault(key, {})["su_order"] = list(lay.su_order(k))
                 k += 1
         return out
 
@@ -214,7 +241,7 @@ class Space:
                     s = lay.spine[a]
                     spine[b] = s if s is None or self.points[b][s[0]][s[1]] is not None else spine[b]
                     axis[b] = lay.axis[a]
-                return Layout(tuple(mdf), tuple(spine), tuple(axis))
+                return Layout(tuple(mdf), tuple(spine), tuple(axis), lay.order)
         if kind == "axis":
             h = rng.randrange(len(self.halls))
             axis = list(lay.axis)
@@ -316,15 +343,40 @@ def feasible(s: Any, base: dict[str, Any]) -> bool:
     )
 
 
-def evaluate(problem: Problem, lay: Layout, state: dict[str, Any]) -> dict[str, Any]:
-    """One candidate through the whole pipeline (an engine task; ``state`` keeps the DesignCache)."""
+@dataclass(frozen=True)
+class AssignFrom:
+    """A candidate made on the worker: ``layout`` with the SU orders the assignment step
+    (layout.engine.assign) finds on its design."""
+
+    layout: Layout
+
+
+def evaluate(problem: Problem, lay: Layout | AssignFrom, state: dict[str, Any]) -> dict[str, Any]:
+    """One candidate through the whole pipeline (an engine task; ``state`` keeps the DesignCache). An
+    :class:`AssignFrom` gives ``{"assigned": the new layout or None when no order saves, "score": its
+    figures, "predicted_saving_usd": what the step's own cost said}``."""
     from layout import design as design_mod
     from layout.cache import DesignCache
 
     cache = state.setdefault("design_cache", DesignCache())
-    site = problem.space.apply(problem.inputs.site, lay)
-    d = design_mod.run(dataclasses.replace(problem.inputs, site=site), cache=cache)
-    return score(d, problem.years)
+
+    def run(lay: Layout) -> Design:
+        site = problem.space.apply(problem.inputs.site, lay)
+        return design_mod.run(dataclasses.replace(problem.inputs, site=site), cache=cache)
+
+    if isinstance(lay, AssignFrom):
+        from layout.engine.assign import su_orders
+
+        step = su_orders(run(lay.layout), cache.place.groups)
+        if not step.orders:
+            return {"assigned": None, "score": None, "predicted_saving_usd": 0.0}
+        new = lay.layout.with_orders(step.orders)
+        return {
+            "assigned": new,
+            "score": score(run(new), problem.years),
+            "predicted_saving_usd": step.saving_usd,
+        }
+    return score(run(lay), problem.years)
 
 
 # ------------------------------------------------------------------------------------------ search
@@ -337,6 +389,8 @@ class Result:
     seconds: float
     history: list[dict[str, Any]] = field(default_factory=list)  # per batch: evaluations, best, current
     failed: list[str] = field(default_factory=list)
+    assign_steps: int = 0  # assignment steps run (each one evaluation)
+    assign_kept: int = 0  # of which the search moved to the layout they made
 
 
 def search(
@@ -348,9 +402,12 @@ def search(
     batch: int = 4,
     kind: str = "optics",
     tick: Callable[[Result], None] | None = None,
+    assign: bool = True,
 ) -> Result:
     """Simulated annealing over layouts in batches of ``batch`` (see the module docstring). ``tick(the
-    result so far)`` after each batch (its lists are copies: the search goes on with its own)."""
+    result so far)`` after each batch (its lists are copies: the search goes on with its own).
+    ``assign``: each batch from a layout the assignment step has not seen starts with that step (one
+    evaluation)."""
     t0 = time.monotonic()
     site = problem.inputs.site
     space = problem.space
@@ -368,8 +425,13 @@ def search(
     failed: list[str] = []
     first = [space.gather_all(site, base_lay, "centre"), space.gather_all(site, base_lay, "entry")]
     combo: Layout | None = None
+    assigned: set[Layout] = set()  # layouts the assignment step ran on, or made
+    steps = kept = 0
     while evals < max_evals and time.monotonic() - t0 < budget_s:
-        cands: list[Layout] = []
+        cands: list[Layout | AssignFrom] = []
+        if assign and cur not in assigned:
+            cands.append(AssignFrom(cur))
+            assigned.add(cur)
         for c in [*first, *([combo] if combo is not None else [])]:
             if c not in seen and c not in cands:
                 cands.append(c)
@@ -387,7 +449,18 @@ def search(
         results = engine.map(evaluate, problem, cands)
         evals += len(cands)
         scored = []
-        for c, r in zip(cands, results, strict=True):
+        for item, r in zip(cands, results, strict=True):
+            if isinstance(item, AssignFrom):
+                steps += 1
+                if not isinstance(r, dict):
+                    failed.append(getattr(r, "reason", str(r)))
+                    continue
+                if r["assigned"] is None or r["assigned"] in seen:
+                    continue
+                c, r = r["assigned"], r["score"]
+                assigned.add(c)
+            else:
+                c = item
             seen[c] = r
             if not isinstance(r, dict):
                 failed.append(getattr(r, "reason", str(r)))
@@ -398,6 +471,7 @@ def search(
             obj, lay, r = min(scored, key=lambda t: t[0])  # first of equals: batch order
             temp = t_start * max(0.0, 1.0 - evals / max_evals)
             if obj < cur_obj or (temp > 0 and rng.random() < math.exp(-(obj - cur_obj) / temp)):
+                kept += lay in assigned and lay.order != prev.order
                 cur, cur_s = lay, r
             if obj < objective(best_s, kind):
                 best, best_s = lay, r
@@ -415,20 +489,25 @@ def search(
             {"evaluations": evals, "best": objective(best_s, kind), "current": objective(cur_s, kind)}
         )
         if tick is not None:
-            tick(Result(base, best_s, best, evals, time.monotonic() - t0, list(history), list(failed)))
-    return Result(base, best_s, best, evals, time.monotonic() - t0, history, failed)
+            tick(
+                Result(
+                    base, best_s, best, evals, time.monotonic() - t0, list(history), list(failed), steps, kept
+                )
+            )
+    return Result(base, best_s, best, evals, time.monotonic() - t0, history, failed, steps, kept)
 
 
 def _combine(cur: Layout, moves: list[Layout], space: Space) -> Layout:
     """``cur`` with each move's buildings taken from that move."""
     mdf, spine, axis = list(cur.mdf), list(cur.spine), list(cur.axis)
+    order = [cur.su_order(h) for h in range(len(spine))]
     for m in moves:
         for bno in m.buildings_changed(cur, space):
             mdf[bno] = m.mdf[bno]
             for j in range(space.n_halls[bno]):
                 h = space.first_hall[bno] + j
-                spine[h], axis[h] = m.spine[h], m.axis[h]
-    return Layout(tuple(mdf), tuple(spine), tuple(axis))
+                spine[h], axis[h], order[h] = m.spine[h], m.axis[h], m.su_order(h)
+    return Layout(tuple(mdf), tuple(spine), tuple(axis), tuple(order) if any(order) else ())
 
 
 # ------------------------------------------------------------------------------------- lower bound
@@ -445,6 +524,7 @@ def lower_bound(design: Design) -> float:
     of its racks): never more than what any layout of these racks costs."""
     import pandas as pd
 
+    from layout.engine.assign import cheapest_price
     from layout.media import MediaTable
 
     mt = MediaTable.of(design.inputs.catalog)
@@ -465,8 +545,8 @@ def lower_bound(design: Design) -> float:
     cross = ok & (ba != bb)
     routed_min = routed_min + _duct_runs(design, ba, bb, cross)
     routed_min[same_rack] = length[same_rack]
-    price_routed = _cheapest_price(mt, routed_min, speed)
-    price_jumper = _cheapest_price(mt, np.full(len(links), NEIGHBOUR_JUMPER_M), speed)
+    price_routed = cheapest_price(mt, routed_min, speed)
+    price_jumper = cheapest_price(mt, np.full(len(links), NEIGHBOUR_JUMPER_M), speed)
     total = float(price_routed.sum())
     # jumpers to the racks beside: at most two per rack, each pair counted from both racks
     pair = ok & ~same_rack & ~cross
@@ -486,15 +566,6 @@ def lower_bound(design: Design) -> float:
         top2 = ends.groupby("rack", sort=True).head(2)["s"].sum()
         total -= 0.5 * float(top2)
     return round(max(total, 0.0), 2)
-
-
-def _cheapest_price(mt: Any, length: np.ndarray, speed: np.ndarray) -> np.ndarray:
-    code = mt.pick(np.round(length, 6), speed)
-    out = np.zeros(len(length))
-    for k in np.unique(code[code >= 0]).tolist():
-        m = code == k
-        out[m] = mt.link_price_usd(length[m], int(k))
-    return out
 
 
 def _duct_runs(design: Design, ba: np.ndarray, bb: np.ndarray, cross: np.ndarray) -> np.ndarray:
@@ -539,4 +610,10 @@ def layout_edit(options: dict[str, Any]) -> Any:
     """``options`` (:meth:`Space.options`) as one undoable site edit (layout.siteedit.SetLayout)."""
     from layout.siteedit import SetLayout
 
-    return SetLayout(tuple((where, k, v) for where, keys in options.items() for k, v in keys.items()))
+    return SetLayout(
+        tuple(
+            (where, k, tuple(v) if isinstance(v, list) else v)
+            for where, keys in options.items()
+            for k, v in keys.items()
+        )
+    )

@@ -850,7 +850,10 @@ def ports_arrow(fabric: Fabric, placement: Placement, cabling: Cabling, site_cod
         d = links[dcol].to_numpy(np.int64)
         r = links[rcol].to_numpy(np.int64)
         r = np.where(r >= 0, r, len(racks))
-        module = mcode * len(kinds) + np.where(optical, pm.per_cage[sl], per_max + pm.assembly)
+        # the assembly codes are int8: widened first, or per_max (800 slow links in a cage) overflows them
+        module = mcode * len(kinds) + np.where(
+            optical, pm.per_cage[sl], per_max + pm.assembly.astype(np.int64)
+        )
         cols[f"{side}_device"] = coded(d, dev_ids)
         cols[f"{side}_model"] = coded(d, dev_models)
         cols[f"{side}_rack"] = coded(r, rack_ids)

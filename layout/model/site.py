@@ -5,6 +5,7 @@ need geometry or the catalog (hall inside building, unknown template ids, ...) l
 """
 
 import datetime
+import re
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, PositiveFloat, field_validator
@@ -32,6 +33,17 @@ def _on_campus(v: float) -> float:
 Coord = Annotated[float, AfterValidator(_on_campus)]
 Point = Annotated[tuple[Coord, Coord], StrictType(False)]  # TOML [x, y] is a list; its numbers stay strict
 Cooling = Literal["air", "rear-door", "liquid"]
+SU_ID_PATTERN = r"^p(\d{1,5})-u(\d{1,6})$"  # hall.su_order: pod 0's SU 3 is "p0-u03" (or "p0-u3")
+SuId = Annotated[str, Field(pattern=SU_ID_PATTERN)]
+MAX_SU_ORDER = 100_000  # more SUs than any site has (a 2M-GPU site has 7,813 of 256 GPUs)
+
+
+def su_number(text: str) -> tuple[int, int]:
+    """``hall.su_order``'s "p0-u03" as (pod, SU): numbers, so "p0-u3" is the same SU."""
+    m = re.match(SU_ID_PATTERN, text)
+    if m is None:
+        raise ValueError(f"not an SU id: {text!r}")
+    return int(m.group(1)), int(m.group(2))
 
 
 class SiteInfo(Strict):
@@ -116,6 +128,10 @@ class Hall(Strict):
     # the row cells nearest it, its SU blocks outward from it; default: SU rows from the middle line with
     # a spine row in the middle (dclayout optimize writes it)
     spine_at: Point | None = None
+    # placement option (layout.place.assign): the order the hall's SUs are laid in, by pod and SU number
+    # ("p0-u03": pod 0's SU 3, as in the leaf ids); SUs of the hall not listed follow in their own order,
+    # listed SUs that the placer puts in another hall are passed over (dclayout optimize writes it)
+    su_order: list[SuId] | None = Field(default=None, min_length=1, max_length=MAX_SU_ORDER)
 
 
 class Building(Strict):

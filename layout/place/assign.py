@@ -6,8 +6,9 @@
   x kW per m2), so load spreads over the halls before one is overfull (a trial layout in plain row
   order says which SU lands in which hall); SUs that no hall has power or cooling left for go where
   there is room, the hall with the most headroom first;
-- SUs are laid in order, row after row (serpentine, so a block that spans two lines stays side by side),
-  a block moves to the next row when it fits a fresh row but not the rest of this one;
+- SUs are laid in order (``hall.su_order``, else SU order: layout.place.su_order), row after row
+  (serpentine, so a block that spans two lines stays side by side), a block moves to the next row when
+  it fits a fresh row but not the rest of this one;
 - the spine racks of a pod stand in spine rows in the middle of the pod's SU rows of each hall (spines go
   to the hall of their leaves; spines wired to leaves in several halls are shared out in proportion to the
   pod's SUs per hall); the occupied lines are centred in the hall;
@@ -34,6 +35,7 @@ from layout.kept import Kept
 from layout.place.anchors import cells_nearest, mdf_point, spine_order
 from layout.place.floor_grid import FloorCursor, GridKey, KeptGrid, Spot, build_halls, cell_order
 from layout.place.groups import Derived, DerivedKey, RackGroups, RackItem
+from layout.place.su_order import order_of, ordered, su_keys
 from layout.place.templates import gpu_racks
 from layout.place.zones import Trial, ZoneLayouts, ZoneStore
 from layout.violations import Violation
@@ -247,9 +249,12 @@ class Placer:
             for h, devs in self.d.spine_halls(su_hall, p).items():
                 spines.setdefault(h if h >= 0 else zone[0], []).append(devs)
         spill: list[int] = []
+        keys = su_keys(self.fabric) if any(halls[h].model.su_order for h in zone) else []
         for h in zone:
             f = floors[h]
-            sus = spill + [int(s) for s in np.flatnonzero(su_hall == h)]
+            sus = ordered(
+                spill + [int(s) for s in np.flatnonzero(su_hall == h)], order_of(halls[h].model, keys)
+            )
             if halls[h].model.spine_at is not None:  # spines nearest the point, then the SUs around them
                 sp_items = [
                     it for devs in spines.get(h, []) for it in self.groups.pack_items(self.t_spine, devs)

@@ -1128,7 +1128,10 @@ class DCLayoutApp(App[None]):
             return
         self.accepted_text = None
         self.optimisation = optimizer.Optimisation(
-            self.editor.inputs, self.editor.text, lambda p: self.post_message(OptimiseProgress(p))
+            self.editor.inputs,
+            self.editor.text,
+            lambda p: self.post_message(OptimiseProgress(p)),
+            yield_to=lambda: self.designing,  # an edit's design goes first
         ).start()
         b = self.optimisation.budget
         self.notify(

@@ -39,6 +39,7 @@ EVALUATIONS_BASE = 16  # evaluations planned: this many plus EVALUATIONS_PER_HAL
 EVALUATIONS_PER_HALL = 24
 EVALUATIONS_MAX = 200  # ... at most (the CLI's default)
 BUDGET_S = 180.0  # the search ends after this long even if evaluations are left
+YIELD_POLL_S = 0.02  # how often a search waiting for the TUI's design run looks again
 
 CLOCK = time.monotonic  # the panel's seconds (a snapshot test sets a fixed clock)
 
@@ -72,6 +73,8 @@ class Progress:
     result: opt.Result | None = None  # the search so far: None until its first round is done
     options: dict[str, Any] = field(default_factory=dict)  # what the best sets (Space.options)
     error: str = ""  # why it failed
+    # the whole BOM by category and "total", as it is and of the best (when the search has ended)
+    bom: tuple[dict[str, float], dict[str, float]] | None = None
 
     @property
     def saving_usd(self) -> float:
@@ -96,30 +99,51 @@ class Stopped(Exception):
 
 class _SerialEngine(Engine):
     """The in-process engine (one worker, no Dask, its own task state and so its own DesignCache) that
-    reports each evaluation and ends the search when asked to."""
+    calls ``each()`` as each task ends and ``gate()`` before the first task of a batch and after each
+    task (which raises Stopped to end the search, or waits)."""
 
-    def __init__(self, each: Callable[[], None], stop: threading.Event) -> None:
+    def __init__(self, each: Callable[[], None], gate: Callable[[], None]) -> None:
         super().__init__(workers=1)
-        self._each, self._stop = each, stop
+        self._each, self._gate = each, gate
 
     def map(self, fn: Any, shared: Any, items: Sequence[Any], done: Any = None) -> list[Any]:
-        """Engine.map, reporting each task as it ends; Stopped before or after a task once asked to stop."""
-        if self._stop.is_set():
-            raise Stopped
+        """Engine.map, with ``each`` and ``gate`` around the tasks."""
+        self._gate()
 
         def one(i: int, r: Any) -> None:
             if done is not None:
                 done(i, r)
             self._each()
-            if self._stop.is_set():
-                raise Stopped
+            self._gate()
 
         return super().map(fn, shared, items, one)
+
+    def here(self, fn: Any, shared: Any, item: Any) -> Any:
+        """``fn(shared, item, state)`` now, with the engine's task state (its DesignCache), no gate."""
+        return fn(shared, item, self._local_state)
+
+
+def whole_bom(problem: opt.Problem, lay: opt.Layout, state: dict[str, Any]) -> dict[str, float]:
+    """The BOM by category (and ``total``) of one layout, with the search's DesignCache: what the
+    objective (transceivers + cables) leaves out, such as the power chain a turned hall needs."""
+    import dataclasses
+
+    from layout import bom as bom_mod
+    from layout import design as design_mod
+    from layout.cache import DesignCache
+
+    cache = state.setdefault("design_cache", DesignCache())
+    site = problem.space.apply(problem.inputs.site, lay)
+    t = bom_mod.totals(design_mod.run(dataclasses.replace(problem.inputs, site=site), cache=cache).bom)
+    return {**t["by_category"], "total": t["total"]}
 
 
 class Optimisation:
     """One search of one site text (module docstring). ``report(progress)`` is called in the search's
-    thread after every evaluation and once at the end (post it to the UI; it must not block)."""
+    thread after every evaluation and once at the end (post it to the UI; it must not block). While
+    ``yield_to()`` is true the search waits between two evaluations (the TUI: while its design of an
+    edit runs, so that the edit is not slowed down by a search holding the GIL); that changes when
+    evaluations run, never what they find."""
 
     def __init__(
         self,
@@ -127,6 +151,7 @@ class Optimisation:
         text: str,
         report: Callable[[Progress], object] | None = None,
         budget: Budget | None = None,
+        yield_to: Callable[[], bool] | None = None,
     ) -> None:
         from layout.engine import optimize as opt
 
@@ -134,9 +159,11 @@ class Optimisation:
         self.budget = budget or budget_for(inputs.site)
         self.problem = opt.Problem(inputs, opt.Space.of(inputs.site), YEARS)
         self._report = report
+        self._yield_to = yield_to
         self._stop = threading.Event()
         self._evals = 0
         self._so_far: opt.Result | None = None
+        self._bom: tuple[dict[str, float], dict[str, float]] | None = None
         self._started = CLOCK()
         self.thread: threading.Thread | None = None
         self.latest = self._progress(RUNNING)
@@ -155,6 +182,7 @@ class Optimisation:
             r,
             options,
             error,
+            self._bom,
         )
 
     def _publish(self, state: str, error: str = "") -> None:
@@ -167,6 +195,13 @@ class Optimisation:
         self.thread = threading.Thread(target=self.run, name="optimise", daemon=True)
         self.thread.start()
         return self
+
+    def _gate(self) -> None:
+        """Between two evaluations: Stopped if asked to stop; wait while ``yield_to()``."""
+        while self._yield_to is not None and not self._stop.is_set() and self._yield_to():
+            self._stop.wait(YIELD_POLL_S)
+        if self._stop.is_set():
+            raise Stopped
 
     def stop(self) -> None:
         """End the search after the evaluation under way (the best so far is kept)."""
@@ -191,24 +226,34 @@ class Optimisation:
         self._started = CLOCK()
         b = self.budget
         try:
-            with _SerialEngine(each, self._stop) as engine:
-                r = opt.search(
-                    self.problem,
-                    engine,
-                    seed=b.seed,
-                    max_evals=b.evaluations,
-                    budget_s=b.seconds,
-                    batch=BATCH,
-                    kind="optics",
-                    tick=tick,
-                )
-        except Stopped:
-            self._publish(STOPPED)
+            engine = _SerialEngine(each, self._gate)
+            with engine:
+                try:
+                    r = opt.search(
+                        self.problem,
+                        engine,
+                        seed=b.seed,
+                        max_evals=b.evaluations,
+                        budget_s=b.seconds,
+                        batch=BATCH,
+                        kind="optics",
+                        tick=tick,
+                    )
+                except Stopped:
+                    state = STOPPED
+                else:
+                    self._so_far = r
+                    state = DONE if r.evaluations >= b.evaluations or r.seconds < b.seconds else TIMED_OUT
+                base = self.problem.space.baseline(self.inputs.site)
+                if self._so_far is not None and self._so_far.best_layout != base:
+                    self._bom = (
+                        engine.here(whole_bom, self.problem, base),
+                        engine.here(whole_bom, self.problem, self._so_far.best_layout),
+                    )
         except Exception as e:  # noqa: BLE001 - the site does not design, a fault: shown, never raised
             self._publish(FAILED, f"{type(e).__name__}: {e}")
         else:
-            self._so_far = r
-            self._publish(DONE if r.evaluations >= b.evaluations or r.seconds < b.seconds else TIMED_OUT)
+            self._publish(state)
         return self.latest
 
 
@@ -261,6 +306,9 @@ def moved_lines(site: SiteFile, options: dict[str, Any]) -> list[tuple[str, str]
             elif key == "row_axis":
                 now_axis = halls[where].row_axis if where in halls else "?"
                 out.append((where, f"rows along {value} (was {now_axis})"))
+            elif key == "su_order":
+                was_order = "its own order" if where not in halls or not halls[where].su_order else "another"
+                out.append((where, f"{len(value)} SUs in a new order, {value[0]} first (was {was_order})"))
     return out
 
 
@@ -337,7 +385,23 @@ def view(p: Progress | None, rel: str = CURRENT) -> Any:
     modules = sum(base["transceivers"].values()), sum(best["transceivers"].values())
     t.add_row("modules", f"{modules[0]:,}", f"{modules[1]:,}", "")
     t.add_row("cable", f"{base['cable_km']:,.1f} km", f"{best['cable_km']:,.1f} km", "")
-    parts += [Text(""), t, Text("")]
+    other = ""
+    if p.bom is not None:
+        was, now = p.bom
+        d = was["total"] - now["total"]
+        pct = f" {100.0 * d / was['total']:.1f} %" if was["total"] else ""
+        t.add_row("whole BOM", _usd(was["total"]), _usd(now["total"]), f"{_usd(d)}{pct}")
+        changed = [
+            f"{k} {'+' if now[k] > was[k] else '−'}{_usd(abs(now[k] - was[k]))}"
+            for k in was
+            if k not in ("total", "transceivers", "cables") and abs(now[k] - was[k]) >= 0.5
+        ]
+        if changed:
+            other = "besides the optics: " + ", ".join(changed)
+    parts += [Text(""), t]
+    if other:
+        parts.append(Text(other))
+    parts.append(Text(""))
     lines = moved_lines(p.site, p.options)
     if lines:
         moved = Table(box=None, padding=(0, 2), show_header=False, show_edge=False)

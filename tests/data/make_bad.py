@@ -78,6 +78,15 @@ FAMILIES: dict[str, tuple[str, list[tuple[str, str]]]] = {
         [('switch = "qm9700"', 'switch = "sn2201"')],
     ),
     "tiers-too-few": ("one tier for 256 GPUs on a 64-port switch", [(CLUSTER_END, CLUSTER_END + "tiers = 1\n")]),
+    "su-order-unknown-su": (
+        "an SU order naming an SU the 256-GPU cluster (one SU) does not have",
+        [(B2_HALL, B2_HALL + '\n  su_order = ["p0-u0", "p0-u7"]')],
+    ),
+    "su-order-twice": (
+        "one SU in the SU orders of two halls",
+        [(B2_HALL, B2_HALL + '\n  su_order = ["p0-u00"]'), ("max_rack_kw = 30.0", 'max_rack_kw = 30.0\n  su_order = ["p0-u0"]')],
+    ),
+    "su-order-not-an-id": ("an SU order entry that is no SU id", [(B2_HALL, B2_HALL + '\n  su_order = ["SU3"]')]),
     "sheet-name-case": (
         "two halls whose ids differ only in case (one plan file, one DXF layout on most systems)",
         [('id = "H2"', 'id = "h1"')],

@@ -6,6 +6,8 @@ started here on 127.0.0.1 (stopped at the end), against the same work run in thi
 - ``dclayout compare --scheduler`` writes the same compare.csv bytes as a local run, and
   ``dclayout sweep --scheduler`` the same sweep.csv and Pareto chart;
 - ``dclayout report --scheduler`` writes the same PDF bytes as a local run;
+- the exact assignment step (an SU order per hall, solved on the worker) gives the same orders and
+  figures on the cluster as here;
 - a task that raises comes back as its item's Failed; the other items finish.
 
 The small shipped SuperPOD hall keeps this to a few tens of seconds.
@@ -102,6 +104,21 @@ def test_a_fixed_seed_search_is_the_same_in_process_and_on_the_cluster(scheduler
     assert far.best == local.best and far.baseline == local.baseline
     assert far.history == local.history
     assert far.best["optics_usd"] <= far.baseline["optics_usd"]
+    assert far.assign_steps == local.assign_steps > 0 and far.assign_kept == local.assign_kept
+
+
+def test_the_assignment_step_gives_the_same_orders_on_the_cluster(scheduler: str) -> None:
+    # seed002: 3 tiers, spine groups over 4 halls, so the step reorders every hall's SUs
+    inputs = load_site(ROOT / "sites" / "seed002-32k.toml")
+    space = opt.Space.of(inputs.site)
+    problem = opt.Problem(inputs, space, 5.0)
+    item = opt.AssignFrom(space.baseline(inputs.site))
+    with Engine(scheduler) as remote:
+        far = remote.map(opt.evaluate, problem, [item])[0]
+    with Engine(workers=1) as here:
+        local = here.map(opt.evaluate, problem, [item])[0]
+    assert isinstance(far, dict) and far == local
+    assert len(far["assigned"].order) == 4 and far["score"]["optics_usd"] < 295e6
 
 
 def test_a_failing_task_is_reported_and_the_others_finish(scheduler: str) -> None:

@@ -16,7 +16,7 @@ from rich.console import Console
 from test_tui import ROOT, copy_site, designed, settled, shown, sync
 from textual.pilot import Pilot
 
-from layout import design
+from layout import bom, design
 from layout.cli import main
 from layout.engine import Engine
 from layout.engine import optimize as opt
@@ -94,6 +94,12 @@ def test_accepting_is_one_edit_that_undo_takes_back_byte_for_byte(
     assert after == opt.optimized_text(before, finished.options) != before
     assert finished.result is not None
     assert opt.score(design.run(session.inputs), optimizer.YEARS) == finished.result.best  # the optimum
+    # the whole BOM the panel shows, as it was and after: that of the designs of the two texts
+    assert finished.bom is not None
+    original = load_site(finished.path)  # the file on disk: not saved
+    for shown_bom, d in zip(finished.bom, (design.run(original), design.run(session.inputs)), strict=True):
+        t = bom.totals(d.bom)
+        assert shown_bom == {**t["by_category"], "total": t["total"]}
     assert session.undo() is not None and session.text == before
     assert session.undo() is None  # it was one edit
     assert session.redo() is not None and session.text == after
@@ -132,13 +138,30 @@ def test_stop_ends_the_search_after_the_design_under_way_with_the_best_so_far(se
 
     run = optimizer.Optimisation(session.inputs, session.text, report, optimizer.Budget(40, 600.0))
     p = run.run()
-    assert p.state == optimizer.STOPPED and p.evaluations == 7
+    assert p.state == optimizer.STOPPED and p.evaluations == 7 and p.bom is not None
     # the best of the rounds done before the stop: baseline + 2 rounds of 4 would be 9
     assert p.result is not None and p.result.evaluations == 5
     problem = opt.Problem(session.inputs, opt.Space.of(session.inputs.site), optimizer.YEARS)
     with Engine(workers=1) as engine:
         five = opt.search(problem, engine, seed=0, max_evals=5, batch=4)
     assert p.result.best_layout == five.best_layout and p.result.history == five.history
+
+
+def test_while_told_to_yield_the_search_waits_between_designs_and_finds_the_same(
+    session: Session, finished: optimizer.Progress
+) -> None:
+    calls: list[int] = []
+
+    def busy() -> bool:  # the TUI's design is running for two looks out of three
+        calls.append(1)
+        return len(calls) % 3 != 0
+
+    p = optimizer.Optimisation(session.inputs, session.text, budget=SMALL, yield_to=busy).run()
+    assert p.result is not None and finished.result is not None
+    assert p.result.best_layout == finished.result.best_layout and p.result.history == finished.result.history
+    # asked before each of the 3 batches (the site as it is, then 2 rounds of 4) and after each of the 9
+    # designs: 12 waits, each of 3 looks
+    assert len(calls) == 3 * (3 + 9)
 
 
 def test_a_site_that_does_not_design_is_a_failed_search_not_an_exception(
@@ -162,6 +185,9 @@ def test_the_panel_shows_baseline_best_saving_and_what_moved(finished: optimizer
     assert f"${finished.saving_usd:,.0f} {finished.saving_pct:.1f} %" in text
     assert "B1/H1" in text and "spines at (6.4, 9.8) m (was the middle row)" in text
     assert "rows along y (was x)" in text
+    assert finished.bom is not None
+    was, now = finished.bom
+    assert f"whole BOM       ${was['total']:,.0f}" in text and f"${now['total']:,.0f}" in text
     assert "A or enter: accept" in text
     stale = text_of(optimizer.view(finished, optimizer.STALE))
     assert "for another site text" in stale and "A or enter" not in stale
@@ -171,7 +197,11 @@ def test_the_panel_shows_baseline_best_saving_and_what_moved(finished: optimizer
 
 # ----------------------------------------------------------------------------------------------- Pilot
 async def until(pilot: Pilot[Any], check: Any, what: str) -> None:
-    await settled(pilot, 120.0, lambda app: bool(check(app)))
+    """Wait until ``check(app)`` holds (``what``: the failure says what it was waiting for)."""
+    try:
+        await settled(pilot, 120.0, lambda app: bool(check(app)))
+    except AssertionError:
+        raise AssertionError(f"waited in vain for {what}") from None
 
 
 @sync
@@ -203,7 +233,7 @@ async def test_O_searches_in_the_background_stops_and_A_accepts_one_undoable_edi
         await pilot.press("6")
         panel = shown(app, "#optimise-view", 120)
         assert "stopped" in panel and f"{p.saving_pct:.1f} %" in panel and "A or enter" in panel
-        await pilot.press("A")
+        await pilot.press("enter")  # in the panel: accept (A anywhere)
         assert app.editor is not None
         assert app.editor.text == opt.optimized_text(before, p.options)
         await designed(pilot)  # the design of the new layout is on screen
@@ -226,6 +256,8 @@ async def test_A_refuses_a_search_made_for_another_site_text(
     app = DCLayoutApp(copy_site("superpod-4su", tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
         await designed(pilot)
+        await pilot.press("6")  # before any search: what O does
+        assert "O searches where the MDF" in shown(app, "#optimise-view", 120)
         await pilot.press("O")
         run = app.optimisation
         assert run is not None
@@ -241,3 +273,10 @@ async def test_A_refuses_a_search_made_for_another_site_text(
         assert "for another site text" in shown(app, "#optimise-view", 120)
         assert "optimise" not in shown(app, "#status", 200)  # the status line no longer offers it
         await designed(pilot)
+        monkeypatch.setattr(optimizer, "budget_for", lambda site: optimizer.Budget(200, 600.0))
+        await pilot.press("O")  # a search of the edited site, then escape in its panel stops it
+        again = app.optimisation
+        assert again is not run and again is not None and again.text == edited
+        await pilot.press("escape")
+        await until(pilot, lambda a: again.latest.finished, "the search to stop")
+        assert again.latest.state == optimizer.STOPPED and again.latest.evaluations < 200

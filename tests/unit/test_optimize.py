@@ -53,7 +53,9 @@ def test_the_written_site_keeps_the_text_and_reproduces_the_optimum(
     new = opt.optimized_text(text, options)
     added = [ln[1:] for ln in difflib.ndiff(text.splitlines(), new.splitlines()) if ln.startswith("+ ")]
     removed = [ln[2:] for ln in difflib.ndiff(text.splitlines(), new.splitlines()) if ln.startswith("- ")]
-    assert all(ln.strip().startswith(("mdf_at =", "spine_at =", "row_axis =")) for ln in added), added
+    assert all(
+        ln.strip().startswith(("mdf_at =", "spine_at =", "row_axis =", "su_order =")) for ln in added
+    ), added
     assert all(ln.strip().startswith("row_axis =") for ln in removed), removed  # comments all kept
     path = tmp_path / "superpod-4su-optimized.toml"
     path.write_text(new, encoding="utf-8")
@@ -141,3 +143,27 @@ def test_a_hall_too_small_for_the_grid_keeps_its_own_layout() -> None:
     assert all(p is None for col in space.points[1] for p in col)
     lay = space.gather_all(inputs.site, space.baseline(inputs.site), "centre")
     assert lay.spine[1] is None and lay.spine[0] is not None and lay.mdf[0] is not None
+
+
+def test_the_assignment_step_runs_in_the_search_and_only_when_asked(
+    found: tuple[opt.Problem, opt.Result],
+) -> None:
+    problem, r = found
+    assert r.assign_steps >= 1  # the first batch starts with it, on the site as it is
+    with Engine(workers=1) as engine:
+        plain = opt.search(problem, engine, seed=1, max_evals=9, batch=4, assign=False)
+    assert plain.assign_steps == 0 and plain.best_layout.order == ()
+    assert "su_order" not in {
+        k for v in problem.space.options(problem.inputs.site, plain.best_layout).values() for k in v
+    }
+
+
+def test_a_layout_with_su_orders_changes_the_buildings_of_those_halls() -> None:
+    inputs = load_site(SITE)
+    space = opt.Space.of(inputs.site)
+    base = space.baseline(inputs.site)
+    lay = base.with_orders({0: ("p0-u1", "p0-u0")})
+    assert lay.order == (("p0-u1", "p0-u0"),) and lay.su_order(0) == ("p0-u1", "p0-u0")
+    assert lay.buildings_changed(base, space) == {0} and base.with_orders({}) == base
+    assert space.apply(inputs.site, lay).building[0].hall[0].su_order == ["p0-u1", "p0-u0"]
+    assert space.options(inputs.site, lay) == {"B1/H1": {"su_order": ["p0-u1", "p0-u0"]}}

@@ -607,3 +607,31 @@ def test_a_building_id_that_starts_with_a_dash_is_defused_in_the_exported_tables
     head = [c.value for c in ws[1]]
     racks = [row[head.index("rack_id")] for row in ws.iter_rows(min_row=2)]
     assert racks and all(c.value.startswith("-B1/") and c.quotePrefix for c in racks)
+
+
+def test_a_cage_that_takes_hundreds_of_slow_links_still_names_their_modules(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by bench/fuzz_inputs.py: a catalog whose dgx-h100 runs its backend at 1 Gb/s puts 800 links
+    in a QM9700 cage (2 x 400G); validate said ok and design's CSV export failed (exit 3: an int8 copper
+    assembly code plus 801 overflowed). Both say ok now, and the module names read back."""
+    import shutil
+
+    from layout.cli import main
+    from layout.load import DEFAULT_TEMPLATES_DIR
+
+    lib = tmp_path / "lib"
+    shutil.copytree(DEFAULT_TEMPLATES_DIR, lib)
+    catalog = (lib / "catalog.toml").read_text(encoding="utf-8")
+    head, sep, rest = catalog.partition("[server.dgx-h100]")
+    assert sep and "backend_port_gbps = 400" in rest
+    (lib / "catalog.toml").write_text(
+        head + sep + rest.replace("backend_port_gbps = 400", "backend_port_gbps = 1", 1), encoding="utf-8"
+    )
+    site = str(Path(__file__).resolve().parents[1] / "data" / "small-site.toml")
+    assert main(["validate", site, "--templates", str(lib)]) == 0
+    assert main(["design", site, "--templates", str(lib), "--out", str(tmp_path / "o"), "--csv"]) in (0, 1)
+    assert "failed" not in capsys.readouterr().err
+    ports = pd.read_csv(tmp_path / "o" / "small-site-ports.csv", keep_default_na=False)
+    leaf_ends = ports.loc[(ports["kind"] == "gpu_leaf") & (ports["media_class"] != "dac"), "b_module"]
+    assert len(leaf_ends) and leaf_ends.str.fullmatch(r"[a-z0-9-]+/(x\d+|straight|twin|breakout|split)").all()

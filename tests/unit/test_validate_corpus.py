@@ -76,7 +76,7 @@ EXPECTED = {
     "unknown-format-version": "format: unknown value 2 (allowed: 1)",
     "unknown-key": 'building[0].hall[0].max_rack_kW: unknown key, did you mean "max_rack_kw"? '
     "(allowed: id, polygon, cooling, max_rack_kw, floor_load_kg_m2, it_mw, cooling_mw, power, row_axis, cold_aisle_m, hot_aisle_m, "
-    "wall_clearance_m, cross_aisle_m, max_row_racks, columns, keepouts, tray, spine_at)",
+    "wall_clearance_m, cross_aisle_m, max_row_racks, columns, keepouts, tray, spine_at, su_order)",
     "unknown-nic": 'cluster.nic: unknown NIC "cx9" (allowed: bf3, cedar7, cx7, cx8, cx8-2x400)',
     "unknown-rack-template": 'cluster.rack: unknown GPU rack template "dgx-h100-x8" '
     "(allowed: dgx-b200-x2, dgx-h100-x2, dgx-h100-x4, gb200-nvl72, gb300-nvl72)",
@@ -116,6 +116,11 @@ GENERATED = {
     "(400 Gb/s) (allowed: q3400, q3450-ld, qm9700, sn5600, sn5610, tomahawk5)",
     "tiers-too-few": "cluster.tiers: 1 tier(s) cannot hold 256 GPUs per pod on qm9700 (radix 64) non-blocking; "
     "2 needed (allowed: >= 2)",
+    "su-order-unknown-su": 'building[1].hall[0].su_order[1]: the cluster has no SU "p0-u7" (allowed: p0-u0)',
+    "su-order-twice": 'building[1].hall[0].su_order[0]: SU "p0-u00" is already listed in B1/H2\'s order '
+    "(allowed: each SU once in the whole site)",
+    "su-order-not-an-id": 'building[1].hall[0].su_order[0]: must be an SU id pPOD-uSU, got "SU3" '
+    '(allowed: e.g. "p0-u03", pod 0\'s SU 3)',
     "sheet-name-case": 'building[0].hall[1].id: the plan of hall B1/h1 would be named "B1-h1", as the plan of '
     "hall B1/H1 is (drawing and file names ignore case) "
     "(allowed: ids that give each building and hall names of their own, as BUILDING-HALL)",

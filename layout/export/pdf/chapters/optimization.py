@@ -90,8 +90,9 @@ def story(opt: dict[str, Any]) -> list[Flowable]:
     )
     out += h2("What moved")
     moved = opt.get("moved", {})
-    rows = [[where, key, " ".join(f"{v:g}" for v in val) if isinstance(val, list) else str(val)]
-            for where, keys in sorted(moved.items()) for key, val in keys.items()]  # fmt: skip
+    rows = [
+        [where, key, _option_text(val)] for where, keys in sorted(moved.items()) for key, val in keys.items()
+    ]
     if rows:
         out.append(data_table([Col("Building / hall", 110), Col("Site key", 90), Col("Value", 120)], rows))
     else:
@@ -111,3 +112,17 @@ def story(opt: dict[str, Any]) -> list[Flowable]:
     out.append(data_table([Col("Transceiver modules by medium", 150), Col("Before", 80, True),
                            Col("After", 80, True), Col("Change", 80, True)], trows))  # fmt: skip
     return out
+
+
+SU_ORDER_SHOWN = 4  # SU ids a "What moved" row shows of an su_order (the file has them all)
+
+
+def _option_text(val: Any) -> str:
+    """A placement option's value in a table cell: a point as "x y", an SU order as its first ids and
+    how many there are, anything else as it is."""
+    if isinstance(val, list) and val and isinstance(val[0], str):
+        more = f", ... ({len(val)} SUs)" if len(val) > SU_ORDER_SHOWN else ""
+        return ", ".join(val[:SU_ORDER_SHOWN]) + more
+    if isinstance(val, list):
+        return " ".join(f"{v:g}" for v in val)
+    return str(val)

@@ -1,0 +1,214 @@
+"""The exact step of the layout search: which SU goes into which slot of its hall (``hall.su_order``),
+as a linear assignment solved by ``scipy.optimize.linear_sum_assignment`` on a design of the layout.
+
+**Slots.** A hall lays its SUs one block after the other (layout.place.assign); SU blocks with the same
+racks (servers, switches and their heights: :func:`block_signature`) take the same cells whatever SU
+they hold, so permuting the SUs of one such kind among their places in the laying order moves each
+SU onto the cells another one had, and nothing else moves: the spines and the MDF stand where they
+stood (they are laid before the SUs, or where the SU count says, never by which SU it is).
+
+**Cost of SU i in slot t.** Every link with one end in SU i and the other outside it (leaf to spine,
+frontend and storage leaves to the MDF, ...): its end moves from its rack to the rack of the same device
+of slot t's SU (the same place in the block). A link along the trays then runs the shortest tray path
+between its other rack and that rack (layout.route.tray_paths, the router's own distances over the
+design's tray network, which the permutation leaves as it is: the racks stand where they stood), its
+drops and slack unchanged; any other link (a jumper) changes by the axis distance (``|dx| + |dy|``)
+between the racks. Each length is priced at the cheapest medium for it (layout.media.MediaTable, as the
+design prices a link). A link between two SUs of the hall keeps its other end where it is (rail designs
+have none: an SU's GPU links stay in the SU). What the model leaves out (cages shared by links of
+different lengths, tray fill) the search's full design of the result counts.
+
+**Exact** for that cost: the assignment minimises the sum over all SUs at once (the Hungarian method),
+not SU by SU. The search (layout.engine.optimize) then designs the new order with the whole pipeline,
+like every candidate, and keeps it only when it is feasible and cheaper there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from layout.place.su_order import label_width, order_of, ordered, su_keys, su_label
+
+if TYPE_CHECKING:
+    from layout.design import Design
+    from layout.kept import Kept
+    from layout.place.groups import Derived, DerivedKey
+
+MIN_SAVING_USD = 1.0  # an assignment that saves less than this by its own cost is no candidate
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """The SU order of each hall the step changes (hall number in site order -> SU ids in laying
+    order), and what the step's own cost says the orders save."""
+
+    orders: dict[int, tuple[str, ...]]
+    saving_usd: float
+
+
+def cheapest_price(mt: Any, length: np.ndarray, speed: np.ndarray) -> np.ndarray:
+    """What each link costs at the cheapest medium for its length and speed (layout.media.MediaTable's
+    pick and price, as the design prices a link); 0 where no medium reaches."""
+    code = mt.pick(np.round(length, 6), speed)
+    out = np.zeros(len(length))
+    for k in np.unique(code[code >= 0]).tolist():
+        m = code == k
+        out[m] = mt.link_price_usd(length[m], int(k))
+    return out
+
+
+def solve(cost: np.ndarray) -> np.ndarray:
+    """The column (slot) of each row (SU) in the cheapest assignment of a square cost matrix."""
+    rows, cols = linear_sum_assignment(cost)
+    out = np.empty(len(rows), np.int64)
+    out[rows] = cols
+    return out
+
+
+def axis_lengths(
+    k_of: np.ndarray, here: np.ndarray, there: np.ndarray, length_m: np.ndarray, slot_xy: np.ndarray
+) -> np.ndarray:
+    """``L[l, t]``: link end l's length with its block in slot t, changed by the axis distance.
+
+    Per link end that moves: ``k_of`` (its device's place in the block), ``here`` (x, y of its rack now),
+    ``there`` (x, y of the other end's rack, which stays), ``length_m`` (its length now); ``slot_xy[t,
+    k]`` is the rack position of place k in slot t."""
+    now = np.abs(here - there).sum(axis=1)
+    moved = np.abs(slot_xy[:, k_of] - there[None, :, :]).sum(axis=2)  # (slots, links)
+    return (length_m[None, :] + moved - now[None, :]).T
+
+
+def slot_costs(
+    su_of: np.ndarray, lengths: np.ndarray, price: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """The cost matrix ``C[i, t]``: SU i's links with its block in slot t, from ``lengths[l, t]`` (link
+    end l of SU ``su_of[l]`` with that SU in slot t) and ``price(lengths of every link end)``."""
+    n = lengths.shape[1]
+    cost = np.zeros((n, n))
+    for t in range(n):
+        cost[:, t] = np.bincount(su_of, weights=price(lengths[:, t]), minlength=n)
+    return cost
+
+
+def tray_lengths(
+    trays: Any,
+    k_of: np.ndarray,
+    fixed_rack: np.ndarray,
+    slot_rack: np.ndarray,
+    length_m: np.ndarray,
+    tray_m: np.ndarray,
+) -> np.ndarray:
+    """``L[l, t]`` for links along the trays: the length less its tray run now, plus the shortest tray
+    run from its fixed rack to the rack of its place in slot t (``slot_rack[t, k]``). Each distinct
+    (fixed rack, place) pair is routed once for every slot."""
+    from layout.arrays import unique_inverse
+    from layout.route import tray_paths
+
+    width = int(slot_rack.shape[1])
+    keys, inv = unique_inverse(fixed_rack * width + k_of)
+    uf, uk = keys // width, keys % width
+    n = slot_rack.shape[0]
+    src = np.repeat(uf, n)
+    dst = slot_rack[:, uk].T.ravel()  # (pair, slot) row-major
+    paths = tray_paths(trays, src, dst)
+    dist = paths.dist_m[paths.pair].reshape(len(keys), n)
+    return (length_m - tray_m)[:, None] + dist[inv]
+
+
+def block_signature(devices: Any, su: int) -> tuple[int, ...]:
+    """What decides the cells an SU block takes: its servers, and its switches' heights in order."""
+    sw = devices.su_switches.get(su, np.zeros(0, np.int64))
+    return (len(devices.su_servers[su]), *devices.height[sw].tolist())
+
+
+def su_orders(design: Design, groups: Kept[DerivedKey, Derived] | None = None) -> Assignment:
+    """The assignment step on ``design`` (module docstring): per hall, the SU order whose slots cost
+    least, for the halls where it saves at least ``MIN_SAVING_USD``."""
+    from layout.media import MediaTable
+    from layout.place.groups import derived_of
+
+    inputs, fabric, placement = design.inputs, design.fabric, design.placement
+    d = derived_of(inputs, fabric, groups).devices
+    keys = su_keys(fabric)
+    width = label_width(keys)
+    racks = placement.racks
+    rack_of = placement.device_rack
+    xy = racks[["x_m", "y_m"]].to_numpy(float) if len(racks) else np.zeros((0, 2))
+    hall_no = {f"{b.id}/{h.id}": i for i, (b, h) in enumerate(inputs.site.halls())}
+    halls = [h for _, h in inputs.site.halls()]
+    rack_hall = racks["hall"].astype(str).to_numpy() if len(racks) else np.zeros(0, object)
+
+    n_su = len(d.su_servers)
+    canon = [
+        np.concatenate([d.su_servers[i], d.su_switches.get(i, np.zeros(0, np.int64))]) for i in range(n_su)
+    ]
+    # the SUs of each hall, in the order the placer laid them
+    by_hall: dict[int, list[int]] = {}
+    for i in range(n_su):
+        r = rack_of[canon[i]]
+        if len(r) and (r >= 0).all():  # an SU with a rack missing stays as it is
+            by_hall.setdefault(hall_no[str(rack_hall[r[0]])], []).append(i)
+    dev_su = np.full(len(rack_of), -1, np.int64)
+    dev_k = np.full(len(rack_of), -1, np.int64)
+    links = design.cabling.links
+    a = links["a"].to_numpy(np.int64)
+    b = links["b"].to_numpy(np.int64)
+    ra, rb = links["rack_a"].to_numpy(np.int64), links["rack_b"].to_numpy(np.int64)
+    length = links["length_m"].to_numpy(float)
+    tray_m = links["tray_m"].to_numpy(float)
+    on_trays = (links["route"] == "tray").to_numpy()
+    trays = design.cabling.trays
+    speed = links["speed_gbps"].to_numpy()
+    usable = (ra >= 0) & (rb >= 0) & np.isfinite(length)
+    mt = MediaTable.of(inputs.catalog)
+    orders: dict[int, tuple[str, ...]] = {}
+    saving = 0.0
+    for h in sorted(by_hall):
+        laid = ordered(by_hall[h], order_of(halls[h], keys))
+        new = list(laid)
+        kinds: dict[tuple[int, ...], list[int]] = {}
+        for pos, su in enumerate(laid):
+            kinds.setdefault(block_signature(d, su), []).append(pos)
+        for places in kinds.values():
+            if len(places) < 2:
+                continue
+            sus = [laid[p] for p in places]
+            dev_su[:] = -1
+            for row, su in enumerate(sus):
+                dev_su[canon[su]] = row
+                dev_k[canon[su]] = np.arange(len(canon[su]))
+            sa, sb = dev_su[a], dev_su[b]
+            end_a = usable & (sa >= 0) & (sa != sb)  # end a moves with its SU
+            end_b = usable & (sb >= 0) & (sb != sa) & ~end_a  # else end b
+            mv = np.concatenate([a[end_a], b[end_b]])
+            here = xy[np.concatenate([ra[end_a], rb[end_b]])]
+            there = xy[np.concatenate([rb[end_a], ra[end_b]])]
+            lk = np.concatenate([length[end_a], length[end_b]])
+            sp = np.concatenate([speed[end_a], speed[end_b]])
+            slot_rack = np.stack([rack_of[canon[su]] for su in sus])
+            fixed = np.concatenate([rb[end_a], ra[end_b]])
+            lengths = axis_lengths(dev_k[mv], here, there, lk, xy[slot_rack])
+            tr = np.concatenate([on_trays[end_a], on_trays[end_b]])
+            if tr.any():
+                tm = np.concatenate([tray_m[end_a], tray_m[end_b]])
+                lengths[tr] = tray_lengths(trays, dev_k[mv][tr], fixed[tr], slot_rack, lk[tr], tm[tr])
+            lengths = np.where(np.isfinite(lengths), lengths, lk[:, None])  # no tray path: as it is
+
+            def price(lengths: np.ndarray, sp: np.ndarray = sp) -> np.ndarray:
+                return cheapest_price(mt, np.maximum(lengths, 0.0), sp)
+
+            cost = slot_costs(dev_su[mv], lengths, price)
+            col = solve(cost)
+            gain = float(np.trace(cost) - cost[np.arange(len(sus)), col].sum())
+            if gain >= MIN_SAVING_USD:
+                saving += gain
+                for row, su in enumerate(sus):
+                    new[places[col[row]]] = su
+        if new != laid:
+            orders[h] = tuple(su_label(keys[su], width) for su in new)
+    return Assignment(orders, round(saving, 2))
