@@ -103,10 +103,12 @@ def one_hall_edits(site: str, runs: int) -> None:
     first such edit): CPU time per stage and in all, and the wall time of the run (which the load of
     other programs inflates), best of ``runs`` (each with a fresh cache).
 
-    Measured on the campus (2 cores, load 6-8; CPU s, best of 3), before building-local placement
-    (main 35e0e29) and after: ``it_mw -> 18`` place 0.133 -> 0.061, design.run 0.277 -> 0.170 (it moves
-    no rack: the cabling is kept); a user row: place 0.149 -> 0.061, design.run 0.565 -> 0.376; the
-    low-density rack: place 0.138 -> 0.062, design.run 0.478 -> 0.436 (cable 0.22-0.25 s either way)."""
+    Measured on the campus (2 cores, load 3-4; CPU s, best of 5, wall alike), before building-local
+    placement (main 35e0e29) and after (7ab70fe): ``it_mw -> 18`` (moves no rack: the cabling is kept)
+    design.run 0.233 -> 0.102 (place 0.120 -> 0.041, bom 0.054 -> 0.025); a user row 0.490 -> 0.373
+    (place 0.132 -> 0.050); the low-density rack 0.431 -> 0.372 (place 0.111 -> 0.048); the cable stage
+    stays at 0.23 s, a whole-site pass.
+    """
     tmp = Path(tempfile.mkdtemp())
     path = tmp / Path(site).name
     shutil.copy(site, path)

@@ -240,3 +240,16 @@ def block_writes() -> Iterator[Callable[[Path], bool]]:
     yield block
     for u in reversed(undo):
         u()
+
+
+def leave_out(monkeypatch: pytest.MonkeyPatch, module: Any, fn: str, part: str) -> None:
+    """``module.fn`` (a function giving a cache key by name) made to leave ``part`` out of the key, to
+    show a test catches a key that is not complete (a stale value is then taken)."""
+    full = getattr(module, fn)
+
+    def without(*args: Any) -> dict[str, Any]:
+        key: dict[str, Any] = full(*args)
+        del key[part]
+        return key
+
+    monkeypatch.setattr(module, fn, without)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from layout.kept import Kept
-from layout.place.aisles import aisle_checks
+from layout.place.aisles import AisleKey, aisle_checks
 from layout.place.assign import Placer
 from layout.place.floor_grid import GridKey, KeptGrid, floor_positions, hall_floor
 from layout.place.groups import SU_ROLES, Derived, DerivedKey
@@ -52,6 +52,7 @@ from layout.place.zones import ZoneStore, as_placed
 if TYPE_CHECKING:
     from layout.fabric import Fabric
     from layout.load import Inputs
+    from layout.violations import Violation
 
 __all__ = [
     "RACK_COLUMNS",
@@ -89,6 +90,7 @@ class PlaceCache:
     groups: Kept[DerivedKey, Derived] = field(default_factory=lambda: Kept(FABRIC_GROUPS_KEPT))
     zones: ZoneStore = field(default_factory=ZoneStore)
     tables: Kept[HallTablesKey, HallTables] = field(default_factory=lambda: Kept(HALL_TABLES_KEPT))
+    aisles: Kept[AisleKey, list[Violation]] = field(default_factory=lambda: Kept(HALL_TABLES_KEPT))
 
 
 def place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None = None) -> Placement:
@@ -133,5 +135,5 @@ def _place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None) -> Placemen
         p, spots, cache.tables if cache is not None else None
     )
     violations += user_row_checks(inputs, racks) + user_row_template_checks(p, racks)
-    violations += aisle_checks(inputs, racks)
+    violations += aisle_checks(inputs, racks, cache.aisles if cache is not None else None)
     return Placement(racks, rows, device_rack, device_ru, tuple(violations), p.gpu, missing)

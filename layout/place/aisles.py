@@ -13,12 +13,13 @@ rows by ``user_row``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import shapely
 
+from layout.kept import Content, Kept
 from layout.place.floor_grid import hall_floor
 from layout.place.tables import rack_polygons
 from layout.place.templates import hall_items
@@ -26,6 +27,7 @@ from layout.violations import Violation
 
 if TYPE_CHECKING:
     from layout.load import Inputs
+    from layout.model import Hall
 
 # rotation -> the direction a rack's front faces (layout/place/tables.py: 0 faces +y, 270 faces +x)
 FRONT = {0.0: (0.0, 1.0), 180.0: (0.0, -1.0), 270.0: (1.0, 0.0), 90.0: (-1.0, 0.0)}
@@ -61,75 +63,107 @@ def clearance_strips(racks: pd.DataFrame, front_m: np.ndarray, back_m: np.ndarra
     return np.concatenate(out)
 
 
-def aisle_checks(inputs: Inputs, racks: pd.DataFrame) -> list[Violation]:
+AisleKey = tuple[Any, ...]  # the values of aisle_key, in its order
+
+
+def aisle_key(hall: Hall, racks: pd.DataFrame, idx: np.ndarray) -> dict[str, Any]:
+    """Everything one hall's aisle check reads, by name: the hall (its aisles, columns and keep-outs)
+    and its racks (ids, rows, user flags, centre, size and rotation), compared by content."""
+    return {
+        "hall": hall,
+        "racks": Content(*(racks[c].to_numpy()[idx] for c in AISLE_COLUMNS)),
+    }
+
+
+AISLE_COLUMNS = ("rack_id", "row", "user_row", "x_m", "y_m", "width_m", "depth_m", "rotation_deg")
+
+
+def aisle_checks(
+    inputs: Inputs, racks: pd.DataFrame, kept: Kept[AisleKey, list[Violation]] | None = None
+) -> list[Violation]:
     """One ``aisle`` violation per hall whose racks' service clearance a column, a keep-out or another
-    row's rack stands in (see the module docstring)."""
+    row's rack stands in (see the module docstring). ``kept``: each hall's check from earlier runs, by
+    all it reads (:func:`aisle_key`: an edit of one hall checks that hall alone); None: every hall is
+    checked."""
     if not len(racks):
         return []
     halls = dict(hall_items(inputs))
-    polys = rack_polygons(racks)
     hall_col = racks["hall"].to_numpy()
-    row_col = racks["row"].to_numpy()
-    ids = racks["rack_id"].to_numpy()
-    user = racks["user_row"].to_numpy(bool)
     out: list[Violation] = []
     for key in pd.unique(hall_col):
         h = halls[str(key)]
         idx = np.flatnonzero(hall_col == key)
-        n = len(idx)
-        _, obstacles = hall_floor(h)
-        depth = np.r_[np.full(n, h.cold_aisle_m), np.full(n, h.hot_aisle_m)]
-        strips = clearance_strips(racks.iloc[idx], depth[:n], depth[n:])
-        owner = np.r_[idx, idx]  # the rack of each strip
-        hits: list[tuple[np.ndarray, np.ndarray]] = []  # (strip, obstruction geometry)
-        if obstacles:
-            obs = np.asarray(obstacles, dtype=object)
-            si, oi = shapely.STRtree(obs).query(strips, predicate="intersects")
-            hits.append((si, obs[oi]))
-        if user[idx].any():  # user rows: other rows' racks in their aisles, or theirs in others'
-            mine = polys[idx]
-            si, ri = shapely.STRtree(mine).query(strips, predicate="intersects")
-            other = row_col[idx[ri]] != row_col[owner[si]]
-            either = user[idx[ri]] | user[owner[si]]
-            keep = other & either
-            hits.append((si[keep], mine[ri[keep]]))
-        if not hits:
+        if kept is None:
+            out += _hall_aisles(str(key), h, racks.iloc[idx])
             continue
-        si = np.concatenate([s for s, _ in hits])
-        geo = np.concatenate([g for _, g in hits])
-        inter = shapely.intersection(strips[si], geo)
-        ok = shapely.area(inter) > MIN_AREA_M2
-        if not ok.any():
-            continue
-        si, inter = si[ok], inter[ok]
-        b = shapely.bounds(inter)
-        rot = racks["rotation_deg"].to_numpy(float)[owner[si]]
-        across_y = np.isin(rot, (0.0, 180.0))  # the strip's depth runs along y
-        taken = np.where(across_y, b[:, 3] - b[:, 1], b[:, 2] - b[:, 0])
-        full = depth[si]
-        clear = np.maximum(full - taken, 0.0)
-        # the worst: least clear width left, then the first rack
-        worst = int(np.lexsort((owner[si], np.round(clear, 6)))[0])
-        r = int(owner[si][worst])
-        c = shapely.centroid(inter[worst])
-        which = "front (cold)" if si[worst] < n else "back (hot)"
-        aisle_m = float(full[worst])
-        n_racks = len(set(owner[si].tolist()))
-        out.append(
-            Violation(
-                "aisle",
-                str(ids[r]),
-                f"{n_racks} rack(s) in {key} have their aisle narrowed; worst {ids[r]}: its {which} aisle "
-                f"at ({c.x:.2f}, {c.y:.2f}) keeps {clear[worst]:.2f} m clear of {aisle_m:g} m",
-                "move the [[row]] or the column/keep-out so the aisle keeps its full width, or narrow the "
-                "hall's aisle only if the code allows",
-                {
-                    "racks": n_racks,
-                    "clear_m": round(float(clear[worst]), 3),
-                    "aisle_m": aisle_m,
-                    "x_m": round(float(c.x), 3),
-                    "y_m": round(float(c.y), 3),
-                },
-            )
-        )
+        k = tuple(aisle_key(h, racks, idx).values())
+        got = kept.get(k)
+        if got is None:
+            got = _hall_aisles(str(key), h, racks.iloc[idx])
+        kept.put(k, got)
+        out += got
     return out
+
+
+def _hall_aisles(key: str, h: Hall, racks: pd.DataFrame) -> list[Violation]:
+    """The aisle violation of one hall's ``racks`` (at most one)."""
+    polys = rack_polygons(racks)
+    row_col = racks["row"].to_numpy()
+    ids = racks["rack_id"].to_numpy()
+    user = racks["user_row"].to_numpy(bool)
+    n = len(racks)
+    _, obstacles = hall_floor(h)
+    depth = np.r_[np.full(n, h.cold_aisle_m), np.full(n, h.hot_aisle_m)]
+    strips = clearance_strips(racks, depth[:n], depth[n:])
+    local = np.arange(n)
+    owner = np.r_[local, local]  # the rack of each strip
+    hits: list[tuple[np.ndarray, np.ndarray]] = []  # (strip, obstruction geometry)
+    if obstacles:
+        obs = np.asarray(obstacles, dtype=object)
+        si, oi = shapely.STRtree(obs).query(strips, predicate="intersects")
+        hits.append((si, obs[oi]))
+    if user.any():  # user rows: other rows' racks in their aisles, or theirs in others'
+        si, ri = shapely.STRtree(polys).query(strips, predicate="intersects")
+        other = row_col[ri] != row_col[owner[si]]
+        either = user[ri] | user[owner[si]]
+        keep = other & either
+        hits.append((si[keep], polys[ri[keep]]))
+    if not hits:
+        return []
+    si = np.concatenate([s for s, _ in hits])
+    geo = np.concatenate([g for _, g in hits])
+    inter = shapely.intersection(strips[si], geo)
+    ok = shapely.area(inter) > MIN_AREA_M2
+    if not ok.any():
+        return []
+    si, inter = si[ok], inter[ok]
+    b = shapely.bounds(inter)
+    rot = racks["rotation_deg"].to_numpy(float)[owner[si]]
+    across_y = np.isin(rot, (0.0, 180.0))  # the strip's depth runs along y
+    taken = np.where(across_y, b[:, 3] - b[:, 1], b[:, 2] - b[:, 0])
+    full = depth[si]
+    clear = np.maximum(full - taken, 0.0)
+    # the worst: least clear width left, then the first rack
+    worst = int(np.lexsort((owner[si], np.round(clear, 6)))[0])
+    r = int(owner[si][worst])
+    c = shapely.centroid(inter[worst])
+    which = "front (cold)" if si[worst] < n else "back (hot)"
+    aisle_m = float(full[worst])
+    n_racks = len(set(owner[si].tolist()))
+    return [
+        Violation(
+            "aisle",
+            str(ids[r]),
+            f"{n_racks} rack(s) in {key} have their aisle narrowed; worst {ids[r]}: its {which} aisle "
+            f"at ({c.x:.2f}, {c.y:.2f}) keeps {clear[worst]:.2f} m clear of {aisle_m:g} m",
+            "move the [[row]] or the column/keep-out so the aisle keeps its full width, or narrow the "
+            "hall's aisle only if the code allows",
+            {
+                "racks": n_racks,
+                "clear_m": round(float(clear[worst]), 3),
+                "aisle_m": aisle_m,
+                "x_m": round(float(c.x), 3),
+                "y_m": round(float(c.y), 3),
+            },
+        )
+    ]

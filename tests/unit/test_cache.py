@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import leave_out
 
 import layout
 from layout import cache as cache_mod
@@ -289,14 +290,7 @@ def test_the_boms_fabric_parts_are_kept_by_all_they_are_made_from(
     cold = bom.fabric_parts(other, other_fab, None)
     assert cold != first
     assert bom.fabric_parts(other, other_fab, kept) == cold
-    full = bom.fabric_parts_key
-
-    def without(*args: Any) -> dict[str, Any]:
-        key = full(*args)
-        del key[part]
-        return key
-
-    monkeypatch.setattr(bom, "fabric_parts_key", without)
+    leave_out(monkeypatch, bom, "fabric_parts_key", part)
     stale: Any = bom.Kept(bom.FABRIC_PARTS_KEPT)
     bom.fabric_parts(base, fab, stale)
     assert bom.fabric_parts(other, other_fab, stale) != cold

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from conftest import leave_out
 from test_hall_edits import TWO_HALLS, _hall, _taller_leaf_switch, _wider_gpu_racks, inputs_of, patch
 
 from layout import design, place
@@ -170,18 +171,6 @@ def _twice(name: str) -> tuple[Any, Any, Any]:
     cache = place.PlaceCache()
     kept = place.place(base, fabric, cache)
     return kept, place.place(inputs, other, cache), place.place(inputs, other)
-
-
-def leave_out(monkeypatch: pytest.MonkeyPatch, module: Any, fn: str, part: str) -> None:
-    """``module.fn`` (a key function) made to leave ``part`` out of the key it gives."""
-    full = getattr(module, fn)
-
-    def without(*args: Any) -> dict[str, Any]:
-        key: dict[str, Any] = full(*args)
-        del key[part]
-        return key
-
-    monkeypatch.setattr(module, fn, without)
 
 
 def _same_placement(a: place.Placement, b: place.Placement) -> bool:
