@@ -16,8 +16,10 @@ evaluated (rounded to 0.1 m).
 
 **How a candidate is judged**: the whole pipeline (``design.run``, with a worker's ``DesignCache`` so
 the fabric and the hall grids are reused), then :func:`score`: the BOM's transceivers and cables, the
-optics' energy over ``years`` (every module's watts, the site's PUE and electricity price), and what the
-rules say. A candidate is feasible when it has no violation (kind and place) the baseline does not
+optics' energy over ``years`` (every module's watts, the site's PUE and electricity price), the whole
+BOM, and what the rules say. The objective (:data:`OBJECTIVES`) is the optics (transceivers + cables) or
+the whole BOM (``bom``: what a turned hall's dearer power chain or longer trays add counts too), each
+with the optics' energy if asked (``+energy``). A candidate is feasible when it has no violation (kind and place) the baseline does not
 have, no more unrouted links and no more missing racks, and the same GPUs.
 
 **The search** (:func:`search`): batches of ``batch`` candidates around the current layout (a
@@ -62,7 +64,7 @@ if TYPE_CHECKING:
     from layout.model import SiteFile
 
 FRACS = (0.1, 0.3, 0.5, 0.7, 0.9)  # grid of anchor points over a hall's bounds, per axis
-OBJECTIVES = ("optics", "optics+energy")
+OBJECTIVES = ("optics", "optics+energy", "bom", "bom+energy")
 NEIGHBOUR_JUMPER_M = 0.5  # lower bound: a link between two racks at the shortest jumper stocked (DAC 0.5 m)
 HOURS_PER_YEAR = 8760.0
 
@@ -313,6 +315,7 @@ def score(design: Design, years: float) -> dict[str, Any]:
     energy = module_kw * HOURS_PER_YEAR * years * site.pue * site.electricity_usd_per_kwh
     links = design.cabling.links
     return {
+        "bom_usd": round(float(b["extended_usd"].sum()), 2),
         "transceivers_usd": round(trans, 2),
         "cables_usd": round(cables, 2),
         "optics_usd": round(trans + cables, 2),
@@ -329,7 +332,9 @@ def score(design: Design, years: float) -> dict[str, Any]:
 
 
 def objective(s: dict[str, Any], kind: str) -> float:
-    return float(s["optics_usd"] + (s["optics_energy_usd"] if kind == "optics+energy" else 0.0))
+    """The figure ``kind`` (one of :data:`OBJECTIVES`) minimises, from a :func:`score`."""
+    what, _, energy = kind.partition("+")
+    return float(s["bom_usd" if what == "bom" else "optics_usd"] + (s["optics_energy_usd"] if energy else 0.0))
 
 
 def feasible(s: Any, base: dict[str, Any]) -> bool:

@@ -5,6 +5,7 @@ same search twice; the lower bound lies below every layout found."""
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from pathlib import Path
 
@@ -167,3 +168,27 @@ def test_a_layout_with_su_orders_changes_the_buildings_of_those_halls() -> None:
     assert lay.buildings_changed(base, space) == {0} and base.with_orders({}) == base
     assert space.apply(inputs.site, lay).building[0].hall[0].su_order == ["p0-u1", "p0-u0"]
     assert space.options(inputs.site, lay) == {"B1/H1": {"su_order": ["p0-u1", "p0-u0"]}}
+
+
+def test_the_whole_bom_objective_prices_every_category_and_never_ends_dearer() -> None:
+    """``--objective bom``: the figure is the whole BOM of the candidate (the design's own total, power
+    chain and trays included, not only the optics), with the optics' energy added for ``bom+energy``; the
+    best a search finds on it costs no more in all than the site as it is."""
+    inputs = load_site(SITE)
+    problem = opt.Problem(inputs, opt.Space.of(inputs.site), 5.0)
+    with Engine(workers=1) as engine:
+        r = opt.search(problem, engine, seed=1, max_evals=9, batch=4, kind="bom")
+    again = design.run(dataclasses.replace(inputs, site=problem.space.apply(inputs.site, r.best_layout)))
+    total = again.summary()["cost_usd"]["total"]
+    assert r.best["bom_usd"] == pytest.approx(total, abs=0.01)
+    assert r.best["bom_usd"] > r.best["optics_usd"] > 0  # servers, switches, power: not only the optics
+    assert opt.objective(r.best, "bom") == r.best["bom_usd"]
+    assert opt.objective(r.best, "bom+energy") == pytest.approx(
+        r.best["bom_usd"] + r.best["optics_energy_usd"]
+    )
+    assert opt.objective(r.best, "optics+energy") == pytest.approx(
+        r.best["optics_usd"] + r.best["optics_energy_usd"]
+    )
+    assert r.best["bom_usd"] <= r.baseline["bom_usd"] and opt.feasible(r.best, r.baseline)
+    assert [h["best"] for h in r.history] == sorted((h["best"] for h in r.history), reverse=True)
+    assert r.history[0]["best"] == r.baseline["bom_usd"]
