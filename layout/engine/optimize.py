@@ -334,7 +334,9 @@ def score(design: Design, years: float) -> dict[str, Any]:
 def objective(s: dict[str, Any], kind: str) -> float:
     """The figure ``kind`` (one of :data:`OBJECTIVES`) minimises, from a :func:`score`."""
     what, _, energy = kind.partition("+")
-    return float(s["bom_usd" if what == "bom" else "optics_usd"] + (s["optics_energy_usd"] if energy else 0.0))
+    return float(
+        s["bom_usd" if what == "bom" else "optics_usd"] + (s["optics_energy_usd"] if energy else 0.0)
+    )
 
 
 def feasible(s: Any, base: dict[str, Any]) -> bool:
