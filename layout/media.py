@@ -38,7 +38,6 @@ from layout import ports as portlib
 from layout import power as powerlib
 from layout import route as routing
 from layout import trays as traylib
-from layout.arrays import unique_counts
 from layout.kept import Content, Kept
 from layout.load import Inputs
 from layout.model import Catalog
@@ -444,14 +443,20 @@ def _edge_fill(trays: traylib.Trays, load: routing.EdgeLoad, mt: MediaTable) -> 
 
 
 def _cable_counts(code: np.ndarray, stock: np.ndarray, mt: MediaTable) -> pd.DataFrame:
+    """Cables to buy per medium and stock length (in that order). A campus's ~450,000 links come in a
+    few dozen (medium, stock length) pairs: hashed unsorted, then only those sorted."""
     ok = code >= 0
     mm = np.round(stock[ok] * 1000).astype(np.int64)
-    keys, counts = unique_counts(code[ok] * (1 << 40) + mm)
+    inv, uniq = pd.factorize(code[ok] * (1 << 40) + mm)
+    uniq = np.asarray(uniq, dtype=np.int64)
+    counts = np.bincount(inv, minlength=len(uniq))
+    srt = np.argsort(uniq)
+    keys = uniq[srt]
     return pd.DataFrame(
         {
             "media": np.array(mt.ids, dtype=object)[keys >> 40],
             "stock_length_m": (keys & ((1 << 40) - 1)) / 1000.0,
-            "count": counts.astype(np.int64),
+            "count": counts[srt].astype(np.int64),
         }
     )
 
@@ -460,9 +465,10 @@ def _optical_ports(
     devices: pd.DataFrame, links: pd.DataFrame, code: np.ndarray, mt: MediaTable
 ) -> np.ndarray:
     """Optical link ends per device."""
-    opt = (code >= 0) & mt.optical[np.clip(code, 0, None)]
-    ends = np.r_[links["a"].to_numpy(np.int64)[opt], links["b"].to_numpy(np.int64)[opt]]
-    return np.bincount(ends, minlength=len(devices)).astype(np.int64)
+    opt = np.r_[mt.optical, False][code]  # code -1 (no medium): the appended False
+    n = len(devices)
+    a = np.bincount(links["a"].to_numpy(np.int64)[opt], minlength=n)
+    return (a + np.bincount(links["b"].to_numpy(np.int64)[opt], minlength=n)).astype(np.int64)
 
 
 def module_power_w(
@@ -480,16 +486,22 @@ def module_power_w(
     if len(modules):
         mcode, mids = pd.factorize(modules["media"])
         width = modules["links_per_module"].to_numpy(np.int64)
-        key, inv = np.unique(mcode * 1024 + width, return_inverse=True)  # links per module <= 8 x 64
-        watts = np.array([catalog.module_power_w(str(mids[k // 1024]), int(k % 1024)) for k in key.tolist()])
-        per = watts[inv.ravel()] * modules["modules"].to_numpy(float)
+        span = int(width.max()) + 1
+        key = mcode * span + width
+        watts = np.zeros(len(mids) * span)  # per (medium, width) present: Catalog.module_power_w
+        for k in np.flatnonzero(np.bincount(key, minlength=len(watts))).tolist():
+            watts[k] = catalog.module_power_w(str(mids[k // span]), k % span)
+        per = watts[key] * modules["modules"].to_numpy(float)
         out += np.bincount(modules["device"].to_numpy(np.int64), weights=per, minlength=n)
-    end_w = np.array([catalog.media[m].module_power_w for m in mt.ids] + [0.0])[
-        np.where(code >= 0, code, len(mt.ids))
-    ]
-    cu = (code >= 0) & ~mt.optical[np.clip(code, 0, None)] & (end_w > 0)
-    for end in ("a", "b"):
-        out += np.bincount(links[end].to_numpy(np.int64)[cu], weights=end_w[cu], minlength=n)
+    # active copper ends: a copper medium's figure per end (code -1, no medium: the appended 0)
+    end_tab = np.array(
+        [0.0 if o else catalog.media[m].module_power_w for m, o in zip(mt.ids, mt.optical, strict=True)]
+    )
+    end_w = np.r_[end_tab, 0.0][code]
+    cu = np.flatnonzero(end_w > 0)
+    if len(cu):
+        for end in ("a", "b"):
+            out += np.bincount(links[end].to_numpy(np.int64)[cu], weights=end_w[cu], minlength=n)
     return out
 
 

@@ -100,8 +100,9 @@ def estimate_module_w(
 def switch_power_kw(catalog: Catalog, devices: pd.DataFrame, module_w: np.ndarray) -> np.ndarray:
     """kW per device that is a catalog switch (NaN for the others): ``power_w_copper`` + its modules'
     ``module_w`` watts, never above ``power_w_optics`` (the catalog maximum)."""
-    model_code, models = pd.factorize(devices["model"].to_numpy())
-    is_switch = is_switch_role(devices["role"].to_numpy())
+    model_code, models = pd.factorize(devices["model"])  # the column itself: no Python strings
+    role_code, roles = pd.factorize(devices["role"])
+    is_switch = is_switch_role(np.asarray(roles, dtype=object))[role_code]  # per distinct role
     base = np.full(len(models), np.nan)
     top = np.full(len(models), np.nan)
     for i, model in enumerate(models):

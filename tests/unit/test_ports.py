@@ -232,3 +232,42 @@ def test_breakout_and_twin_cables_are_one_bom_part_per_two_links(designs: dict[s
         # every link with a medium is in exactly one cable part
         covered = int(bom.loc[~pair, "qty"].sum()) + n_pair
         assert covered == int((links["media"] != "").sum())
+
+
+@pytest.mark.parametrize("stem", ["superpod-4su", "gb200-hall"])
+def test_modules_are_the_optical_cages_grouped_by_device_medium_backend_width_and_form(
+    designs: dict[str, Any], stem: str
+) -> None:
+    # reference: a plain pandas groupby over every cage, against PortMap.modules' precomputed cage parts
+    d = designs[stem]
+    pm, links = d.cabling.ports, d.cabling.links
+    n = len(links)
+    end = pm.cage_end
+    lk = np.where(end < n, end, end - n)
+    med = pm.code[lk]
+    opt = (med >= 0) & MT.optical[np.clip(med, 0, None)]
+    a, b = links["a"].to_numpy(), links["b"].to_numpy()
+    cages = pd.DataFrame(
+        {
+            "device": np.where(end < n, a[lk], b[lk])[opt],
+            "media": np.array(MT.ids, dtype=object)[med[opt]],
+            "backend": (links["kind"].astype(str).to_numpy() == "gpu_leaf")[lk][opt],
+            "links_per_module": pm.per_cage[end][opt],
+            "form": np.array(ports.FORMS, dtype=object)[pm.form[end]][opt],
+            "links": pm.cage_size[opt],
+            "code": med[opt],
+        }
+    )
+    ref = (
+        cages.groupby(["device", "code", "backend", "links_per_module", "form"], sort=True)
+        .agg(links=("links", "sum"), modules=("links", "size"), media=("media", "first"))
+        .reset_index()
+    )
+    got = pm.modules(d.fabric.devices, links, MT)
+    assert len(got) == len(ref) > 0
+    for c in ("device", "backend", "links_per_module", "links", "modules", "media", "form"):
+        assert got[c].tolist() == ref[c].tolist(), c
+    roles = d.fabric.devices["role"].to_numpy()[got["device"].to_numpy()]
+    assert got["end"].tolist() == np.where(roles == "server", "server", "switch").tolist()
+    assert got["device_id"].tolist() == d.fabric.devices["device_id"].to_numpy()[got["device"]].tolist()
+    assert str(got["device_id"].dtype) == str(got["media"].dtype) == "str"
