@@ -20,6 +20,10 @@ carries two multimode links. Copper links in a shared cage are one cable assembl
 two links share a cage at both ends: one 2 x 400G cable), ``breakout`` (a twin cage to two single-port
 cages: one 800G port to 2 x 400G), its stock length that of the longer leg; a lone link is ``straight``.
 
+Backend links at a speed other than the switch's ports fill its data cages by lanes
+(:func:`links_per_cage`): a cage holds at most one link per lane, so a 2 x 400G OSFP of 8 lanes holds
+one 800G link, two 400G or eight links of 100G or slower, never hundreds of 1G links.
+
 A device with more links in a group than the group has ports is a ``ports`` violation naming the
 device, its rack and the counts.
 """
@@ -201,14 +205,14 @@ class CageParts:
 
 def _group_tables(
     models: pd.Index, catalog: Catalog, nic: str
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per (model, group): cages, ports per cage and form factor; per model the switch port speed (0
-    for servers): a cage of ``ports_per_cage`` ports at that speed holds fewer faster links (an 800G
-    link on a 2 x 400G cage takes the whole cage) and more slower ones (4 x 400G in a 2 x 800G cage)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per (model, group): cages, ports per cage and form factor; per model the switch port speed and
+    its data cages' lanes (0 for servers): see :func:`links_per_cage`."""
     g = len(GROUPS)
     cages = np.zeros((len(models), g), dtype=np.int64)
     per = np.ones((len(models), g), dtype=np.int64)
     gbps = np.zeros(len(models), dtype=np.int64)
+    lanes = np.zeros(len(models), dtype=np.int64)
     form = np.full((len(models), g), "", dtype=object)
     nic_ports = catalog.nic[nic].ports_per_module if nic in catalog.nic else 1
     split = catalog.nic[nic].split if nic in catalog.nic else 1
@@ -216,7 +220,7 @@ def _group_tables(
         if m in catalog.switch:
             sw = catalog.switch[m]
             cages[i, 0], per[i, 0], form[i, 0] = sw.data_cages, sw.ports_per_cage, sw.cage
-            gbps[i] = sw.port_gbps
+            gbps[i], lanes[i] = sw.port_gbps, sw.lanes_per_cage
             cages[i, 4], form[i, 4] = sw.mgmt_ports, "rj45"
             cages[i, 5], form[i, 5] = sw.uplink_ports, sw.uplink_cage
         elif m in catalog.server:
@@ -233,7 +237,22 @@ def _group_tables(
             nd = catalog.node[m]
             cages[i, 0], form[i, 0] = nd.data_ports, nd.data_cage
             cages[i, 4], form[i, 4] = nd.oob_ports, "rj45"
-    return cages, per, form, gbps
+    return cages, per, form, gbps, lanes
+
+
+def links_per_cage(
+    speed_gbps: np.ndarray, ports_per_cage: np.ndarray, port_gbps: np.ndarray, lanes_per_cage: np.ndarray
+) -> np.ndarray:
+    """Backend links one switch data cage holds at a link speed other than its ports': the cage's
+    ``lanes_per_cage`` lanes each run at ``ports_per_cage x port_gbps / lanes_per_cage``, a link takes
+    as many whole lanes as its speed needs and at least one (a link slower than a lane still takes a
+    lane), so a cage holds ``lanes // lanes per link`` links, at least one (a link faster than the cage
+    takes it all). A QM9700 cage (2 x 400G, 8 lanes of 100G): one 800G link, two 400G, eight 100G, and
+    eight 1G links, never 800; a Q3400 cage (2 x 800G, 8 lanes of 200G): four 400G, eight 100G."""
+    cage = ports_per_cage * port_gbps
+    lanes = np.maximum(lanes_per_cage, 1)
+    per_link = np.maximum(1, -(-(speed_gbps * lanes) // cage))  # whole lanes, at least one
+    return np.maximum(1, lanes // per_link)
 
 
 def _run_starts(key: np.ndarray) -> np.ndarray:
@@ -315,7 +334,7 @@ def skeleton(devices: pd.DataFrame, links: pd.DataFrame, catalog: Catalog, nic: 
     role_code, roles = pd.factorize(devices["role"].to_numpy())
     roles = np.asarray(roles, dtype=object)
     model_code, models = pd.factorize(devices["model"].to_numpy())
-    cage_n, per_tab, form_tab, gbps_tab = _group_tables(pd.Index(models), catalog, nic)
+    cage_n, per_tab, form_tab, gbps_tab, lanes_tab = _group_tables(pd.Index(models), catalog, nic)
     # the cage group of every end: servers by the link's kind, switches data (mgmt for oob links)
     server_group_of_kind = np.array(
         [{"gpu_leaf": 1, "frontend": 2, "storage": 3, "oob": 4}.get(str(k), 1) for k in kind_names], np.int64
@@ -362,7 +381,8 @@ def skeleton(devices: pd.DataFrame, links: pd.DataFrame, catalog: Catalog, nic: 
     at_speed = (group == 0) & (cage_gbps > 0) & (end_speed != cage_gbps) & np.r_[be_link, be_link]
     if at_speed.any():  # links faster or slower than the switch's ports (equal speeds: as catalogued)
         per = per.copy()
-        per[at_speed] = np.maximum(1, per[at_speed] * cage_gbps[at_speed] // end_speed[at_speed])
+        lanes = lanes_tab[model_code[dev]][at_speed]
+        per[at_speed] = links_per_cage(end_speed[at_speed], per[at_speed], cage_gbps[at_speed], lanes)
     cage = port // per
 
     # cages in sorted order: runs of (device, group, cage)

@@ -24,12 +24,19 @@ CAT = load_catalog()
 MT = MediaTable.of(CAT)
 
 
-def _assign(devices: list[tuple[str, str, str]], links: list[tuple[int, int, str, float]], nic: str = "cx7"):
+def _assign(
+    devices: list[tuple[str, str, str]],
+    links: list[tuple[int, int, str, float]],
+    nic: str = "cx7",
+    speed_gbps: int = 400,
+):
     """Small case: devices (id, role, model); links (a, b, kind, length_m), every device in rack 0."""
     dev = pd.DataFrame(devices, columns=["device_id", "role", "model"])
-    lk = pd.DataFrame([(a, b, k, 400) for a, b, k, _ in links], columns=["a", "b", "kind", "speed_gbps"])
+    lk = pd.DataFrame(
+        [(a, b, k, speed_gbps) for a, b, k, _ in links], columns=["a", "b", "kind", "speed_gbps"]
+    )
     length = np.array([x[3] for x in links], dtype=float)
-    code = MT.pick(length, 400)
+    code = MT.pick(length, speed_gbps)
     zeros = np.zeros(len(links), dtype=np.int64)
     pm = ports.assign(dev, lk, code, length, zeros, zeros, MT, CAT, nic, np.array(["B1/H1/R01/K01"]))
     return pm, code
@@ -271,3 +278,37 @@ def test_modules_are_the_optical_cages_grouped_by_device_medium_backend_width_an
     assert got["end"].tolist() == np.where(roles == "server", "server", "switch").tolist()
     assert got["device_id"].tolist() == d.fabric.devices["device_id"].to_numpy()[got["device"]].tolist()
     assert str(got["device_id"].dtype) == str(got["media"].dtype) == "str"
+
+
+def test_a_cage_holds_at_most_one_link_per_lane_however_slow_the_links() -> None:
+    # by hand: QM9700 cage = 2 x 400G on 8 lanes of 100G; Q3400 cage = 2 x 800G on 8 lanes of 200G;
+    # SN5610 cage = 1 x 800G on 8 lanes of 100G. Lanes per link = ceil(speed / lane), at least 1.
+    per = ports.links_per_cage(
+        np.array([800, 400, 100, 1, 400, 200, 100, 1, 400, 300, 1600]),
+        np.array([2, 2, 2, 2, 2, 2, 2, 2, 1, 2, 2]),
+        np.array([400, 400, 400, 400, 800, 800, 800, 800, 800, 400, 400]),
+        np.array([8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8]),
+    )
+    #                    800 400 100 1G | 400 200 100 1G | 400 on 1x800 | 300 (3 lanes) | 1.6T
+    assert per.tolist() == [1, 2, 8, 8, 4, 8, 8, 8, 2, 2, 1]
+    # ten 1 Gb/s GPU links on one QM9700 leaf: eight share cage 0, two go to cage 1 (not 800 per cage)
+    devs = [("leaf", "leaf", "qm9700"), *[(f"s{i}", "server", "dgx-h100") for i in range(10)]]
+    pm, _ = _assign(devs, [(1 + i, 0, "gpu_leaf", 10.0) for i in range(10)], speed_gbps=1)
+    n = 10
+    assert pm.per_cage[n:].tolist() == [8] * n
+    assert sorted(pm.cage[n:].tolist()) == [0] * 8 + [1] * 2
+    assert pm.summary()["by_model"]["qm9700"]["data"]["used_cages"] == 2
+    assert not pm.violations
+
+
+def test_a_1_gbps_backend_that_needs_more_lanes_than_a_leaf_has_is_a_ports_violation() -> None:
+    # 300 links of 1 Gb/s on one QM9700 (32 cages x 8 lanes = 256 links at most): 38 cages needed
+    devs = [("leaf", "leaf", "qm9700"), *[(f"s{i}", "server", "dgx-h100") for i in range(38)]]
+    links = [(1 + i // 8, 0, "gpu_leaf", 10.0) for i in range(300)]
+    pm, _ = _assign(devs, links, speed_gbps=1)
+    assert len(pm.violations) == 1
+    v = pm.violations[0]
+    assert v.kind == "ports" and "needs 38 data OSFP cages for 300 ports; it has 32" in v.message
+    assert pm.per_cage[300:].max() == 8  # port labels stay within a cage's 16 slots
+    names = ports.port_labels(pm.group[300:], pm.cage[300:], pm.port[300:], pm.per_cage[300:])
+    assert len(set(names.tolist())) == 300
