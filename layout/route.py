@@ -71,13 +71,12 @@ def link_ends(links: pd.DataFrame, placement: object, rack_height_ru: np.ndarray
     rb = device_rack[b]
     placed = (ra >= 0) & (rb >= 0)
 
-    def port_z(dev: np.ndarray, rack: np.ndarray) -> np.ndarray:
-        ru = device_ru[dev].astype(float)
-        mid = rack_height_ru[np.clip(rack, 0, None)] / 2 if len(rack_height_ru) else np.zeros(len(dev))
-        return np.where(ru > 0, ru, mid) * RU_M
-
-    za = port_z(a, ra)
-    zb = port_z(b, rb)
+    # each device's port height, once per device (not per link end): its RU, else its rack's mid height
+    ru = device_ru.astype(float)
+    mid = rack_height_ru[np.clip(device_rack, 0, None)] / 2 if len(rack_height_ru) else np.zeros(len(ru))
+    device_z = np.where(ru > 0, ru, mid) * RU_M
+    za = device_z[a]
+    zb = device_z[b]
     jumper = np.zeros(len(a), dtype=np.int8)
     jlen = np.full(len(a), np.nan)
     if len(racks) and placed.any():
