@@ -39,6 +39,7 @@ from layout import ports as portlib
 from layout import power as powerlib
 from layout import route as routing
 from layout import trays as traylib
+from layout.arrays import unique_counts
 from layout.kept import Content, Kept
 from layout.load import Inputs
 from layout.model import Catalog
@@ -525,20 +526,14 @@ def _edge_fill(trays: traylib.Trays, load: routing.EdgeLoad, mt: MediaTable) -> 
 
 
 def _cable_counts(code: np.ndarray, stock: np.ndarray, mt: MediaTable) -> pd.DataFrame:
-    """Cables to buy per medium and stock length (in that order). A campus's ~450,000 links come in a
-    few dozen (medium, stock length) pairs: hashed unsorted, then only those sorted."""
     ok = code >= 0
     mm = np.round(stock[ok] * 1000).astype(np.int64)
-    inv, uniq = pd.factorize(code[ok] * (1 << 40) + mm)
-    uniq = np.asarray(uniq, dtype=np.int64)
-    counts = np.bincount(inv, minlength=len(uniq))
-    srt = np.argsort(uniq)
-    keys = uniq[srt]
+    keys, counts = unique_counts(code[ok] * (1 << 40) + mm)
     return pd.DataFrame(
         {
             "media": np.array(mt.ids, dtype=object)[keys >> 40],
             "stock_length_m": (keys & ((1 << 40) - 1)) / 1000.0,
-            "count": counts[srt].astype(np.int64),
+            "count": counts.astype(np.int64),
         }
     )
 

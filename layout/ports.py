@@ -111,7 +111,10 @@ class PortMap:
         sel = np.flatnonzero(np.r_[mt.optical, False][med])  # code -1 (no medium): the appended False
         if not len(sel):
             return _empty_modules()
-        mkey = (cp.dev[sel] * k + med[sel]) * cp.span + cp.sub[sel]
+        if cp.media_k == k:  # the skeleton's catalog: its device and sub-key packed already
+            mkey = cp.packed[sel] + med[sel] * cp.span
+        else:
+            mkey = (cp.dev[sel] * k + med[sel]) * cp.span + cp.sub[sel]
         srt = np.argsort(mkey, kind="stable")  # nearly sorted already (cages come in device order)
         ms = mkey[srt]
         starts = np.flatnonzero(np.r_[True, ms[1:] != ms[:-1]])
@@ -194,13 +197,16 @@ class CageParts:
     """Per cage of a design (``PortMap.cage_end`` order), what the fabric alone decides of its module:
     ``link`` (its first link: a cage holds one medium), ``dev`` (its device) and ``sub`` (backend,
     links per module, form and whether the device is a server, packed as
-    ``((backend x per_span + per) x len(FORMS) + form) x 2 + server``; ``span``: the sub-key's range)."""
+    ``((backend x per_span + per) x len(FORMS) + form) x 2 + server``; ``span``: the sub-key's range;
+    ``packed``: device and sub-key as the module key wants them, for ``media_k`` media codes)."""
 
     link: np.ndarray
     dev: np.ndarray
     sub: np.ndarray
     per_span: int
     span: int
+    media_k: int  # the catalog's media + 1 (no medium): ``packed`` = (dev x media_k) x span + sub
+    packed: np.ndarray
 
 
 def _group_tables(
@@ -448,7 +454,9 @@ def skeleton(devices: pd.DataFrame, links: pd.DataFrame, catalog: Catalog, nic: 
         form_tab=form_tab,
         model_code=model_code,
         dev=dev,
-        cage_parts=_cage_parts(cage_end, n, dev, per, form, kind_names == "gpu_leaf", kind, is_server),
+        cage_parts=_cage_parts(
+            cage_end, n, dev, per, form, kind_names == "gpu_leaf", kind, is_server, len(catalog.media) + 1
+        ),
         shared=comp_size[comp_of] > 1 if len(comp_starts) else np.zeros(n, dtype=bool),
         copper_assembly=_copper_assembly(occ, mate, n),
     )
@@ -463,19 +471,26 @@ def _cage_parts(
     gpu_kind: np.ndarray,
     kind: np.ndarray,
     is_server: np.ndarray,
+    media_k: int,
 ) -> CageParts:
     """:class:`CageParts` of every cage from its first end; a cage is a backend cage when its first link
     is a GPU link (a server's backend cages hold nothing else)."""
     link = np.where(cage_end < n, cage_end, cage_end - n)
     per_span = int(per.max(initial=0)) + 1
     backend = gpu_kind[kind[link]].astype(np.int64) if len(gpu_kind) else np.zeros(len(link), np.int64)
-    sub = ((backend * per_span + per[cage_end]) * len(FORMS) + form[cage_end]) * 2 + is_server[cage_end]
+    sub = (
+        ((backend * per_span + per[cage_end]) * len(FORMS) + form[cage_end]) * 2 + is_server[cage_end]
+    ).astype(np.int64)
+    span = 2 * per_span * len(FORMS) * 2
+    cage_dev = dev[cage_end]
     return CageParts(
         link=link,
-        dev=dev[cage_end],
-        sub=sub.astype(np.int64),
+        dev=cage_dev,
+        sub=sub,
         per_span=per_span,
-        span=2 * per_span * len(FORMS) * 2,
+        span=span,
+        media_k=media_k,
+        packed=cage_dev * media_k * span + sub,
     )
 
 

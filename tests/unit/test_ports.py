@@ -312,3 +312,23 @@ def test_a_1_gbps_backend_that_needs_more_lanes_than_a_leaf_has_is_a_ports_viola
     assert pm.per_cage[300:].max() == 8  # port labels stay within a cage's 16 slots
     names = ports.port_labels(pm.group[300:], pm.cage[300:], pm.port[300:], pm.per_cage[300:])
     assert len(set(names.tolist())) == 300
+
+
+def test_a_kept_port_skeleton_gives_the_port_map_and_modules_of_a_fresh_one(designs: dict[str, Any]) -> None:
+    from layout.media import CableCache, port_skeleton
+
+    d = designs["gb200-hall"]
+    cat, fab, c = d.inputs.catalog, d.fabric, d.cabling
+    cc = CableCache()
+    kept = port_skeleton(fab, cat, cc)
+    assert port_skeleton(fab, cat, cc) is kept  # the second run takes the kept one
+    code = np.where(c.links["media"].cat.codes.to_numpy() < len(MT.ids), c.links["media"].cat.codes, -1)
+    length = c.links["length_m"].to_numpy(float)
+    ra, rb = c.links["rack_a"].to_numpy(), c.links["rack_b"].to_numpy()
+    warm = ports.finish(kept, fab.devices, code, length, ra, rb, MT)
+    cold = ports.assign(fab.devices, fab.links, code, length, ra, rb, MT, cat, fab.nic)
+    for f in ("code", "stock_basis_m", "medium_for_m", "assembly", "cage", "port", "per_cage"):
+        assert np.array_equal(getattr(warm, f), getattr(cold, f)), f
+    pd.testing.assert_frame_equal(
+        warm.modules(fab.devices, fab.links, MT), cold.modules(fab.devices, fab.links, MT)
+    )
