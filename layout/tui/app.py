@@ -624,9 +624,18 @@ class DCLayoutApp(App[None]):
 
     def action_nic(self) -> None:
         if self.editor is not None:
-            options = [(f"{k} — {v.name}", k) for k, v in sorted(self.editor.catalog.nic.items())]
+            catalog, cluster = self.editor.catalog, self.editor.inputs.site.cluster
+            # only NICs whose backend links the current switch is as fast as (validate's rule,
+            # Catalog.fabric_switches): another would make the next design refuse the site
+            usable = [
+                k for k in sorted(catalog.nic) if cluster.switch in catalog.fabric_switches(cluster.server, k)
+            ]
+            options = [(f"{k} — {catalog.nic[k].name}", k) for k in usable]
             self._choose(
-                "Server NIC", options, self.editor.inputs.site.cluster.nic, lambda v: SetCluster("nic", v)
+                f"Server NIC (those the {cluster.switch} can serve; w changes the switch)",
+                options,
+                cluster.nic,
+                lambda v: SetCluster("nic", v),
             )
 
     # ------------------------------------------------------------------------------------- view
