@@ -893,3 +893,26 @@ async def test_nic_picker_offers_only_nics_the_switch_can_serve(tmp_path: Path) 
                 continue
         accepted.append(nic)
     assert offered == accepted == ["cx8-2x400"]
+
+
+@sync
+async def test_the_tab_labels_fit_beside_the_inspector_at_80_by_24(superpod: Path) -> None:
+    """At 80 columns the last tab label read "Optimis": every label is whole on screen, the Optimise
+    tab (shown from the first search) and a violation count of three digits included."""
+    from textual.widgets import Tab
+
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await designed(pilot)
+        await pilot.press("6", "1")  # the Optimise tab shown, back on the map (the inspector beside it)
+        await pilot.pause()
+        tab = app.query_one("#tabs").get_tab("violations")  # type: ignore[attr-defined]
+        tab.label = "Violations (123)"
+        await pilot.pause()
+        inspector = app.query_one("#inspector")
+        assert inspector.display and inspector.region.width > 0
+        tabs = list(app.query(Tab))
+        assert [str(t.label) for t in tabs][-1] == "Optimise"
+        for t in tabs:
+            assert t.region.width >= len(str(t.label)), str(t.label)
+            assert t.region.right <= inspector.region.x, str(t.label)
