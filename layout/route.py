@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
 from layout.arrays import unique_inverse
@@ -70,13 +71,12 @@ def link_ends(links: pd.DataFrame, placement: object, rack_height_ru: np.ndarray
     rb = device_rack[b]
     placed = (ra >= 0) & (rb >= 0)
 
-    def port_z(dev: np.ndarray, rack: np.ndarray) -> np.ndarray:
-        ru = device_ru[dev].astype(float)
-        mid = rack_height_ru[np.clip(rack, 0, None)] / 2 if len(rack_height_ru) else np.zeros(len(dev))
-        return np.where(ru > 0, ru, mid) * RU_M
-
-    za = port_z(a, ra)
-    zb = port_z(b, rb)
+    # each device's port height, once per device (not per link end): its RU, else its rack's mid height
+    ru = device_ru.astype(float)
+    mid = rack_height_ru[np.clip(device_rack, 0, None)] / 2 if len(rack_height_ru) else np.zeros(len(ru))
+    device_z = np.where(ru > 0, ru, mid) * RU_M
+    za = device_z[a]
+    zb = device_z[b]
     jumper = np.zeros(len(a), dtype=np.int8)
     jlen = np.full(len(a), np.nan)
     if len(racks) and placed.any():
@@ -233,19 +233,24 @@ def edge_loads(
         t = paths.dst_node[via]
         nk, inv = unique_inverse(s * trays.n_nodes + t)
         w = np.bincount(inv, weights=w_pair[via])
-        c = np.zeros((len(nk), n_kinds))
-        for k in range(n_kinds):
-            c[:, k] = np.bincount(inv, weights=c_pair[via, k], minlength=len(nk))
+        c = _sum_rows(inv, c_pair[via], len(nk))
         srow, cur = nk // trays.n_nodes, nk % trays.n_nodes
         target = paths.sources[srow]
+        path = np.arange(len(nk))
+        steps: list[tuple[np.ndarray, np.ndarray]] = []  # (edge, node path) of every step back
         while len(cur):
             prev = paths.pred[srow, cur].astype(np.int64)
             e = trays.edge_between(prev, cur)
             through += np.bincount(e, weights=w, minlength=n_edges)
-            for k in range(n_kinds):
-                cables[:, k] += np.bincount(e, weights=c[:, k], minlength=n_edges)
+            steps.append((e, path))
             go = prev != target
-            srow, cur, target, w, c = srow[go], prev[go], target[go], w[go], c[go]
+            srow, cur, target, w, path = srow[go], prev[go], target[go], w[go], path[go]
+        # the cable counts of all steps at once: an edge x node path incidence times the paths' counts
+        # (whole numbers, so the sum is exact in any order)
+        e_all = np.concatenate([e for e, _ in steps])
+        p_all = np.concatenate([q for _, q in steps])
+        hits = csr_matrix((np.ones(len(e_all)), (e_all, p_all)), shape=(n_edges, len(nk)))
+        cables += hits @ c
 
     # 2. the stretches of the row trays between each rack and the end it leaves by (or the other rack)
     slots_total = int(trays.edge_slots.sum())
@@ -260,16 +265,14 @@ def edge_loads(
         start = np.where(end[m] == 0, base, base + r + 1)
         stop = np.where(end[m] == 0, base + r, base + last)
         _span(diff, start, stop, w_pair[m])
-        for k in range(n_kinds):
-            cables[:, k] += np.bincount(e, weights=c_pair[m, k], minlength=n_edges)
+        _add_by_edge(cables, e, c_pair[m])
     d = reach & (paths.src_end < 0) & (paths.src_rack != paths.dst_rack)
     if d.any():
         e = trays.rack_edge[paths.src_rack[d]]
         r1, r2 = trays.rack_slot[paths.src_rack[d]], trays.rack_slot[paths.dst_rack[d]]
         base = trays.edge_slot_base[e]
         _span(diff, base + np.minimum(r1, r2) + 1, base + np.maximum(r1, r2), w_pair[d])
-        for k in range(n_kinds):
-            cables[:, k] += np.bincount(e, weights=c_pair[d, k], minlength=n_edges)
+        _add_by_edge(cables, e, c_pair[d])
     local = np.cumsum(diff)[:slots_total]
     peak = through.copy()
     peak_at = trays.edges["length_m"].to_numpy(float) / 2
@@ -281,6 +284,18 @@ def edge_loads(
         peak[has] += local[top]
         peak_at[has] = (trays.slot_lo_m[top] + trays.slot_hi_m[top]) / 2
     return EdgeLoad(peak_area_mm2=peak, cables=cables, peak_at_m=peak_at)
+
+
+def _add_by_edge(cables: np.ndarray, edge: np.ndarray, counts: np.ndarray) -> None:
+    """Add each row of ``counts`` (per item, cables per kind) to its edge's row of ``cables``."""
+    cables += _sum_rows(edge, counts, len(cables))
+
+
+def _sum_rows(group: np.ndarray, rows: np.ndarray, n_groups: int) -> np.ndarray:
+    """The rows of ``rows`` summed per ``group`` (n_groups x columns), as one sparse product instead of
+    a bincount per column. For cable counts: whole numbers, so the sums are exact in any order."""
+    pick = csr_matrix((np.ones(len(group)), (group, np.arange(len(group)))), shape=(n_groups, len(group)))
+    return np.asarray(pick @ rows)
 
 
 def _span(diff: np.ndarray, start: np.ndarray, stop: np.ndarray, w: np.ndarray) -> None:
