@@ -216,6 +216,7 @@ class DCLayoutApp(App[None]):
         self.last_find = ""  # what was typed into the find dialog last
         self.optimisation: optimizer.Optimisation | None = None  # the latest layout search (O)
         self.accepted_text: str | None = None  # the site text accepting its best made (A)
+        self.stale_stopped: optimizer.Optimisation | None = None  # the search an edit stopped
 
     @property
     def editor(self) -> SiteEditor | None:
@@ -624,9 +625,18 @@ class DCLayoutApp(App[None]):
 
     def action_nic(self) -> None:
         if self.editor is not None:
-            options = [(f"{k} — {v.name}", k) for k, v in sorted(self.editor.catalog.nic.items())]
+            catalog, cluster = self.editor.catalog, self.editor.inputs.site.cluster
+            # only NICs whose backend links the current switch is as fast as (validate's rule,
+            # Catalog.fabric_switches): another would make the next design refuse the site
+            usable = [
+                k for k in sorted(catalog.nic) if cluster.switch in catalog.fabric_switches(cluster.server, k)
+            ]
+            options = [(f"{k} — {catalog.nic[k].name}", k) for k in usable]
             self._choose(
-                "Server NIC", options, self.editor.inputs.site.cluster.nic, lambda v: SetCluster("nic", v)
+                f"Server NIC (those the {cluster.switch} can serve; w changes the switch)",
+                options,
+                cluster.nic,
+                lambda v: SetCluster("nic", v),
             )
 
     # ------------------------------------------------------------------------------------- view
@@ -791,6 +801,7 @@ class DCLayoutApp(App[None]):
         """The site text changed (open, edit, undo, redo): redraw what the inputs alone determine, or show
         the design of this very text at once if it is one of the recent ones (undo, redo)."""
         assert self.editor is not None
+        self.stop_stale_optimisation()
         failed = self.session.failure()
         self.show_failure([str(p) for p in failed.problems] if failed else [])
         if self.show_known():
@@ -1153,6 +1164,21 @@ class DCLayoutApp(App[None]):
             self.optimisation.stop(whole_bom=False)
         self.optimisation, self.accepted_text = None, None
 
+    def stop_stale_optimisation(self) -> None:
+        """The site text changed: a search still running for the text before is stopped (its best could
+        never be accepted for this text, and it would take the worker's CPU for nothing), and the
+        Optimise tab says so. A search that made this text (A) or this very text (no change) goes on."""
+        run = self.optimisation
+        if run is None or not run.running or self.optimise_relation() != optimizer.STALE:
+            return
+        run.stop(whole_bom=False)
+        self.stale_stopped = run
+        self.notify(
+            "the site changed: the layout search stopped (it was for the text before); O searches again",
+            title="Optimise",
+        )
+        self.show_optimisation()
+
     def action_accept_layout(self) -> None:
         """A: the best layout found, as one edit (ctrl+z undoes it); refused if the site changed since."""
         run = self.optimisation
@@ -1210,7 +1236,11 @@ class DCLayoutApp(App[None]):
     def show_optimisation(self) -> None:
         run = self.optimisation
         self.query_one(OptimisePanel).show(
-            optimizer.view(run.latest if run else None, self.optimise_relation())
+            optimizer.view(
+                run.latest if run else None,
+                self.optimise_relation(),
+                stopped_by_edit=run is not None and run is self.stale_stopped,
+            )
         )
 
     # ------------------------------------------------------------------------------------ export

@@ -342,9 +342,10 @@ def relation(p: Progress, path: Path | None, text: str | None, accepted_text: st
     return ACCEPTED if accepted_text is not None and text == accepted_text else STALE
 
 
-def view(p: Progress | None, rel: str = CURRENT) -> Any:
+def view(p: Progress | None, rel: str = CURRENT, stopped_by_edit: bool = False) -> Any:
     """The Optimise tab: the search's state, baseline and best optics $, what moved, the keys.
-    ``rel``: how the open site relates to the search (:func:`relation`)."""
+    ``rel``: how the open site relates to the search (:func:`relation`); ``stopped_by_edit``: an edit
+    of the site stopped it (the TUI stops a search as soon as its text is not the site's)."""
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -368,6 +369,14 @@ def view(p: Progress | None, rel: str = CURRENT) -> Any:
         style="dim",
     )
     parts: list[Any] = [head, rule]
+    if stopped_by_edit:
+        parts.append(
+            Text(
+                "Stopped: the site was edited while it ran, so it searched another site text. "
+                "O searches the site as it is now.",
+                style="bold yellow",
+            )
+        )
     if p.error:
         parts.append(Text(f"failed: {p.error}", style="bold red"))
     r = p.result

@@ -113,8 +113,8 @@ class Result:
         inspector does not scan 300,000 links per cursor move)."""
         if self._by_rack is None:
             n = len(self.racks) + 1
-            order_a = np.argsort(self.link_rack_a, kind="stable")
-            order_b = np.argsort(self.link_rack_b, kind="stable")
+            order_a = stable_order(self.link_rack_a, n)
+            order_b = stable_order(self.link_rack_b, n)
             starts_a = np.searchsorted(self.link_rack_a[order_a], np.arange(n))
             starts_b = np.searchsorted(self.link_rack_b[order_b], np.arange(n))
             self._by_rack = (order_a, starts_a, order_b, starts_b)
@@ -122,6 +122,15 @@ class Result:
         a = order_a[starts_a[rack_no] : starts_a[rack_no + 1]]
         b = order_b[starts_b[rack_no] : starts_b[rack_no + 1]]
         return np.union1d(a, b)
+
+
+def stable_order(rack_no: np.ndarray, racks: int) -> np.ndarray:
+    """``np.argsort(rack_no, kind="stable")`` of rack numbers from -1 (no rack) up to ``racks - 1``: the
+    same permutation, as uint16 keys (rack + 1) when they fit, which numpy sorts by radix (on the 100k
+    campus ~3 ms instead of ~6 for 450,000 links)."""
+    if racks < np.iinfo(np.uint16).max and len(rack_no):
+        return np.argsort((rack_no + 1).astype(np.uint16), kind="stable")
+    return np.argsort(rack_no, kind="stable")
 
 
 def _categorical(column: pd.Series) -> pd.Series:

@@ -856,3 +856,63 @@ async def test_a_fault_of_the_pipeline_is_shown_in_full_and_the_edit_can_still_b
         await settled(pilot)
         assert app.is_running and app.editor is not None and not app.editor.dirty
     assert "max_rack_kw = 60.0" in superpod.read_text()
+
+
+@sync
+async def test_nic_picker_offers_only_nics_the_switch_can_serve(tmp_path: Path) -> None:
+    """``n`` used to list every NIC: on a GB300 site (800G backend ports) with the 400G QM9700 as
+    fabric switch, only the dual-plane ConnectX-8 (2 x 400G) keeps the links as slow as the switch;
+    picking any other made the next design refuse the site. It lists exactly the NICs validate accepts
+    with the site's switch."""
+    from layout.errors import InputError
+
+    text = (ROOT / "sites" / "gb300-spectrum-x.toml").read_text()
+    assert '\nswitch = "sn5600"' in text and '\nnic = "cx8-2x400"' in text
+    text = text.replace('\nswitch = "sn5600"', '\nswitch = "qm9700"')
+    site = tmp_path / "gb300-qm.toml"
+    site.write_text(text)
+    design.check(load_site(site))
+    app = DCLayoutApp(site)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        screen = app.screen
+        assert isinstance(screen, ChoiceScreen)
+        offered = [v for _, v in screen.options]
+        await pilot.press("escape")
+        await pilot.pause()
+    accepted = []
+    catalog = load_site(site).catalog
+    for nic in sorted(catalog.nic):  # each NIC in the site file, through validate's checks
+        other = tmp_path / f"nic-{nic}.toml"
+        other.write_text(text.replace('\nnic = "cx8-2x400"', f'\nnic = "{nic}"'))
+        try:
+            design.check(load_site(other))
+        except InputError as e:
+            if any(p.key in ("cluster.switch", "cluster.nic") for p in e.problems):
+                continue
+        accepted.append(nic)
+    assert offered == accepted == ["cx8-2x400"]
+
+
+@sync
+async def test_the_tab_labels_fit_beside_the_inspector_at_80_by_24(superpod: Path) -> None:
+    """At 80 columns the last tab label read "Optimis": every label is whole on screen, the Optimise
+    tab (shown from the first search) and a violation count of three digits included."""
+    from textual.widgets import Tab
+
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await designed(pilot)
+        await pilot.press("6", "1")  # the Optimise tab shown, back on the map (the inspector beside it)
+        await pilot.pause()
+        tab = app.query_one("#tabs").get_tab("violations")  # type: ignore[attr-defined]
+        tab.label = "Violations (123)"
+        await pilot.pause()
+        inspector = app.query_one("#inspector")
+        assert inspector.display and inspector.region.width > 0
+        tabs = list(app.query(Tab))
+        assert [str(t.label) for t in tabs][-1] == "Optimise"
+        for t in tabs:
+            assert t.region.width >= len(str(t.label)), str(t.label)
+            assert t.region.right <= inspector.region.x, str(t.label)

@@ -56,3 +56,15 @@ def test_a_design_that_recables_nothing_takes_the_inspector_indexes_of_the_one_b
         assert np.array_equal(np.asarray(mine), np.asarray(theirs))
     rack = int(np.flatnonzero(low.racks["kind"].to_numpy() == "network")[0])
     assert np.array_equal(low.rack_links(rack), cold.rack_links(rack))
+
+
+def test_the_per_rack_link_index_sorts_as_a_stable_argsort() -> None:
+    """stable_order (uint16 keys, sorted by radix) is np.argsort(kind="stable") of the rack numbers, -1
+    (a link end in no rack) included; past 65,534 racks it is that argsort."""
+    from layout.tui.results import stable_order
+
+    rng = np.random.default_rng(7)
+    for racks in (1, 4755, 65534, 70000):
+        rack_no = rng.integers(-1, racks, 20000)
+        assert np.array_equal(stable_order(rack_no, racks), np.argsort(rack_no, kind="stable"))
+    assert len(stable_order(np.zeros(0, np.int64), 10)) == 0

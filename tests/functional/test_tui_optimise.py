@@ -284,3 +284,32 @@ async def test_A_refuses_a_search_made_for_another_site_text(
         await pilot.press("escape")
         await until(pilot, lambda a: again.latest.finished, "the search to stop")
         assert again.latest.state == optimizer.STOPPED and again.latest.evaluations < 200
+
+
+@sync
+async def test_an_edit_stops_a_running_search_and_the_tab_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background search used to go on after an edit made it stale (its best could never be
+    accepted, and it took CPU from the edit's design): the edit stops it, the Optimise tab says why."""
+    monkeypatch.setattr(optimizer, "budget_for", lambda site: optimizer.Budget(200, 600.0))
+    app = DCLayoutApp(copy_site("superpod-4su", tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        await pilot.press("O")
+        run = app.optimisation
+        assert run is not None and run.running
+        await pilot.press("1", "d")  # an edit: rail-optimized -> middle-of-rack
+        await until(pilot, lambda a: run.latest.finished, "the search to stop after the edit")
+        assert run.latest.state == optimizer.STOPPED and run.latest.evaluations < 200
+        assert any("the layout search stopped" in n.message for n in app._notifications)
+        await pilot.press("6")
+        panel = shown(app, "#optimise-view", 120)
+        assert "Stopped: the site was edited while it ran" in panel and "stopped" in panel
+        await designed(pilot)
+        await pilot.press("O")  # a new search of the edited text is not stopped by nothing
+        again = app.optimisation
+        assert again is not run and again is not None and again.running
+        assert "Stopped: the site was edited" not in shown(app, "#optimise-view", 120)
+        await pilot.press("escape")
+        await until(pilot, lambda a: again.latest.finished, "the search to stop")
