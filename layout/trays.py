@@ -367,8 +367,9 @@ def build(inputs: Inputs, placement: object) -> Trays:
     blocked = _apply_blocks(g, site.tray_block)
     edges = _edge_table(g)
     att = _attach(g, edges, racks, rows, line_of_row, halls, inputs)
-    violations += _apply_adds(g, site.tray_add, halls)
-    edges = _edge_table(g)
+    if site.tray_add:  # user trays add edges; without them the table above is the whole graph
+        violations += _apply_adds(g, site.tray_add, halls)
+        edges = _edge_table(g)
     nodes = pd.DataFrame({"x_m": g.nx, "y_m": g.ny, "z_m": g.nz, "hall": g.nhall, "kind": g.nkind})
     rack_slot, slot_base, slots, slot_lo, slot_hi = _slots(att[0], att[1], edges["length_m"].to_numpy(float))
     return Trays(
@@ -676,9 +677,12 @@ def _attach(
     drop = np.full(n, np.nan)
     if n == 0:
         return rack_edge, offset, node, z, drop
-    axis_of_row = dict(zip(rows["row"], rows["axis"], strict=True))
-    rline = racks["row"].map(line_of_row).fillna(-1).to_numpy(np.int64)
-    raxis = racks["row"].map(axis_of_row).fillna("x").to_numpy()
+    # each rack's row looked up once in the rows table (an index, not a dict map per column)
+    row_at = pd.Index(rows["row"]).get_indexer(racks["row"])
+    lines = np.array([line_of_row.get(r, -1) for r in rows["row"].tolist()], dtype=np.int64)
+    rline = np.where(row_at >= 0, lines[np.clip(row_at, 0, None)], -1) if len(lines) else np.full(n, -1)
+    axes = rows["axis"].to_numpy(object)
+    raxis = np.where(row_at >= 0, axes[np.clip(row_at, 0, None)], "x") if len(axes) else np.full(n, "x")
     s = np.where(raxis == "x", racks["x_m"].to_numpy(float), racks["y_m"].to_numpy(float))
     nx = np.asarray(g.nx)
     ny = np.asarray(g.ny)
