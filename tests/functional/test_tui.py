@@ -251,22 +251,28 @@ async def test_cluster_edits_rail_mor_switch_nic(superpod: Path) -> None:
         assert app.result is not None and app.result.summary == independent_summary(app)
 
 
+async def _picker_choices(site: Path, key: str) -> tuple[DCLayoutApp, list[Any]]:
+    """What the picker that ``key`` opens offers on ``site`` (escaped without choosing), and the app."""
+    app = DCLayoutApp(site)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press(key)
+        screen = app.screen
+        assert isinstance(screen, ChoiceScreen)
+        offered = [v for _, v in screen.options]
+        await pilot.press("escape")
+        await pilot.pause()
+    return app, offered
+
+
 @sync
 async def test_switch_picker_offers_only_switches_that_can_serve_the_fabric(superpod: Path) -> None:
     """``w`` used to list every catalog switch, the 1 GbE SN2201 (OOB management) among them, which the
     design then refused. It lists exactly the switches validate accepts as cluster.switch."""
     from layout.errors import InputError
 
-    app = DCLayoutApp(superpod)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("w")
-        screen = app.screen
-        assert isinstance(screen, ChoiceScreen)
-        offered = [v for _, v in screen.options]
-        await pilot.press("escape")
-        await pilot.pause()
-        assert app.editor is not None and app.editor.inputs.site.cluster.switch == "qm9700"
+    app, offered = await _picker_choices(superpod, "w")
+    assert app.editor is not None and app.editor.inputs.site.cluster.switch == "qm9700"
     accepted = []
     catalog = load_site(superpod).catalog
     for sw in sorted(catalog.switch):  # each switch in the site file, through validate's checks
@@ -872,15 +878,7 @@ async def test_nic_picker_offers_only_nics_the_switch_can_serve(tmp_path: Path) 
     site = tmp_path / "gb300-qm.toml"
     site.write_text(text)
     design.check(load_site(site))
-    app = DCLayoutApp(site)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("n")
-        screen = app.screen
-        assert isinstance(screen, ChoiceScreen)
-        offered = [v for _, v in screen.options]
-        await pilot.press("escape")
-        await pilot.pause()
+    app, offered = await _picker_choices(site, "n")
     accepted = []
     catalog = load_site(site).catalog
     for nic in sorted(catalog.nic):  # each NIC in the site file, through validate's checks
