@@ -80,6 +80,10 @@ class MediaTable:
             price_usd_per_m=np.array([m.price_usd_per_m for _, m in items], dtype=float),
         )
 
+    def is_optical(self, code: np.ndarray) -> np.ndarray:
+        """Per medium code (an index into ``ids``; -1: no medium, not optical): whether it is optical."""
+        return np.r_[self.optical, False][code]
+
     def pick(self, length_m: np.ndarray, speed_gbps: np.ndarray | int = 400) -> np.ndarray:
         """Index of the cheapest medium (``link_price_usd``) that carries the link's speed and whose reach
         covers its length, the first listed on equal prices; -1 where none does (or the length is NaN).
@@ -542,7 +546,7 @@ def _optical_ports(
     devices: pd.DataFrame, links: pd.DataFrame, code: np.ndarray, mt: MediaTable
 ) -> np.ndarray:
     """Optical link ends per device."""
-    opt = np.r_[mt.optical, False][code]  # code -1 (no medium): the appended False
+    opt = mt.is_optical(code)
     n = len(devices)
     a = np.bincount(links["a"].to_numpy(np.int64)[opt], minlength=n)
     return (a + np.bincount(links["b"].to_numpy(np.int64)[opt], minlength=n)).astype(np.int64)

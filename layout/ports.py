@@ -55,6 +55,8 @@ class MediaTable(Protocol):
     @property
     def optical(self) -> np.ndarray: ...
 
+    def is_optical(self, code: np.ndarray) -> np.ndarray: ...
+
     def pick(self, length_m: np.ndarray, speed_gbps: np.ndarray | int = 400) -> np.ndarray: ...
 
 
@@ -108,7 +110,7 @@ class PortMap:
         cp = self.cage_parts
         k = len(mt.ids) + 1
         med = self.code[cp.link]  # a cage holds one medium: its first link's
-        sel = np.flatnonzero(np.r_[mt.optical, False][med])  # code -1 (no medium): the appended False
+        sel = np.flatnonzero(mt.is_optical(med))
         if not len(sel):
             return _empty_modules()
         if cp.media_k == k:  # the skeleton's catalog: its device and sub-key packed already
@@ -544,7 +546,7 @@ def finish(
         changed = int(np.count_nonzero(new_code[mixed] != code[mixed]))
 
     # copper assemblies: a lone link, a twin (same mates at both ends), a breakout (twin to singles)
-    kind = np.r_[mt.optical, False][new_code]  # code -1 (no medium): the appended entry
+    kind = mt.is_optical(new_code)
     copper = (new_code >= 0) & ~kind
     assembly = np.where(
         copper, sk.copper_assembly, np.where(kind, np.int8(ASSEMBLIES.index("fibre")), np.int8(0))
