@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -208,12 +209,28 @@ async def until(pilot: Pilot[Any], check: Any, what: str) -> None:
         raise AssertionError(f"waited in vain for {what}") from None
 
 
+def held_search(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Make every search wait at its gates until the returned event is set: superpod-4su has only 40
+    layouts, which a fast machine evaluates under a few slow Pilot key presses (the search had then
+    ended before the test could see it running)."""
+    go = threading.Event()
+    gate = optimizer.Optimisation._gate
+
+    def held(self: optimizer.Optimisation) -> None:
+        go.wait(60.0)
+        gate(self)
+
+    monkeypatch.setattr(optimizer.Optimisation, "_gate", held)
+    return go
+
+
 @sync
 async def test_O_searches_in_the_background_stops_and_A_accepts_one_undoable_edit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a budget that outlasts the key presses below (Pilot waits up to 2 s a press for a busy process)
     monkeypatch.setattr(optimizer, "budget_for", lambda site: optimizer.Budget(200, 600.0))
+    go = held_search(monkeypatch)
     site = copy_site("superpod-4su", tmp_path)
     before = site.read_text(encoding="utf-8")
     app = DCLayoutApp(site)
@@ -228,6 +245,7 @@ async def test_O_searches_in_the_background_stops_and_A_accepts_one_undoable_edi
         await pilot.press("1", "down", "down")
         assert app.query_one("#tabs").active == "map"  # type: ignore[attr-defined]
         assert app.map.cursor_m != cursor and run.running
+        go.set()
         await until(pilot, lambda a: run.latest.options, "a first round with a better layout")
         assert "optimise " in shown(app, "#status", 200)
         await pilot.press("O")  # stops it
@@ -293,6 +311,7 @@ async def test_an_edit_stops_a_running_search_and_the_tab_says_so(
     """The background search used to go on after an edit made it stale (its best could never be
     accepted, and it took CPU from the edit's design): the edit stops it, the Optimise tab says why."""
     monkeypatch.setattr(optimizer, "budget_for", lambda site: optimizer.Budget(200, 600.0))
+    go = held_search(monkeypatch)
     app = DCLayoutApp(copy_site("superpod-4su", tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
         await designed(pilot)
@@ -300,6 +319,7 @@ async def test_an_edit_stops_a_running_search_and_the_tab_says_so(
         run = app.optimisation
         assert run is not None and run.running
         await pilot.press("1", "d")  # an edit: rail-optimized -> middle-of-rack
+        go.set()  # the search goes on from its gate, where the edit's stop ends it
         await until(pilot, lambda a: run.latest.finished, "the search to stop after the edit")
         assert run.latest.state == optimizer.STOPPED and run.latest.evaluations < 200
         assert any("the layout search stopped" in n.message for n in app._notifications)
@@ -307,9 +327,11 @@ async def test_an_edit_stops_a_running_search_and_the_tab_says_so(
         panel = shown(app, "#optimise-view", 120)
         assert "Stopped: the site was edited while it ran" in panel and "stopped" in panel
         await designed(pilot)
+        go.clear()
         await pilot.press("O")  # a new search of the edited text is not stopped by nothing
         again = app.optimisation
         assert again is not run and again is not None and again.running
+        go.set()
         assert "Stopped: the site was edited" not in shown(app, "#optimise-view", 120)
         await pilot.press("escape")
         await until(pilot, lambda a: again.latest.finished, "the search to stop")
