@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -52,6 +53,27 @@ class Content:
         if not isinstance(other, Content) or len(other.items) != len(self.items):
             return False
         return all(_same(a, b) for a, b in zip(self.items, other.items, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # compared, never hashed (Kept compares keys with ==)
+
+
+class Same:
+    """An immutable value inside a cache key, compared as the very object (``is``) and held by a weak
+    reference. For values a run takes from an earlier run's store and never changes (a cabling from the
+    CableCache, a placement from the PlaceCache): a hit costs nothing, a miss does not compare their
+    450,000-row tables, and the key does not keep the value alive once its own store has let it go (a
+    dead reference equals nothing)."""
+
+    __slots__ = ("_ref",)
+
+    def __init__(self, value: Any):
+        self._ref = weakref.ref(value)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Same):
+            return False
+        mine = self._ref()
+        return mine is not None and mine is other._ref()
 
     __hash__ = None  # type: ignore[assignment]  # compared, never hashed (Kept compares keys with ==)
 
