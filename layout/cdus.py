@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -230,11 +231,13 @@ def liquid_loop(inputs: Inputs, placement: Placement, rack_kw: np.ndarray) -> Li
 
 def cdu_parts(catalog: Catalog, loop: LiquidLoop) -> list[tuple[str, str, str, int, str, float]]:
     """BOM rows of category ``cooling``: the placed CDUs per model, in catalog order."""
-    placed = loop.cdus.loc[loop.cdus["placed"].astype(bool)]
-    counts = placed["model"].value_counts()
+    cdus = loop.cdus
+    counts = Counter(
+        str(m) for m, p in zip(cdus["model"].tolist(), cdus["placed"].tolist(), strict=True) if bool(p)
+    )
     return [
         ("cooling", f"{catalog.cdu[m].name} ({catalog.cdu[m].flow_l_per_s:g} L/s at rating)", m, int(counts[m]),
          "each", catalog.cdu[m].price_usd)
         for m in catalog.cdu
-        if m in counts.index
+        if m in counts
     ]  # fmt: skip
