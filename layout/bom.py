@@ -26,6 +26,10 @@ two ends). Fully used modules give every optical link exactly its catalog price.
 node-side optical modules and their MTBFs, the seed's definition) and, under ``all_links``, from every
 link of the backend fabric with its medium's MTBF (copper too), and the checkpoint-restart vs in-memory
 loss of the site's ``[training]`` table, worst case and expected.
+
+Kept by a front end's DesignCache: the rows of each fabric (:func:`fabric_parts_key`) and of each
+cabling (:func:`cabling_parts_key`), and the reliability figures (:func:`reliability_key`); an edit
+that re-cables nothing makes only the racks', power and cooling rows again.
 """
 
 from __future__ import annotations

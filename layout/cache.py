@@ -30,7 +30,9 @@ part of it:
 Each store is a bounded :class:`layout.kept.Kept` keyed by everything its value is made from, so a run
 with a cache gives the same design as one without (tests/unit/test_cache.py and test_hall_edits.py
 check this on every shipped site and on sequences of edits, and that leaving any part out of the
-cabling's key is caught). Values are immutable or only read; a cache may be shared by
+cabling's key is caught; tests/unit/test_cache_power_bom.py the same for the stores after cabling).
+Keys hold immutable values they do not compare by content (a cabling, a hall's chain) as
+:class:`layout.kept.Same`: the very object, weakly. Values are immutable or only read; a cache may be shared by
 the runs of one thread after another (the TUI's design worker), not by runs at the same time.
 """
 

@@ -23,6 +23,11 @@ Every breach is a :class:`~layout.violations.Violation` (never an exception): ``
 ``building_mw``, ``site_mw``, ``floor_load``, ``cooling`` (a rack needing a better cooling type than its
 hall's, or a hall drawing more than its cooling capacity, layout/cooling.py). Rack-level breaches are reported once per hall
 (and template), with the worst rack as the location and the count in the figures.
+
+What comes from the placement and the modules alone (kW per device, rack and row, floor loads, each
+hall's and building's sums: :class:`RackLoads`) is apart from the halls' limits, which :func:`check`
+applies every run; a front end's DesignCache keeps the loads (:func:`rack_loads_key`), so an edit of a
+hall's max kW, power budget or cooling that moves no rack sums nothing again.
 """
 
 from __future__ import annotations
@@ -98,10 +103,17 @@ def estimate_module_w(
     return out.astype(float)
 
 
-def switch_power_kw(catalog: Catalog, devices: pd.DataFrame, module_w: np.ndarray) -> np.ndarray:
+Models = tuple[np.ndarray, Any]  # pd.factorize of the devices' model column: codes and distinct models
+
+
+def switch_power_kw(
+    catalog: Catalog, devices: pd.DataFrame, module_w: np.ndarray, by_model: Models | None = None
+) -> np.ndarray:
     """kW per device that is a catalog switch (NaN for the others): ``power_w_copper`` + its modules'
-    ``module_w`` watts, never above ``power_w_optics`` (the catalog maximum)."""
-    model_code, models = pd.factorize(devices["model"])  # the column itself: no Python strings
+    ``module_w`` watts, never above ``power_w_optics`` (the catalog maximum). ``by_model``: the model
+    column factorized, when the caller has it."""
+    # the column itself: no Python strings
+    model_code, models = pd.factorize(devices["model"]) if by_model is None else by_model
     role_code, roles = pd.factorize(devices["role"])
     is_switch = is_switch_role(np.asarray(roles, dtype=object))[role_code]  # per distinct role
     base = np.full(len(models), np.nan)
@@ -120,16 +132,18 @@ def device_power_kw(
     device_rack: np.ndarray,
     link_optical: np.ndarray | None = None,
     module_w: np.ndarray | None = None,
+    by_model: Models | None = None,
 ) -> np.ndarray:
     """kW per device of the fabric (servers and switches), aligned with ``fabric.devices``. ``module_w``:
     the cabling's watts of modules per device (default: :func:`estimate_module_w` from
-    ``link_optical``)."""
+    ``link_optical``); ``by_model``: the model column factorized, when the caller has it."""
     cat = inputs.catalog
     dev = fabric.devices
     mw = estimate_module_w(inputs, fabric, device_rack, link_optical) if module_w is None else module_w
     mw = np.asarray(mw, float)
-    out = np.nan_to_num(switch_power_kw(cat, dev, mw))
-    model_code, models = pd.factorize(dev["model"])  # the column itself: no Python strings
+    by_model = pd.factorize(dev["model"]) if by_model is None else by_model  # no Python strings
+    out = np.nan_to_num(switch_power_kw(cat, dev, mw, by_model))
+    model_code, models = by_model
     is_server = (dev["role"] == "server").to_numpy(bool)
     if is_server.any():
         nic = cat.nic[fabric.nic] if fabric.nic in cat.nic else cat.nic[inputs.site.cluster.nic]
@@ -145,9 +159,9 @@ def device_power_kw(
     return out
 
 
-def device_weight_kg(inputs: Inputs, fabric: Fabric) -> np.ndarray:
+def device_weight_kg(inputs: Inputs, fabric: Fabric, by_model: Models | None = None) -> np.ndarray:
     cat = inputs.catalog
-    model_code, models = pd.factorize(fabric.devices["model"])
+    model_code, models = pd.factorize(fabric.devices["model"]) if by_model is None else by_model
     out = np.zeros(len(model_code))
     for i, model in enumerate(models):
         spec = cat.server.get(str(model)) or cat.switch.get(str(model)) or cat.node.get(str(model))
@@ -261,15 +275,18 @@ def _rack_loads(
 ) -> RackLoads:
     racks = placement.racks
     nr = len(racks)
+    by_model = pd.factorize(fabric.devices["model"])
     dkw = (
-        device_power_kw(inputs, fabric, placement.device_rack, link_optical, module_w)
+        device_power_kw(inputs, fabric, placement.device_rack, link_optical, module_w, by_model)
         if device_kw is None
         else np.asarray(device_kw, float)
     )
     placed = placement.device_rack >= 0
     rack_kw = np.bincount(placement.device_rack[placed], weights=dkw[placed], minlength=nr)
     weight = np.bincount(
-        placement.device_rack[placed], weights=device_weight_kg(inputs, fabric)[placed], minlength=nr
+        placement.device_rack[placed],
+        weights=device_weight_kg(inputs, fabric, by_model)[placed],
+        minlength=nr,
     )
     tpl_code, tpl_names = pd.factorize(racks["template"])
     tpls = [str(t) for t in tpl_names]

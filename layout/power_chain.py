@@ -26,6 +26,10 @@ Per hall (``[building.hall.power]``, defaults in brackets; parts from the catalo
 
 Ids: busways ``B1/H1/R03/A1`` (row, side, number), rack feeds the same, UPS blocks ``B1/H1/UPS-A1`` (2N)
 or ``B1/H1/UPS-1``, switchboards ``B1/H1/SWB-A1`` beside their block.
+
+Each hall's chain is made from that hall alone (:class:`HallChain`, :func:`hall_chain_key`): a front
+end's DesignCache keeps them, and the whole chain's tables by its halls' parts (:func:`chain_key`), so
+an edit of one hall builds that hall's chain alone.
 """
 
 from __future__ import annotations
