@@ -161,11 +161,9 @@ def cabling_parts(
     if kept is None:
         return [*_transceivers(inputs, cabling), *_cables(inputs, cabling), *_trays(inputs, cabling)]
     key = tuple(cabling_parts_key(inputs, cabling).values())
-    got = kept.get(key)
-    if got is None:
-        got = [*_transceivers(inputs, cabling), *_cables(inputs, cabling), *_trays(inputs, cabling)]
-    kept.put(key, got)
-    return got
+    return kept.take(
+        key, lambda: [*_transceivers(inputs, cabling), *_cables(inputs, cabling), *_trays(inputs, cabling)]
+    )
 
 
 def _servers(inputs: Inputs, fabric: Fabric) -> list[Row]:
@@ -406,11 +404,7 @@ def design_reliability(
     if kept is None:
         return _reliability(inputs, fabric, cabling)
     key = tuple(reliability_key(inputs, fabric, cabling).values())
-    got = kept.get(key)
-    if got is None:
-        got = _reliability(inputs, fabric, cabling)
-    kept.put(key, got)
-    return copy.deepcopy(got)
+    return copy.deepcopy(kept.take(key, lambda: _reliability(inputs, fabric, cabling)))
 
 
 def _reliability(inputs: Inputs, fabric: Fabric, cabling: Cabling) -> dict[str, Any]:

@@ -258,11 +258,7 @@ def rack_loads(
     if kept is None:
         return _rack_loads(inputs, fabric, placement, device_kw, link_optical, module_w)
     key = tuple(rack_loads_key(inputs, fabric, placement, device_kw, link_optical, module_w).values())
-    got = kept.get(key)
-    if got is None:
-        got = _rack_loads(inputs, fabric, placement, device_kw, link_optical, module_w)
-    kept.put(key, got)
-    return got
+    return kept.take(key, lambda: _rack_loads(inputs, fabric, placement, device_kw, link_optical, module_w))
 
 
 def _rack_loads(

@@ -34,6 +34,7 @@ an edit of one hall builds that hall's chain alone.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -174,18 +175,17 @@ HALL_CHAINS_KEPT = 64  # every hall of the campus (8) through several edits each
 CHAINS_KEPT = 2  # the last whole chain and the one before (an edit, then undo)
 
 
-def hall_chain_key(
-    catalog: Catalog, hall: Hall, racks: tuple[np.ndarray, ...], cooling_mw: float | None
-) -> dict[str, Any]:
+def hall_chain_key(catalog: Catalog, hall: Hall, racks: tuple[np.ndarray, ...]) -> dict[str, Any]:
     """All one hall's power chain is made from, by name: the hall's ``power`` table and ``it_mw``, what
-    its cooling carries (``cooling.hall_cooling_mw``), the catalog (busways, tap-offs, UPS blocks and
-    switchboards) and its racks (ids, which name the hall; rows, places in the row, widths and kW, in
-    the racks table's order). Not its max kW or floor load: an edit of those that moves no rack reuses
-    it, and an edit of one hall leaves the other halls' chains as they were."""
+    its cooling carries is made from (``cooling.hall_cooling_mw``: its ``cooling_mw``, else its cooling
+    type and floor polygon), the catalog (busways, tap-offs, UPS blocks, switchboards, cooling per m2)
+    and its racks (ids, which name the hall; rows, places in the row, widths and kW, in the racks
+    table's order). Not its max kW or floor load: an edit of those that moves no rack reuses it, and an
+    edit of one hall leaves the other halls' chains as they were."""
     return {
         "power": hall.power,
         "it_mw": hall.it_mw,
-        "cooling_mw": cooling_mw,
+        "cooling": (hall.cooling_mw, hall.cooling, hall.polygon),
         "catalog": catalog,
         "racks": Content(*racks),
     }
@@ -228,23 +228,15 @@ def build(
         if idx is None:
             continue
         hall_racks = (rack_ids[idx], row_col[idx], pos[idx], width[idx], rack_kw[idx])
-        cool = hall_cooling_mw(h, cat)
         if kept is None:
-            piece = _hall_chain(cat, key, h, hall_racks, cool)
+            piece = _hall_chain(cat, key, h, hall_racks)
         else:
-            k = tuple(hall_chain_key(cat, h, hall_racks, cool).values())
-            got = kept.get(k)
-            piece = _hall_chain(cat, key, h, hall_racks, cool) if got is None else got
-            kept.put(k, piece)
+            k = tuple(hall_chain_key(cat, h, hall_racks).values())
+            piece = kept.take(k, functools.partial(_hall_chain, cat, key, h, hall_racks))
         pieces.append((key, idx, piece))
     if whole is None:
         return _chain(racks, pieces)
-    whole_key = tuple(chain_key(racks, pieces).values())
-    chain = whole.get(whole_key)
-    if chain is None:
-        chain = _chain(racks, pieces)
-    whole.put(whole_key, chain)
-    return chain
+    return whole.take(tuple(chain_key(racks, pieces).values()), lambda: _chain(racks, pieces))
 
 
 def chain_key(racks: pd.DataFrame, pieces: list[tuple[str, np.ndarray, HallChain]]) -> dict[str, Any]:
@@ -281,11 +273,10 @@ def _chain(racks: pd.DataFrame, pieces: list[tuple[str, np.ndarray, HallChain]])
     )  # fmt: skip
 
 
-def _hall_chain(
-    cat: Catalog, key: str, h: Hall, racks: tuple[np.ndarray, ...], cool: float | None
-) -> HallChain:
+def _hall_chain(cat: Catalog, key: str, h: Hall, racks: tuple[np.ndarray, ...]) -> HallChain:
     """One hall's chain (see the module docstring) from its racks' ids, rows, places, widths and kW."""
     rack_ids, row_col, pos, width, kw = racks
+    cool = hall_cooling_mw(h, cat)
     tap_ids = np.array(sorted(cat.tap_off, key=lambda t: (cat.tap_off[t].rating_kw, t)))
     tap_ratings = np.array([cat.tap_off[t].rating_kw for t in tap_ids])
     bw_ids = np.array(sorted(cat.busway, key=lambda t: (cat.busway[t].rating_kw, t)))

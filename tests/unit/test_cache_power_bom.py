@@ -65,6 +65,21 @@ def test_same_compares_the_very_object_and_does_not_keep_it_alive() -> None:
     assert key != key  # the value is gone: its key equals nothing, not even itself
 
 
+def test_take_makes_a_value_once_per_key_and_keeps_the_newest_as_put_does() -> None:
+    kept: Kept[str, list[str]] = Kept(2)
+    made: list[str] = []
+
+    def make(k: str) -> Callable[[], list[str]]:
+        return lambda: made.append(k) or [k]
+
+    a = kept.take("a", make("a"))
+    assert kept.take("a", make("a")) is a and made == ["a"]
+    kept.take("b", make("b"))
+    kept.take("a", make("a"))  # a is the newest again: c pushes b out
+    kept.take("c", make("c"))
+    assert kept.known_keys() == ["a", "c"] and made == ["a", "b", "c"]
+
+
 # ------------------------------------------------------------------------------------ rack loads
 def _loads_variant(part: str, b: SimpleNamespace) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """(base args, variant args) of power.rack_loads that differ in one part of rack_loads_key alone."""
@@ -133,7 +148,7 @@ def _chain_variant(part: str, b: SimpleNamespace) -> tuple[tuple[Any, ...], tupl
     other = {
         "power": lambda: b.make(_hall(power={"redundancy": "N+1"})),
         "it_mw": lambda: b.make(_hall(it_mw=1.0)),
-        "cooling_mw": lambda: b.make(_hall(cooling_mw=6.0)),
+        "cooling": lambda: b.make(_hall(cooling_mw=6.0)),
         "catalog": lambda: _catalog(inputs, "ups", next(iter(inputs.catalog.ups)), rating_mw=0.5),
     }
     if part == "racks":
@@ -141,7 +156,7 @@ def _chain_variant(part: str, b: SimpleNamespace) -> tuple[tuple[Any, ...], tupl
     return args, (other[part](), pl, kw)
 
 
-HALL_CHAIN_PARTS = ["power", "it_mw", "cooling_mw", "catalog", "racks"]
+HALL_CHAIN_PARTS = ["power", "it_mw", "cooling", "catalog", "racks"]
 
 
 @pytest.mark.parametrize("part", HALL_CHAIN_PARTS)
@@ -164,7 +179,7 @@ def test_a_halls_power_chain_is_kept_by_all_it_is_made_from(
 
 def _key_args(b: SimpleNamespace) -> tuple[Any, ...]:
     (_, hall), *_ = b.inputs.site.halls()
-    return (b.inputs.catalog, hall, (np.zeros(0),), None)
+    return (b.inputs.catalog, hall, (np.zeros(0),))
 
 
 @pytest.fixture(scope="module")
