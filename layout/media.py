@@ -330,8 +330,17 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     code[status != 0] = -1
     # ports and cages: one medium per cage (the longest link sharing it decides), copper assemblies
     rack_ids = racks["rack_id"].to_numpy() if len(racks) else np.zeros(0, dtype=object)
+    runs = cache.ports.get(port_runs_key(fabric, catalog)) if cache is not None else None
     port_map = portlib.finish(
-        port_skeleton(fabric, catalog, cache), devices, code, length, ends.rack_a, ends.rack_b, mt, rack_ids
+        port_skeleton(fabric, catalog, cache),
+        devices,
+        code,
+        length,
+        ends.rack_a,
+        ends.rack_b,
+        mt,
+        rack_ids,
+        earlier=runs.port_map if runs is not None else None,
     )
     code = port_map.code
     stock = stock_again(mt, port_map.stock_basis_m, code, earlier.stock if earlier is not None else None)
@@ -380,7 +389,10 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     load = routing.edge_loads(trays, paths, area, tcode, k)
     edge_fill = _edge_fill(trays, load, mt)
 
-    modules = port_map.modules(devices, links, mt)  # as plugged: one per optical cage
+    module_rows = port_map.module_rows(mt, runs.module_rows if runs is not None else None)
+    modules = module_rows.table(devices, mt)  # as plugged: one per optical cage
+    if cache is not None:
+        cache.ports.put(port_runs_key(fabric, catalog), PortRuns(port_map, module_rows))
     module_w = module_power_w(devices, links, code, mt, catalog, modules)
     optical_ports = _optical_ports(devices, links, code, mt)
     power_kw = powerlib.switch_power_kw(catalog, devices, module_w)
@@ -467,7 +479,23 @@ def _again(
     return out
 
 
+@dataclass(frozen=True)
+class PortRuns:
+    """The last run's port map and module rows of one fabric, for the next run's ``ports.finish`` and
+    ``PortMap.module_rows`` (``earlier``): they take whatever the links and cages the run did not
+    change give (each checks it was made from the very same port skeleton)."""
+
+    port_map: portlib.PortMap
+    module_rows: portlib.ModuleRows
+
+
+def port_runs_key(fabric: Any, catalog: Catalog) -> tuple[Any, Catalog]:
+    """What a :class:`PortRuns` is kept by: the fabric (the very object) and the catalog (its media)."""
+    return (fabric, catalog)
+
+
 PICKS_KEPT = 1  # the last run's picks: an edit compares with the design it changes
+PORT_RUNS_KEPT = 1  # the last run's port map: an edit compares with the design it changes
 PORT_SKELETONS_KEPT = 4  # as many as the fabrics a DesignCache keeps
 CABLINGS_KEPT = 2  # the design shown and the one before (undo and redo show a recent design anyway)
 
@@ -481,14 +509,18 @@ class CableCache:
     the fabric (compared as the very object: a fabric is immutable), the catalog and the NIC; and the
     last run's media picks and stock lengths per link (:class:`LinkPicks`, by the catalog), which the
     next run takes for every link whose length and speed (basis and medium) are bitwise the same: both
-    are functions of a link's own values, so only the links an edit moved are priced again. Without
-    one, a cabling keeps nothing."""
+    are functions of a link's own values, so only the links an edit moved are priced again; and the
+    last run's port map and module rows (:class:`PortRuns`, by the fabric and catalog), from which
+    ``ports.finish`` takes every cage-sharing component whose links' codes and lengths are the same and
+    ``PortMap.module_rows`` every device whose cages' media are. Without one, a cabling keeps
+    nothing."""
 
     cablings: Kept[tuple[Any, ...], Cabling] = field(default_factory=lambda: Kept(CABLINGS_KEPT))
     skeletons: Kept[tuple[Any, Catalog, str], portlib.PortSkeleton] = field(
         default_factory=lambda: Kept(PORT_SKELETONS_KEPT)
     )
     picks: Kept[Catalog, LinkPicks] = field(default_factory=lambda: Kept(PICKS_KEPT))
+    ports: Kept[tuple[Any, Catalog], PortRuns] = field(default_factory=lambda: Kept(PORT_RUNS_KEPT))
 
 
 def port_skeleton(fabric: Any, catalog: Catalog, cache: CableCache | None = None) -> portlib.PortSkeleton:
