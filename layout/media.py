@@ -39,7 +39,7 @@ from layout import ports as portlib
 from layout import power as powerlib
 from layout import route as routing
 from layout import trays as traylib
-from layout.arrays import unique_counts
+from layout.arrays import unique_counts, unique_inverse
 from layout.kept import Content, Kept
 from layout.load import Inputs
 from layout.model import Catalog
@@ -284,8 +284,7 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     links: pd.DataFrame = fabric.links
     devices: pd.DataFrame = fabric.devices
     racks: pd.DataFrame = placement.racks
-    heights = {t: tpl.height_ru for t, tpl in inputs.templates.items()}
-    rack_h = racks["template"].map(heights).fillna(48).to_numpy(float) if len(racks) else np.zeros(0)
+    rack_h = traylib.rack_height_ru(racks, inputs) if len(racks) else np.zeros(0)
     ends = routing.link_ends(links, placement, rack_h)
     n = len(links)
 
@@ -344,12 +343,15 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     )
     code = port_map.code
     stock = stock_again(mt, port_map.stock_basis_m, code, earlier.stock if earlier is not None else None)
+    stock.flags.writeable = False  # kept (the links table, the counts): nothing may change it
+    counts = cable_counts_again(code, stock, earlier.counts if earlier is not None else None)
     if cache is not None:
         cache.picks.put(
             catalog,
             LinkPicks(
                 pick=ElementMemo((length, speed), picked),
-                stock=ElementMemo((port_map.stock_basis_m.copy(), code.copy()), stock.copy()),
+                stock=ElementMemo((port_map.stock_basis_m.copy(), code.copy()), stock),
+                counts=counts,
             ),
         )
 
@@ -396,7 +398,7 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     module_w = module_power_w(devices, links, code, mt, catalog, modules)
     optical_ports = _optical_ports(devices, links, code, mt)
     power_kw = powerlib.switch_power_kw(catalog, devices, module_w)
-    cables = _cable_counts(code, stock, mt)
+    cables = _cable_table(counts, mt)
     violations = [
         *trays.violations,
         *_link_violations(out, racks, devices, placement, inputs),
@@ -441,10 +443,12 @@ class ElementMemo:
 
 @dataclass(frozen=True)
 class LinkPicks:
-    """A cabling's per-link media picks and stock lengths, for the next run of the same catalog."""
+    """A cabling's per-link media picks and stock lengths, and its cable counts, for the next run of the
+    same catalog."""
 
     pick: ElementMemo  # (length_m, speed_gbps) -> medium index (MediaTable.pick)
     stock: ElementMemo  # (stock_basis_m, medium index after cage sharing) -> stock length
+    counts: CableCounts  # (medium index, stock length) -> cables per medium and stock length
 
 
 def pick_again(
@@ -561,10 +565,54 @@ def _edge_fill(trays: traylib.Trays, load: routing.EdgeLoad, mt: MediaTable) -> 
     return fill
 
 
-def _cable_counts(code: np.ndarray, stock: np.ndarray, mt: MediaTable) -> pd.DataFrame:
+@dataclass(frozen=True)
+class CableCounts:
+    """Cables to buy as numbers: per (medium, stock length in mm) key (medium x 2^40 + mm, sorted), the
+    count; and the per-link medium and stock length they were counted from, for the next run."""
+
+    code: np.ndarray
+    stock: np.ndarray
+    keys: np.ndarray
+    counts: np.ndarray
+
+
+def _cable_keys(code: np.ndarray, stock: np.ndarray) -> np.ndarray:
     ok = code >= 0
-    mm = np.round(stock[ok] * 1000).astype(np.int64)
-    keys, counts = unique_counts(code[ok] * (1 << 40) + mm)
+    return code[ok].astype(np.int64) * (1 << 40) + np.round(stock[ok] * 1000).astype(np.int64)
+
+
+def cable_counts_again(code: np.ndarray, stock: np.ndarray, earlier: CableCounts | None) -> CableCounts:
+    """The cable counts of links with these media and stock lengths. ``earlier``: the counts of an
+    earlier run's links (same catalog), or None: the counts are sums over links, so only the links whose
+    medium or stock length differ are taken out of ``earlier``'s counts (at their old key) and put in
+    again (at their new one); whole numbers, so the result is exactly a fresh count."""
+    if (
+        earlier is None
+        or earlier.code.shape != code.shape
+        or earlier.stock.shape != stock.shape
+        or earlier.code.dtype != code.dtype
+    ):
+        keys, counts = unique_counts(_cable_keys(code, stock))
+        return CableCounts(code, stock, keys, counts)
+    # a link without a medium (on both runs) is counted in neither, whatever its stock length (NaN)
+    moved = np.flatnonzero((code != earlier.code) | ((code >= 0) & ~(stock == earlier.stock)))
+    if not len(moved):
+        return CableCounts(code, stock, earlier.keys, earlier.counts)
+    k_out, c_out = unique_counts(_cable_keys(earlier.code[moved], earlier.stock[moved]))
+    k_in, c_in = unique_counts(_cable_keys(code[moved], stock[moved]))
+    keys, at = unique_inverse(np.r_[earlier.keys, k_in, k_out])
+    counts = np.bincount(at, weights=np.r_[earlier.counts, c_in, -c_out], minlength=len(keys))
+    counts = np.round(counts).astype(np.int64)
+    left = counts > 0
+    return CableCounts(code, stock, keys[left], counts[left])
+
+
+def _cable_counts(code: np.ndarray, stock: np.ndarray, mt: MediaTable) -> pd.DataFrame:
+    return _cable_table(cable_counts_again(code, stock, None), mt)
+
+
+def _cable_table(c: CableCounts, mt: MediaTable) -> pd.DataFrame:
+    keys, counts = c.keys, c.counts
     return pd.DataFrame(
         {
             "media": np.array(mt.ids, dtype=object)[keys >> 40],

@@ -711,10 +711,19 @@ def _attach(
         near_u = offset[ok] <= np.abs(av[k] - au[k]) / 2
         node[ok] = np.where(near_u, eu[k], ev[k])
         z[ok] = np.asarray(g.nz)[eu[k]]
-    heights = {t: tpl.height_ru for t, tpl in inputs.templates.items()}
-    rack_h = racks["template"].map(heights).fillna(48).to_numpy(float) * RU_M
+    rack_h = rack_height_ru(racks, inputs) * RU_M
     drop = z - rack_h / 2
     return rack_edge, offset, node, z, drop
+
+
+def rack_height_ru(racks: pd.DataFrame, inputs: Inputs) -> np.ndarray:
+    """Each rack's height in RU by its template (48 for a template the inputs do not know), looked up
+    once per distinct template, not once per rack."""
+    codes, names = pd.factorize(racks["template"])
+    tab = np.array(
+        [float(inputs.templates[t].height_ru) if t in inputs.templates else 48.0 for t in names] + [48.0]
+    )
+    return tab[codes]  # code -1 (no template): the appended 48
 
 
 def _slots(
@@ -731,7 +740,10 @@ def _slots(
     if on.size:
         e = rack_edge[on]
         off_mm = np.round(offset[on] * 1000).astype(np.int64)
-        pair = np.unique(np.stack([e, off_mm], axis=1), axis=0)  # sorted by edge, then offset
+        # the distinct (edge, offset) pairs sorted by edge, then offset: one packed key (offsets are
+        # whole millimetres >= 0, below 2^32), not a row-wise unique
+        packed = np.unique(e * (1 << 32) + off_mm)
+        pair = np.stack([packed >> 32, packed & ((1 << 32) - 1)], axis=1)
         first = np.searchsorted(pair[:, 0], pair[:, 0], side="left")
         pair_rank = np.arange(len(pair)) - first
         where = np.searchsorted(pair[:, 0] * (1 << 32) + pair[:, 1], e * (1 << 32) + off_mm)
