@@ -279,7 +279,7 @@ def cabling_key(inputs: Inputs, fabric: Any, placement: Any) -> dict[str, Any]:
 
 def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None) -> Cabling:
     catalog = inputs.catalog
-    trays = traylib.build(inputs, placement)
+    trays = traylib.build(inputs, placement, cache.tray_halls if cache is not None else None)
     mt = MediaTable.of(catalog)
     links: pd.DataFrame = fabric.links
     devices: pd.DataFrame = fabric.devices
@@ -516,8 +516,9 @@ class CableCache:
     are functions of a link's own values, so only the links an edit moved are priced again; and the
     last run's port map and module rows (:class:`PortRuns`, by the fabric and catalog), from which
     ``ports.finish`` takes every cage-sharing component whose links' codes and lengths are the same and
-    ``PortMap.module_rows`` every device whose cages' media are. Without one, a cabling keeps
-    nothing."""
+    ``PortMap.module_rows`` every device whose cages' media are; and each hall's piece of the tray
+    network (layout.trays.HallTrays, by all it is made from: ``trays.hall_trays_key``), so an edit of
+    one hall lays that hall's trays alone. Without one, a cabling keeps nothing."""
 
     cablings: Kept[tuple[Any, ...], Cabling] = field(default_factory=lambda: Kept(CABLINGS_KEPT))
     skeletons: Kept[tuple[Any, Catalog, str], portlib.PortSkeleton] = field(
@@ -525,6 +526,9 @@ class CableCache:
     )
     picks: Kept[Catalog, LinkPicks] = field(default_factory=lambda: Kept(PICKS_KEPT))
     ports: Kept[tuple[Any, Catalog], PortRuns] = field(default_factory=lambda: Kept(PORT_RUNS_KEPT))
+    tray_halls: Kept[tuple[Any, ...], traylib.HallTrays] = field(
+        default_factory=lambda: Kept(traylib.HALL_TRAYS_KEPT)
+    )
 
 
 def port_skeleton(fabric: Any, catalog: Catalog, cache: CableCache | None = None) -> portlib.PortSkeleton:
