@@ -298,9 +298,9 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     placed = ends.placed
     need = placed & ~is_jumper
     ti = np.nonzero(need)[0]
-    paths = routing.tray_paths(trays, ends.rack_a[ti], ends.rack_b[ti])
-    run = paths.dist_m[paths.pair]
     ra, rb = ends.rack_a[ti], ends.rack_b[ti]
+    paths = routing.tray_paths(trays, ra, rb)
+    run = paths.dist_m[paths.pair]
     drops = np.abs(trays.rack_z_m[ra] - ends.port_z_a_m[ti]) + np.abs(
         trays.rack_z_m[rb] - ends.port_z_b_m[ti]
     )
@@ -311,7 +311,7 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     length[is_jumper] = ends.jumper_length_m[is_jumper]
     tray_m[is_jumper] = 0.0
     length[ti] = np.where(np.isfinite(tray_len), tray_len, np.nan)
-    tray_m[ti] = np.where(np.isfinite(run), run, np.nan)
+    tray_m[ti] = np.where(np.isfinite(paths.dist_m), paths.dist_m, np.nan)[paths.pair]
     length = np.round(length, 6)  # no float dust at stock-length and reach boundaries
     earlier = cache.picks.get(catalog) if cache is not None else None
     picked = pick_again(mt, length, speed, earlier.pick if earlier is not None else None)
@@ -319,10 +319,12 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     status = np.zeros(n, dtype=np.int8)
     status[~placed] = STATUS.index("unplaced")
     no_tray = np.zeros(n, dtype=bool)
-    no_tray[ti] = (trays.rack_edge[ra] < 0) | (trays.rack_edge[rb] < 0)
+    # per rack pair, then per link (a pair's two racks are its links' two ends)
+    pair_no_tray = (trays.rack_edge[paths.src_rack] < 0) | (trays.rack_edge[paths.dst_rack] < 0)
+    no_tray[ti] = pair_no_tray[paths.pair]
     status[no_tray] = STATUS.index("no_tray")
     no_path = np.zeros(n, dtype=bool)
-    no_path[ti] = ~np.isfinite(run) & ~no_tray[ti]
+    no_path[ti] = (~np.isfinite(paths.dist_m) & ~pair_no_tray)[paths.pair]
     status[no_path] = STATUS.index("no_path")
     reach = np.isfinite(length) & (code < 0)
     status[reach] = STATUS.index("reach")
@@ -549,6 +551,9 @@ def _edge_fill(trays: traylib.Trays, load: routing.EdgeLoad, mt: MediaTable) -> 
     # the whole cross-section (every stacked level; a duct's conduit bores): fill is over it, so
     # ``over`` is exactly ``fill > fill_limit``
     gross = (e["capacity_mm2"] / e["fill_limit"]).to_numpy(float)
+    peak = np.round(load.peak_area_mm2, 3)
+    capacity = e["capacity_mm2"].to_numpy()
+    # one table made at once (adding the ~10 columns one by one re-made its blocks each time)
     fill = pd.DataFrame(
         {
             "kind": e["kind"],
@@ -556,16 +561,15 @@ def _edge_fill(trays: traylib.Trays, load: routing.EdgeLoad, mt: MediaTable) -> 
             "where": e["where"],
             "length_m": e["length_m"],
             "cables": load.cables[:, : len(mt.ids)].sum(axis=1).round().astype(np.int64),
-            "peak_area_mm2": np.round(load.peak_area_mm2, 3),
+            "peak_area_mm2": peak,
             "peak_at_m": np.round(load.peak_at_m, 3),
             "capacity_mm2": e["capacity_mm2"],
             "fill": np.round(load.peak_area_mm2 / gross, 6),
             "fill_limit": e["fill_limit"],
+            "over": peak > capacity + 1e-6,
+            **{f"cables_{mid}": load.cables[:, i].round().astype(np.int64) for i, mid in enumerate(mt.ids)},
         }
     )
-    fill["over"] = fill["peak_area_mm2"] > fill["capacity_mm2"] + 1e-6
-    for i, mid in enumerate(mt.ids):
-        fill[f"cables_{mid}"] = load.cables[:, i].round().astype(np.int64)
     return fill
 
 
