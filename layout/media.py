@@ -329,6 +329,7 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     reach = np.isfinite(length) & (code < 0)
     status[reach] = STATUS.index("reach")
     code[status != 0] = -1
+    code.flags.writeable = length.flags.writeable = False  # kept by the port map (ports.finish)
     # ports and cages: one medium per cage (the longest link sharing it decides), copper assemblies
     rack_ids = racks["rack_id"].to_numpy() if len(racks) else np.zeros(0, dtype=object)
     runs = cache.ports.get(port_runs_key(fabric, catalog)) if cache is not None else None

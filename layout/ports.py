@@ -608,8 +608,7 @@ def finish(
             changed += int(np.count_nonzero(c2 != code[todo])) - before
     for arr in (new_code, medium_for, basis, assembly):
         arr.flags.writeable = False  # kept for the next run (``earlier``): nothing may change them
-    kept_code, kept_length = code.copy(), length.copy()
-    kept_code.flags.writeable = kept_length.flags.writeable = False
+    kept_code, kept_length = _frozen(code), _frozen(length)
     return PortMap(
         group=sk.group,
         cage=sk.cage,
@@ -629,6 +628,15 @@ def finish(
         skeleton=sk,
         finish_of=(kept_code, kept_length),
     )
+
+
+def _frozen(arr: np.ndarray) -> np.ndarray:
+    """``arr`` itself when nothing can change it (read-only, owning its data), else a read-only copy."""
+    if arr.base is None and not arr.flags.writeable:
+        return arr
+    out = arr.copy()
+    out.flags.writeable = False
+    return out
 
 
 def _finish_todo(

@@ -250,12 +250,13 @@ def build(inputs: Inputs, placement: object, cache: Kept[tuple[Any, ...], HallTr
     g = _Graph()
     violations: list[Violation] = []
     halls = {f"{b.id}/{h.id}": (b, h) for b, h in site.halls()}
-    row_depth = racks.groupby("row", sort=False)["depth_m"].max() if len(racks) else pd.Series(dtype=float)
+    # each rack's row looked up once in the rows table (an index, not a dict map per column)
+    row_at = pd.Index(rows["row"]).get_indexer(racks["row"]) if len(racks) else np.zeros(0, np.int64)
     line_of_row: dict[str, int] = {}
     rings: dict[str, tuple[float, float, float, float]] = {}
     hall_polys = {k: Polygon(h.polygon) for k, (_, h) in halls.items()}
     entries = {b.id: _entry(b, site.building, site.duct) for b in site.building}
-    hall_rows = _rows_by_hall(rows, row_depth)
+    hall_rows = _rows_by_hall(rows, _row_depth_m(rows, racks, row_at))
     doors = _rings_and_doors(halls, hall_polys, hall_rows, entries, rings)
     passes = _pass_throughs(halls, hall_polys, rings)
 
@@ -322,7 +323,7 @@ def build(inputs: Inputs, placement: object, cache: Kept[tuple[Any, ...], HallTr
 
     blocked = _apply_blocks(g, site.tray_block)
     edges = _edge_table(g)
-    att = _attach(g, edges, racks, rows, line_of_row, halls, inputs)
+    att = _attach(g, edges, racks, rows, row_at, line_of_row, inputs)
     if site.tray_add:  # user trays add edges; without them the table above is the whole graph
         violations += _apply_adds(g, site.tray_add, halls)
         edges = _edge_table(g)
@@ -518,14 +519,24 @@ def _on_boundary(poly: Polygon, pt: Sequence[float]) -> tuple[float, float]:
     return (round(float(q.x), 6), round(float(q.y), 6))
 
 
-def _rows_by_hall(rows: pd.DataFrame, row_depth: pd.Series) -> dict[str, dict[str, np.ndarray]]:
+def _row_depth_m(rows: pd.DataFrame, racks: pd.DataFrame, row_at: np.ndarray) -> np.ndarray:
+    """Per row of the rows table, its deepest rack (a row without racks, or only NaN depths: 1.2 m)."""
+    if not len(racks):
+        return np.full(len(rows), 1.2)
+    deepest = np.full(len(rows), -np.inf)
+    on = row_at >= 0
+    np.fmax.at(deepest, row_at[on], racks["depth_m"].to_numpy(float)[on])  # NaN skipped, as a max
+    return np.where(deepest > -np.inf, deepest, 1.2)
+
+
+def _rows_by_hall(rows: pd.DataFrame, depth_m: np.ndarray) -> dict[str, dict[str, np.ndarray]]:
     """The rows table split by hall, as arrays (row, axis, x0_m, y0_m, x1_m, y1_m, depth_m), once: not a
     filter of the whole table per hall and per use."""
     cols = {
         "row": rows["row"].to_numpy(object),
         "axis": rows["axis"].to_numpy(object),
         **{c: rows[c].to_numpy(float) for c in ("x0_m", "y0_m", "x1_m", "y1_m")},
-        "depth_m": rows["row"].map(row_depth).fillna(1.2).to_numpy(float),
+        "depth_m": depth_m,
     }
     return {
         str(k): {c: v[idx] for c, v in cols.items()}
@@ -752,10 +763,11 @@ def _edge_table(g: _Graph) -> pd.DataFrame:
             "levels": spec[:, 3].astype(np.int64),
         }
     )
-    area = df["width_mm"] * df["depth_mm"] * df["levels"]
-    duct = (df["kind"] == "duct").to_numpy()
-    bank = df["levels"] * np.pi * (DUCT_CONDUIT_BORE_MM / 2) ** 2
-    df["capacity_mm2"] = np.where(duct, bank * DUCT_FILL_LIMIT, area * df["fill_limit"])
+    levels = spec[:, 3].astype(np.int64)
+    area = spec[:, 0] * spec[:, 1] * levels
+    duct = np.array([e.kind == "duct" for e in live], dtype=bool)
+    bank = levels * np.pi * (DUCT_CONDUIT_BORE_MM / 2) ** 2
+    df["capacity_mm2"] = np.where(duct, bank * DUCT_FILL_LIMIT, area * spec[:, 2])
     return df
 
 
@@ -764,11 +776,11 @@ def _attach(
     edges: pd.DataFrame,
     racks: pd.DataFrame,
     rows: pd.DataFrame,
+    row_at: np.ndarray,
     line_of_row: dict[str, int],
-    halls: dict[str, tuple[Building, Hall]],
     inputs: Inputs,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Hang every rack off the row tray edge above it."""
+    """Hang every rack off the row tray edge above it (``row_at``: each rack's row in ``rows``)."""
     n = len(racks)
     rack_edge = np.full(n, -1, dtype=np.int64)
     offset = np.full(n, np.nan)
@@ -777,8 +789,6 @@ def _attach(
     drop = np.full(n, np.nan)
     if n == 0:
         return rack_edge, offset, node, z, drop
-    # each rack's row looked up once in the rows table (an index, not a dict map per column)
-    row_at = pd.Index(rows["row"]).get_indexer(racks["row"])
     lines = np.array([line_of_row.get(r, -1) for r in rows["row"].tolist()], dtype=np.int64)
     rline = np.where(row_at >= 0, lines[np.clip(row_at, 0, None)], -1) if len(lines) else np.full(n, -1)
     axes = rows["axis"].to_numpy(object)
