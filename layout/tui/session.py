@@ -75,8 +75,7 @@ def compute(
     result.budgets = budgets(result)
     result.take_indexes_of(earlier)
     if len(result.racks):
-        result.rack_links(0)  # builds the per-rack link index here, not in the UI thread
-        _ = result.link_codes, result.device_arrays  # and the inspector's arrays
+        _ = result.link_codes, result.device_arrays  # the inspector's arrays, here, not in the UI thread
     return result
 
 

@@ -581,18 +581,6 @@ def test_top_n_is_a_stable_sort_of_the_largest() -> None:
 
 
 @sync
-async def test_rack_links_index_matches_a_scan(superpod: Path) -> None:
-    app = DCLayoutApp(superpod)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await designed(pilot)
-        r = app.result
-        assert r is not None
-        for rack_no in range(len(r.racks)):
-            scan = np.flatnonzero((r.link_rack_a == rack_no) | (r.link_rack_b == rack_no))
-            assert np.array_equal(r.rack_links(rack_no), scan)
-
-
-@sync
 async def test_selecting_a_row_in_the_tree_puts_the_cursor_on_it(superpod: Path) -> None:
     app = DCLayoutApp(superpod)
     async with app.run_test(size=(120, 40)) as pilot:
