@@ -8,7 +8,7 @@ line ``2 * m_per_col`` metres: the map keeps the floor's proportions.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -152,27 +152,47 @@ def _add_design(floors: dict[str, HallFloor], result: Result) -> None:
     scene = result.scene
     racks = scene.racks
     if len(racks):
-        table = racks[
-            ["rack_no", "kind", "power_kw", "limit_kw", "fill_no", "user_row", "x0_m", "y0_m", "x1_m", "y1_m"]
-        ]
-        table = table.rename(columns={"x0_m": "x0", "y0_m": "y0", "x1_m": "x1", "y1_m": "y1"})
+        names = {"x0_m": "x0", "y0_m": "y0", "x1_m": "x1", "y1_m": "y1"}
+        cols = ["rack_no", "kind", "power_kw", "limit_kw", "fill_no", "user_row", *names]
+        arrays = {names.get(c, c): _column(racks[c]) for c in cols}
         for key, idx in scene.hall_racks.items():
             if key in floors:
-                floors[key].racks = table.iloc[idx].reset_index(drop=True)
+                floors[key].racks = _taken(arrays, idx)
     rows = scene.rows
     if len(rows):
-        kw = result.design.power.rows.set_index("row")["it_kw"]
-        table = rows[["row", "label", "axis", "x0_m", "y0_m", "x1_m", "y1_m", "front_sign"]].copy()
-        table["it_kw"] = table["row"].map(kw).fillna(0.0).to_numpy(float)
+        kw = dict(zip(*(result.design.power.rows[c].tolist() for c in ("row", "it_kw")), strict=True))
+        arrays = {
+            c: _column(rows[c])
+            for c in ("row", "label", "axis", "x0_m", "y0_m", "x1_m", "y1_m", "front_sign")
+        }
+        it_kw = np.array([kw.get(r, np.nan) for r in rows["row"].tolist()], float)
+        arrays["it_kw"] = np.where(np.isnan(it_kw), 0.0, it_kw)  # a row without power figures: 0 kW
         for hall, at in rows.groupby("hall", sort=False).indices.items():
             if str(hall) in floors:
-                floors[str(hall)].rows = table.iloc[np.asarray(at)].reset_index(drop=True)
+                floors[str(hall)].rows = _taken(arrays, np.asarray(at))
     edges = scene.tray_edges
     if edges is not None and len(edges):
         seg = edges[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float)
         for hall, at in edges.groupby("hall", sort=False).indices.items():
             if str(hall) in floors:
                 floors[str(hall)].trays = seg[np.asarray(at)]
+
+
+def _column(series: pd.Series) -> Any:
+    """A column's values as numpy (numbers, objects) or as its own array (text: no conversion)."""
+    return series.to_numpy() if isinstance(series.dtype, np.dtype) else series.array
+
+
+def _taken(arrays: dict[str, Any], idx: np.ndarray) -> pd.DataFrame:
+    """The rows ``idx`` of the columns ``arrays``, as a frame numbered from 0 (one take per column), each
+    column of its own dtype (an object column stays objects: no inference of text)."""
+    return pd.DataFrame(
+        {
+            c: pd.Series(a.take(idx), dtype=object, copy=False) if a.dtype == object else a.take(idx)
+            for c, a in arrays.items()
+        },
+        copy=False,
+    )
 
 
 # ------------------------------------------------------------------------------------------- raster
