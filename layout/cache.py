@@ -24,8 +24,10 @@ part of it:
 - the reliability figures of each cabling (``bom.reliability_key``: the fabric, the cabling, the
   catalog, the cluster's link MTBF and the training table: an edit that re-cables nothing reuses them);
 - the last cablings, by all the cabling stage reads (``media.cabling_key``: an edit of a hall's
-  cooling, power budget or floor load that moves no rack re-cables nothing), and each fabric's port
-  skeleton (every end's port and cage): see :class:`layout.media.CableCache`.
+  cooling, power budget or floor load that moves no rack re-cables nothing), each fabric's port
+  skeleton (every end's port and cage), each hall's piece of the tray network (``trays.hall_trays_key``)
+  and the last run's per-link picks, port map and counts, which the next run takes for the links an
+  edit did not move: see :class:`layout.media.CableCache`.
 
 Each store is a bounded :class:`layout.kept.Kept` keyed by everything its value is made from, so a run
 with a cache gives the same design as one without (tests/unit/test_cache.py and test_hall_edits.py
@@ -84,6 +86,8 @@ class DesignCache:
             "hall_tables": len(self.place.tables),
             "cablings": len(self.cable.cablings),
             "port_skeletons": len(self.cable.skeletons),
+            "port_runs": len(self.cable.ports),
+            "tray_halls": len(self.cable.tray_halls),
             "power_loads": len(self.power_loads),
             "hall_chains": len(self.hall_chains),
             "chains": len(self.chains),

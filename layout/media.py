@@ -39,7 +39,7 @@ from layout import ports as portlib
 from layout import power as powerlib
 from layout import route as routing
 from layout import trays as traylib
-from layout.arrays import unique_counts
+from layout.arrays import unique_counts, unique_inverse
 from layout.kept import Content, Kept
 from layout.load import Inputs
 from layout.model import Catalog
@@ -279,13 +279,12 @@ def cabling_key(inputs: Inputs, fabric: Any, placement: Any) -> dict[str, Any]:
 
 def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None) -> Cabling:
     catalog = inputs.catalog
-    trays = traylib.build(inputs, placement)
+    trays = traylib.build(inputs, placement, cache.tray_halls if cache is not None else None)
     mt = MediaTable.of(catalog)
     links: pd.DataFrame = fabric.links
     devices: pd.DataFrame = fabric.devices
     racks: pd.DataFrame = placement.racks
-    heights = {t: tpl.height_ru for t, tpl in inputs.templates.items()}
-    rack_h = racks["template"].map(heights).fillna(48).to_numpy(float) if len(racks) else np.zeros(0)
+    rack_h = traylib.rack_height_ru(racks, inputs) if len(racks) else np.zeros(0)
     ends = routing.link_ends(links, placement, rack_h)
     n = len(links)
 
@@ -299,9 +298,9 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     placed = ends.placed
     need = placed & ~is_jumper
     ti = np.nonzero(need)[0]
-    paths = routing.tray_paths(trays, ends.rack_a[ti], ends.rack_b[ti])
-    run = paths.dist_m[paths.pair]
     ra, rb = ends.rack_a[ti], ends.rack_b[ti]
+    paths = routing.tray_paths(trays, ra, rb)
+    run = paths.dist_m[paths.pair]
     drops = np.abs(trays.rack_z_m[ra] - ends.port_z_a_m[ti]) + np.abs(
         trays.rack_z_m[rb] - ends.port_z_b_m[ti]
     )
@@ -312,7 +311,7 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     length[is_jumper] = ends.jumper_length_m[is_jumper]
     tray_m[is_jumper] = 0.0
     length[ti] = np.where(np.isfinite(tray_len), tray_len, np.nan)
-    tray_m[ti] = np.where(np.isfinite(run), run, np.nan)
+    tray_m[ti] = np.where(np.isfinite(paths.dist_m), paths.dist_m, np.nan)[paths.pair]
     length = np.round(length, 6)  # no float dust at stock-length and reach boundaries
     earlier = cache.picks.get(catalog) if cache is not None else None
     picked = pick_again(mt, length, speed, earlier.pick if earlier is not None else None)
@@ -320,27 +319,42 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     status = np.zeros(n, dtype=np.int8)
     status[~placed] = STATUS.index("unplaced")
     no_tray = np.zeros(n, dtype=bool)
-    no_tray[ti] = (trays.rack_edge[ra] < 0) | (trays.rack_edge[rb] < 0)
+    # per rack pair, then per link (a pair's two racks are its links' two ends)
+    pair_no_tray = (trays.rack_edge[paths.src_rack] < 0) | (trays.rack_edge[paths.dst_rack] < 0)
+    no_tray[ti] = pair_no_tray[paths.pair]
     status[no_tray] = STATUS.index("no_tray")
     no_path = np.zeros(n, dtype=bool)
-    no_path[ti] = ~np.isfinite(run) & ~no_tray[ti]
+    no_path[ti] = (~np.isfinite(paths.dist_m) & ~pair_no_tray)[paths.pair]
     status[no_path] = STATUS.index("no_path")
     reach = np.isfinite(length) & (code < 0)
     status[reach] = STATUS.index("reach")
     code[status != 0] = -1
+    code.flags.writeable = length.flags.writeable = False  # kept by the port map (ports.finish)
     # ports and cages: one medium per cage (the longest link sharing it decides), copper assemblies
     rack_ids = racks["rack_id"].to_numpy() if len(racks) else np.zeros(0, dtype=object)
+    runs = cache.ports.get(port_runs_key(fabric, catalog)) if cache is not None else None
     port_map = portlib.finish(
-        port_skeleton(fabric, catalog, cache), devices, code, length, ends.rack_a, ends.rack_b, mt, rack_ids
+        port_skeleton(fabric, catalog, cache),
+        devices,
+        code,
+        length,
+        ends.rack_a,
+        ends.rack_b,
+        mt,
+        rack_ids,
+        earlier=runs.port_map if runs is not None else None,
     )
     code = port_map.code
     stock = stock_again(mt, port_map.stock_basis_m, code, earlier.stock if earlier is not None else None)
+    stock.flags.writeable = False  # kept (the links table, the counts): nothing may change it
+    counts = cable_counts_again(code, stock, earlier.counts if earlier is not None else None)
     if cache is not None:
         cache.picks.put(
             catalog,
             LinkPicks(
                 pick=ElementMemo((length, speed), picked),
-                stock=ElementMemo((port_map.stock_basis_m.copy(), code.copy()), stock.copy()),
+                stock=ElementMemo((port_map.stock_basis_m.copy(), code.copy()), stock),
+                counts=counts,
             ),
         )
 
@@ -380,11 +394,14 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     load = routing.edge_loads(trays, paths, area, tcode, k)
     edge_fill = _edge_fill(trays, load, mt)
 
-    modules = port_map.modules(devices, links, mt)  # as plugged: one per optical cage
+    module_rows = port_map.module_rows(mt, runs.module_rows if runs is not None else None)
+    modules = module_rows.table(devices, mt)  # as plugged: one per optical cage
+    if cache is not None:
+        cache.ports.put(port_runs_key(fabric, catalog), PortRuns(port_map, module_rows))
     module_w = module_power_w(devices, links, code, mt, catalog, modules)
     optical_ports = _optical_ports(devices, links, code, mt)
     power_kw = powerlib.switch_power_kw(catalog, devices, module_w)
-    cables = _cable_counts(code, stock, mt)
+    cables = _cable_table(counts, mt)
     violations = [
         *trays.violations,
         *_link_violations(out, racks, devices, placement, inputs),
@@ -429,10 +446,12 @@ class ElementMemo:
 
 @dataclass(frozen=True)
 class LinkPicks:
-    """A cabling's per-link media picks and stock lengths, for the next run of the same catalog."""
+    """A cabling's per-link media picks and stock lengths, and its cable counts, for the next run of the
+    same catalog."""
 
     pick: ElementMemo  # (length_m, speed_gbps) -> medium index (MediaTable.pick)
     stock: ElementMemo  # (stock_basis_m, medium index after cage sharing) -> stock length
+    counts: CableCounts  # (medium index, stock length) -> cables per medium and stock length
 
 
 def pick_again(
@@ -467,7 +486,23 @@ def _again(
     return out
 
 
+@dataclass(frozen=True)
+class PortRuns:
+    """The last run's port map and module rows of one fabric, for the next run's ``ports.finish`` and
+    ``PortMap.module_rows`` (``earlier``): they take whatever the links and cages the run did not
+    change give (each checks it was made from the very same port skeleton)."""
+
+    port_map: portlib.PortMap
+    module_rows: portlib.ModuleRows
+
+
+def port_runs_key(fabric: Any, catalog: Catalog) -> tuple[Any, Catalog]:
+    """What a :class:`PortRuns` is kept by: the fabric (the very object) and the catalog (its media)."""
+    return (fabric, catalog)
+
+
 PICKS_KEPT = 1  # the last run's picks: an edit compares with the design it changes
+PORT_RUNS_KEPT = 1  # the last run's port map: an edit compares with the design it changes
 PORT_SKELETONS_KEPT = 4  # as many as the fabrics a DesignCache keeps
 CABLINGS_KEPT = 2  # the design shown and the one before (undo and redo show a recent design anyway)
 
@@ -481,14 +516,22 @@ class CableCache:
     the fabric (compared as the very object: a fabric is immutable), the catalog and the NIC; and the
     last run's media picks and stock lengths per link (:class:`LinkPicks`, by the catalog), which the
     next run takes for every link whose length and speed (basis and medium) are bitwise the same: both
-    are functions of a link's own values, so only the links an edit moved are priced again. Without
-    one, a cabling keeps nothing."""
+    are functions of a link's own values, so only the links an edit moved are priced again; and the
+    last run's port map and module rows (:class:`PortRuns`, by the fabric and catalog), from which
+    ``ports.finish`` takes every cage-sharing component whose links' codes and lengths are the same and
+    ``PortMap.module_rows`` every device whose cages' media are; and each hall's piece of the tray
+    network (layout.trays.HallTrays, by all it is made from: ``trays.hall_trays_key``), so an edit of
+    one hall lays that hall's trays alone. Without one, a cabling keeps nothing."""
 
     cablings: Kept[tuple[Any, ...], Cabling] = field(default_factory=lambda: Kept(CABLINGS_KEPT))
     skeletons: Kept[tuple[Any, Catalog, str], portlib.PortSkeleton] = field(
         default_factory=lambda: Kept(PORT_SKELETONS_KEPT)
     )
     picks: Kept[Catalog, LinkPicks] = field(default_factory=lambda: Kept(PICKS_KEPT))
+    ports: Kept[tuple[Any, Catalog], PortRuns] = field(default_factory=lambda: Kept(PORT_RUNS_KEPT))
+    tray_halls: Kept[tuple[Any, ...], traylib.HallTrays] = field(
+        default_factory=lambda: Kept(traylib.HALL_TRAYS_KEPT)
+    )
 
 
 def port_skeleton(fabric: Any, catalog: Catalog, cache: CableCache | None = None) -> portlib.PortSkeleton:
@@ -509,6 +552,9 @@ def _edge_fill(trays: traylib.Trays, load: routing.EdgeLoad, mt: MediaTable) -> 
     # the whole cross-section (every stacked level; a duct's conduit bores): fill is over it, so
     # ``over`` is exactly ``fill > fill_limit``
     gross = (e["capacity_mm2"] / e["fill_limit"]).to_numpy(float)
+    peak = np.round(load.peak_area_mm2, 3)
+    capacity = e["capacity_mm2"].to_numpy()
+    # one table made at once (adding the ~10 columns one by one re-made its blocks each time)
     fill = pd.DataFrame(
         {
             "kind": e["kind"],
@@ -516,23 +562,66 @@ def _edge_fill(trays: traylib.Trays, load: routing.EdgeLoad, mt: MediaTable) -> 
             "where": e["where"],
             "length_m": e["length_m"],
             "cables": load.cables[:, : len(mt.ids)].sum(axis=1).round().astype(np.int64),
-            "peak_area_mm2": np.round(load.peak_area_mm2, 3),
+            "peak_area_mm2": peak,
             "peak_at_m": np.round(load.peak_at_m, 3),
             "capacity_mm2": e["capacity_mm2"],
             "fill": np.round(load.peak_area_mm2 / gross, 6),
             "fill_limit": e["fill_limit"],
+            "over": peak > capacity + 1e-6,
+            **{f"cables_{mid}": load.cables[:, i].round().astype(np.int64) for i, mid in enumerate(mt.ids)},
         }
     )
-    fill["over"] = fill["peak_area_mm2"] > fill["capacity_mm2"] + 1e-6
-    for i, mid in enumerate(mt.ids):
-        fill[f"cables_{mid}"] = load.cables[:, i].round().astype(np.int64)
     return fill
 
 
-def _cable_counts(code: np.ndarray, stock: np.ndarray, mt: MediaTable) -> pd.DataFrame:
+@dataclass(frozen=True)
+class CableCounts:
+    """Cables to buy as numbers: per (medium, stock length in mm) key (medium x 2^40 + mm, sorted), the
+    count; and the per-link medium and stock length they were counted from, for the next run."""
+
+    code: np.ndarray
+    stock: np.ndarray
+    keys: np.ndarray
+    counts: np.ndarray
+
+
+def _cable_keys(code: np.ndarray, stock: np.ndarray) -> np.ndarray:
     ok = code >= 0
-    mm = np.round(stock[ok] * 1000).astype(np.int64)
-    keys, counts = unique_counts(code[ok] * (1 << 40) + mm)
+    return code[ok].astype(np.int64) * (1 << 40) + np.round(stock[ok] * 1000).astype(np.int64)
+
+
+def cable_counts_again(code: np.ndarray, stock: np.ndarray, earlier: CableCounts | None) -> CableCounts:
+    """The cable counts of links with these media and stock lengths. ``earlier``: the counts of an
+    earlier run's links (same catalog), or None: the counts are sums over links, so only the links whose
+    medium or stock length differ are taken out of ``earlier``'s counts (at their old key) and put in
+    again (at their new one); whole numbers, so the result is exactly a fresh count."""
+    if (
+        earlier is None
+        or earlier.code.shape != code.shape
+        or earlier.stock.shape != stock.shape
+        or earlier.code.dtype != code.dtype
+    ):
+        keys, counts = unique_counts(_cable_keys(code, stock))
+        return CableCounts(code, stock, keys, counts)
+    # a link without a medium (on both runs) is counted in neither, whatever its stock length (NaN)
+    moved = np.flatnonzero((code != earlier.code) | ((code >= 0) & ~(stock == earlier.stock)))
+    if not len(moved):
+        return CableCounts(code, stock, earlier.keys, earlier.counts)
+    k_out, c_out = unique_counts(_cable_keys(earlier.code[moved], earlier.stock[moved]))
+    k_in, c_in = unique_counts(_cable_keys(code[moved], stock[moved]))
+    keys, at = unique_inverse(np.r_[earlier.keys, k_in, k_out])
+    counts = np.bincount(at, weights=np.r_[earlier.counts, c_in, -c_out], minlength=len(keys))
+    counts = np.round(counts).astype(np.int64)
+    left = counts > 0
+    return CableCounts(code, stock, keys[left], counts[left])
+
+
+def _cable_counts(code: np.ndarray, stock: np.ndarray, mt: MediaTable) -> pd.DataFrame:
+    return _cable_table(cable_counts_again(code, stock, None), mt)
+
+
+def _cable_table(c: CableCounts, mt: MediaTable) -> pd.DataFrame:
+    keys, counts = c.keys, c.counts
     return pd.DataFrame(
         {
             "media": np.array(mt.ids, dtype=object)[keys >> 40],

@@ -84,9 +84,13 @@ def link_ends(links: pd.DataFrame, placement: object, rack_height_ru: np.ndarray
         pos = racks["pos"].to_numpy(np.int64)
         x = racks["x_m"].to_numpy(float)
         y = racks["y_m"].to_numpy(float)
-        ia, ib = np.clip(ra, 0, None), np.clip(rb, 0, None)
+        ia, ib = np.maximum(ra, 0), np.maximum(rb, 0)
         same = placed & (ra == rb)
-        adj = placed & ~same & (row_code[ia] == row_code[ib]) & (np.abs(pos[ia] - pos[ib]) == 1)
+        # neighbours: one row, positions one apart; as one packed key per rack, row x m + pos, with m
+        # twice the span of positions, so racks of two rows are always more than one apart
+        m = 2 * (int(pos.max()) - int(pos.min()) + 2)
+        row_pos = row_code.astype(np.int64) * m + pos
+        adj = placed & ~same & (np.abs(row_pos[ia] - row_pos[ib]) == 1)
         dz = np.abs(za - zb)
         jumper[same] = JUMPER_RACK
         jumper[adj] = JUMPER_ADJACENT
@@ -212,10 +216,12 @@ def edge_loads(
     ``paths.pair``). ``cable_kind`` in 0..n_kinds-1 (e.g. the medium)."""
     n_edges = len(trays.edges)
     n_pairs = paths.n_pairs
-    ok_link = paths.dist_m[paths.pair] < np.inf
-    pair = paths.pair[ok_link]
-    kind = cable_kind[ok_link].astype(np.int64)
-    w_pair = np.bincount(pair, weights=area_mm2[ok_link], minlength=n_pairs)
+    if (paths.dist_m < np.inf).all():  # every pair has a path: every link counts (no masked copies)
+        pair, kind, area = paths.pair, cable_kind.astype(np.int64, copy=False), area_mm2
+    else:
+        ok_link = paths.dist_m[paths.pair] < np.inf
+        pair, kind, area = paths.pair[ok_link], cable_kind[ok_link].astype(np.int64), area_mm2[ok_link]
+    w_pair = np.bincount(pair, weights=area, minlength=n_pairs)
     c_pair = (
         np.bincount(pair * n_kinds + kind, minlength=n_pairs * n_kinds)
         .reshape(n_pairs, n_kinds)

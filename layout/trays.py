@@ -33,13 +33,14 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy.sparse import csr_matrix
 from shapely.geometry import Point, Polygon
 
+from layout.kept import Content, Kept
 from layout.load import Inputs
 from layout.model.site import Building, Hall, TrayEdit, TraySpec
 from layout.violations import Violation
@@ -239,84 +240,40 @@ def _merge_intervals(iv: Sequence[tuple[float, float]]) -> list[tuple[float, flo
     return out
 
 
-def build(inputs: Inputs, placement: object) -> Trays:
-    """Lay the trays for a placement (layout.place.Placement: ``racks`` and ``rows`` tables)."""
+def build(inputs: Inputs, placement: object, cache: Kept[tuple[Any, ...], HallTrays] | None = None) -> Trays:
+    """Lay the trays for a placement (layout.place.Placement: ``racks`` and ``rows`` tables). ``cache``:
+    each hall's piece (:class:`HallTrays`) kept by all it is made from (:func:`hall_trays_key`), so an
+    edit of one hall lays that hall's trays alone; the trays are the same with or without it."""
     racks: pd.DataFrame = placement.racks  # type: ignore[attr-defined]
     rows: pd.DataFrame = placement.rows  # type: ignore[attr-defined]
     site = inputs.site
     g = _Graph()
     violations: list[Violation] = []
     halls = {f"{b.id}/{h.id}": (b, h) for b, h in site.halls()}
-    row_depth = racks.groupby("row", sort=False)["depth_m"].max() if len(racks) else pd.Series(dtype=float)
+    # each rack's row looked up once in the rows table (an index, not a dict map per column)
+    row_at = pd.Index(rows["row"]).get_indexer(racks["row"]) if len(racks) else np.zeros(0, np.int64)
     line_of_row: dict[str, int] = {}
     rings: dict[str, tuple[float, float, float, float]] = {}
     hall_polys = {k: Polygon(h.polygon) for k, (_, h) in halls.items()}
     entries = {b.id: _entry(b, site.building, site.duct) for b in site.building}
-    hall_rows = _rows_by_hall(rows, row_depth)
+    hall_rows = _rows_by_hall(rows, _row_depth_m(rows, racks, row_at))
     doors = _rings_and_doors(halls, hall_polys, hall_rows, entries, rings)
     passes = _pass_throughs(halls, hall_polys, rings)
 
     n_lines = 0
     for hkey in sorted(halls):
-        b, h = halls[hkey]
         if hkey not in rings:
             continue
-        hrows = hall_rows[hkey]
-        x_lo, x_hi, y_lo, y_hi = rings[hkey]
-        z = h.tray.height_m
-        segs: list[_Seg] = [
-            _Seg("h", y_lo, x_lo, x_hi, "cross", where=hkey),
-            _Seg("h", y_hi, x_lo, x_hi, "cross", where=hkey),
-            _Seg("v", x_lo, y_lo, y_hi, "cross", where=hkey),
-            _Seg("v", x_hi, y_lo, y_hi, "cross", where=hkey),
-        ]
-        for axis in ("x", "y"):
-            sel = hrows["axis"] == axis
-            if not sel.any():
-                continue
-            arows = {c: v[sel] for c, v in hrows.items()}
-            if axis == "x":
-                lo = np.minimum(arows["x0_m"], arows["x1_m"])
-                hi = np.maximum(arows["x0_m"], arows["x1_m"])
-                perp = arows["y0_m"]
-                ring_lo, ring_hi, cross_orient, line_orient = x_lo, x_hi, "v", "h"
-                cross_span = (y_lo, y_hi)
-            else:
-                lo = np.minimum(arows["y0_m"], arows["y1_m"])
-                hi = np.maximum(arows["y0_m"], arows["y1_m"])
-                perp = arows["x0_m"]
-                ring_lo, ring_hi, cross_orient, line_orient = y_lo, y_hi, "h", "v"
-                cross_span = (x_lo, x_hi)
-            merged = _merge_intervals(list(zip(lo.tolist(), hi.tolist(), strict=True)))
-            interior = [(merged[i][1] + merged[i + 1][0]) / 2 for i in range(len(merged) - 1)]
-            for c in interior:
-                segs.append(_Seg(cross_orient, c, cross_span[0], cross_span[1], "cross", where=hkey))
-            cross = np.array(sorted([ring_lo, *interior, ring_hi]))
-            # each row's tray runs from the cross tray before its first rack to the one after its last
-            i_lo = np.searchsorted(cross, lo + TOL_M, side="right") - 1
-            i_hi = np.searchsorted(cross, hi - TOL_M, side="left")
-            c_lo = cross[np.clip(i_lo, 0, len(cross) - 1)]
-            c_hi = cross[np.clip(i_hi, 0, len(cross) - 1)]
-            by_perp: dict[float, list[tuple[float, float, str]]] = {}
-            for p, a, bb, rid in zip(
-                perp.tolist(), c_lo.tolist(), c_hi.tolist(), arows["row"].tolist(), strict=True
-            ):
-                by_perp.setdefault(round(p, 3), []).append((a, bb, rid))
-            for p in sorted(by_perp):
-                items = by_perp[p]
-                for a, bb in _merge_intervals([(a, bb) for a, bb, _ in items]):
-                    names = sorted(r for ra, rb, r in items if ra >= a - TOL_M and rb <= bb + TOL_M)
-                    for r in names:
-                        line_of_row[r] = n_lines
-                    segs.append(_Seg(line_orient, p, a, bb, "row", line=n_lines, where="+".join(names)))
-                    n_lines += 1
+        tray = halls[hkey][1].tray
         # extra split points on the ring: the door towards the entry and pass-throughs to other halls
-        for px, py in [doors[hkey]] + [pt for (hk, pt, _) in passes if hk == hkey]:
-            for s in segs[:4]:
-                along, fixed = (px, py) if s.orient == "h" else (py, px)
-                if abs(fixed - s.fixed) <= TOL_M and s.a0 - TOL_M <= along <= s.a1 + TOL_M:
-                    s.splits.append(along)
-        _split_and_add(g, segs, hkey, z, _spec(h.tray))
+        points = (doors[hkey], *(pt for (hk, pt, _) in passes if hk == hkey))
+        key = tuple(hall_trays_key(hkey, hall_rows[hkey], rings[hkey], tray, points).values())
+        piece = cache.get(key) if cache is not None else None
+        if piece is None:
+            piece = _hall_piece(hkey, hall_rows[hkey], rings[hkey], tray, points)
+        if cache is not None:
+            cache.put(key, piece)
+        n_lines = _add_piece(g, piece, line_of_row, n_lines)
 
     # trunks: hall door -> building entry (L-shaped at tray height), riser down to the entry
     entry_node: dict[str, int] = {}
@@ -366,7 +323,7 @@ def build(inputs: Inputs, placement: object) -> Trays:
 
     blocked = _apply_blocks(g, site.tray_block)
     edges = _edge_table(g)
-    att = _attach(g, edges, racks, rows, line_of_row, halls, inputs)
+    att = _attach(g, edges, racks, rows, row_at, line_of_row, inputs)
     if site.tray_add:  # user trays add edges; without them the table above is the whole graph
         violations += _apply_adds(g, site.tray_add, halls)
         edges = _edge_table(g)
@@ -388,6 +345,150 @@ def build(inputs: Inputs, placement: object) -> Trays:
         blocked=blocked,
         violations=violations,
     )
+
+
+@dataclass(frozen=True)
+class HallTrays:
+    """One hall's rows, cross aisles and ring as laid by :func:`_hall_piece`, numbered from 0: its nodes
+    (x, y, z, hall, kind) and their dedup keys, its edges (``line`` counted from 0 in this hall; -1:
+    not a row tray) and each row's tray line. :func:`build` adds it to the site's graph after the
+    halls before it (node, edge and line numbers shifted), so a kept piece gives the same graph."""
+
+    nx: tuple[float, ...]
+    ny: tuple[float, ...]
+    nz: tuple[float, ...]
+    nhall: tuple[str, ...]
+    nkind: tuple[str, ...]
+    index: tuple[tuple[tuple[str, float, float, float], int], ...]
+    edges: tuple[_Edge, ...]
+    lines: tuple[tuple[str, int], ...]
+    n_lines: int
+
+
+HALL_TRAYS_KEPT = 64  # pieces kept: every hall of a large campus, before and after an edit
+
+
+def hall_trays_key(
+    hkey: str,
+    hrows: dict[str, np.ndarray],
+    ring: tuple[float, float, float, float],
+    tray: TraySpec,
+    points: tuple[tuple[float, float], ...],
+) -> dict[str, Any]:
+    """Everything a hall's tray piece (:class:`HallTrays`) is made from, by name: the hall, its rows
+    (id, axis, ends), its ring, its tray spec (height, widths, levels) and the ring's split points (the
+    door towards the entry, pass-throughs to other halls)."""
+    return {
+        "hall": hkey,
+        "rows": Content(*(hrows[c] for c in ("row", "axis", "x0_m", "y0_m", "x1_m", "y1_m"))),
+        "ring": ring,
+        "tray": tray,
+        "points": points,
+    }
+
+
+def _hall_piece(
+    hkey: str,
+    hrows: dict[str, np.ndarray],
+    ring: tuple[float, float, float, float],
+    tray: TraySpec,
+    points: tuple[tuple[float, float], ...],
+) -> HallTrays:
+    """Lay one hall's row trays, cross trays and ring (module docstring) on a graph of its own."""
+    g = _Graph()
+    line_of_row: dict[str, int] = {}
+    n_lines = 0
+    x_lo, x_hi, y_lo, y_hi = ring
+    z = tray.height_m
+    segs: list[_Seg] = [
+        _Seg("h", y_lo, x_lo, x_hi, "cross", where=hkey),
+        _Seg("h", y_hi, x_lo, x_hi, "cross", where=hkey),
+        _Seg("v", x_lo, y_lo, y_hi, "cross", where=hkey),
+        _Seg("v", x_hi, y_lo, y_hi, "cross", where=hkey),
+    ]
+    for axis in ("x", "y"):
+        sel = hrows["axis"] == axis
+        if not sel.any():
+            continue
+        arows = {c: v[sel] for c, v in hrows.items()}
+        if axis == "x":
+            lo = np.minimum(arows["x0_m"], arows["x1_m"])
+            hi = np.maximum(arows["x0_m"], arows["x1_m"])
+            perp = arows["y0_m"]
+            ring_lo, ring_hi, cross_orient, line_orient = x_lo, x_hi, "v", "h"
+            cross_span = (y_lo, y_hi)
+        else:
+            lo = np.minimum(arows["y0_m"], arows["y1_m"])
+            hi = np.maximum(arows["y0_m"], arows["y1_m"])
+            perp = arows["x0_m"]
+            ring_lo, ring_hi, cross_orient, line_orient = y_lo, y_hi, "h", "v"
+            cross_span = (x_lo, x_hi)
+        merged = _merge_intervals(list(zip(lo.tolist(), hi.tolist(), strict=True)))
+        interior = [(merged[i][1] + merged[i + 1][0]) / 2 for i in range(len(merged) - 1)]
+        for c in interior:
+            segs.append(_Seg(cross_orient, c, cross_span[0], cross_span[1], "cross", where=hkey))
+        cross = np.array(sorted([ring_lo, *interior, ring_hi]))
+        # each row's tray runs from the cross tray before its first rack to the one after its last
+        i_lo = np.searchsorted(cross, lo + TOL_M, side="right") - 1
+        i_hi = np.searchsorted(cross, hi - TOL_M, side="left")
+        c_lo = cross[np.clip(i_lo, 0, len(cross) - 1)]
+        c_hi = cross[np.clip(i_hi, 0, len(cross) - 1)]
+        by_perp: dict[float, list[tuple[float, float, str]]] = {}
+        for p, a, bb, rid in zip(
+            perp.tolist(), c_lo.tolist(), c_hi.tolist(), arows["row"].tolist(), strict=True
+        ):
+            by_perp.setdefault(round(p, 3), []).append((a, bb, rid))
+        for p in sorted(by_perp):
+            items = by_perp[p]
+            for a, bb in _merge_intervals([(a, bb) for a, bb, _ in items]):
+                names = sorted(r for ra, rb, r in items if ra >= a - TOL_M and rb <= bb + TOL_M)
+                for r in names:
+                    line_of_row[r] = n_lines
+                segs.append(_Seg(line_orient, p, a, bb, "row", line=n_lines, where="+".join(names)))
+                n_lines += 1
+    for px, py in points:
+        for s in segs[:4]:
+            along, fixed = (px, py) if s.orient == "h" else (py, px)
+            if abs(fixed - s.fixed) <= TOL_M and s.a0 - TOL_M <= along <= s.a1 + TOL_M:
+                s.splits.append(along)
+    _split_and_add(g, segs, hkey, z, _spec(tray))
+    assert all(g.alive)  # nothing retired in a piece: its edges are exactly g.e
+    return HallTrays(
+        nx=tuple(g.nx),
+        ny=tuple(g.ny),
+        nz=tuple(g.nz),
+        nhall=tuple(g.nhall),
+        nkind=tuple(g.nkind),
+        index=tuple(g.index.items()),
+        edges=tuple(g.e),
+        lines=tuple(line_of_row.items()),
+        n_lines=n_lines,
+    )
+
+
+def _add_piece(g: _Graph, piece: HallTrays, line_of_row: dict[str, int], n_lines: int) -> int:
+    """Append a hall's piece to the site's graph (its nodes are all new: their keys name the hall) and
+    return the next tray line number."""
+    off, e_off = len(g.nx), len(g.e)
+    g.nx.extend(piece.nx)
+    g.ny.extend(piece.ny)
+    g.nz.extend(piece.nz)
+    g.nhall.extend(piece.nhall)
+    g.nkind.extend(piece.nkind)
+    g.index.update((k, i + off) for k, i in piece.index)
+    g.e.extend(
+        [
+            _Edge(u + off, v + off, length, kind, hall, where, line + n_lines if line >= 0 else -1, spec)
+            for u, v, length, kind, hall, where, line, spec in piece.edges
+        ]
+    )
+    g.seen.update(
+        ((min(u, v) + off, max(u, v) + off, kind), e_off + j)
+        for j, (u, v, _, kind, *_rest) in enumerate(piece.edges)
+    )
+    g.alive.extend([True] * len(piece.edges))
+    line_of_row.update((r, line + n_lines) for r, line in piece.lines)
+    return n_lines + piece.n_lines
 
 
 def _entry(b: Building, buildings: Sequence[Building], ducts: Sequence[object]) -> tuple[float, float]:
@@ -418,14 +519,24 @@ def _on_boundary(poly: Polygon, pt: Sequence[float]) -> tuple[float, float]:
     return (round(float(q.x), 6), round(float(q.y), 6))
 
 
-def _rows_by_hall(rows: pd.DataFrame, row_depth: pd.Series) -> dict[str, dict[str, np.ndarray]]:
+def _row_depth_m(rows: pd.DataFrame, racks: pd.DataFrame, row_at: np.ndarray) -> np.ndarray:
+    """Per row of the rows table, its deepest rack (a row without racks, or only NaN depths: 1.2 m)."""
+    if not len(racks):
+        return np.full(len(rows), 1.2)
+    deepest = np.full(len(rows), -np.inf)
+    on = row_at >= 0
+    np.fmax.at(deepest, row_at[on], racks["depth_m"].to_numpy(float)[on])  # NaN skipped, as a max
+    return np.where(deepest > -np.inf, deepest, 1.2)
+
+
+def _rows_by_hall(rows: pd.DataFrame, depth_m: np.ndarray) -> dict[str, dict[str, np.ndarray]]:
     """The rows table split by hall, as arrays (row, axis, x0_m, y0_m, x1_m, y1_m, depth_m), once: not a
     filter of the whole table per hall and per use."""
     cols = {
         "row": rows["row"].to_numpy(object),
         "axis": rows["axis"].to_numpy(object),
         **{c: rows[c].to_numpy(float) for c in ("x0_m", "y0_m", "x1_m", "y1_m")},
-        "depth_m": rows["row"].map(row_depth).fillna(1.2).to_numpy(float),
+        "depth_m": depth_m,
     }
     return {
         str(k): {c: v[idx] for c, v in cols.items()}
@@ -652,10 +763,11 @@ def _edge_table(g: _Graph) -> pd.DataFrame:
             "levels": spec[:, 3].astype(np.int64),
         }
     )
-    area = df["width_mm"] * df["depth_mm"] * df["levels"]
-    duct = (df["kind"] == "duct").to_numpy()
-    bank = df["levels"] * np.pi * (DUCT_CONDUIT_BORE_MM / 2) ** 2
-    df["capacity_mm2"] = np.where(duct, bank * DUCT_FILL_LIMIT, area * df["fill_limit"])
+    levels = spec[:, 3].astype(np.int64)
+    area = spec[:, 0] * spec[:, 1] * levels
+    duct = np.array([e.kind == "duct" for e in live], dtype=bool)
+    bank = levels * np.pi * (DUCT_CONDUIT_BORE_MM / 2) ** 2
+    df["capacity_mm2"] = np.where(duct, bank * DUCT_FILL_LIMIT, area * spec[:, 2])
     return df
 
 
@@ -664,11 +776,11 @@ def _attach(
     edges: pd.DataFrame,
     racks: pd.DataFrame,
     rows: pd.DataFrame,
+    row_at: np.ndarray,
     line_of_row: dict[str, int],
-    halls: dict[str, tuple[Building, Hall]],
     inputs: Inputs,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Hang every rack off the row tray edge above it."""
+    """Hang every rack off the row tray edge above it (``row_at``: each rack's row in ``rows``)."""
     n = len(racks)
     rack_edge = np.full(n, -1, dtype=np.int64)
     offset = np.full(n, np.nan)
@@ -677,8 +789,6 @@ def _attach(
     drop = np.full(n, np.nan)
     if n == 0:
         return rack_edge, offset, node, z, drop
-    # each rack's row looked up once in the rows table (an index, not a dict map per column)
-    row_at = pd.Index(rows["row"]).get_indexer(racks["row"])
     lines = np.array([line_of_row.get(r, -1) for r in rows["row"].tolist()], dtype=np.int64)
     rline = np.where(row_at >= 0, lines[np.clip(row_at, 0, None)], -1) if len(lines) else np.full(n, -1)
     axes = rows["axis"].to_numpy(object)
@@ -711,10 +821,19 @@ def _attach(
         near_u = offset[ok] <= np.abs(av[k] - au[k]) / 2
         node[ok] = np.where(near_u, eu[k], ev[k])
         z[ok] = np.asarray(g.nz)[eu[k]]
-    heights = {t: tpl.height_ru for t, tpl in inputs.templates.items()}
-    rack_h = racks["template"].map(heights).fillna(48).to_numpy(float) * RU_M
+    rack_h = rack_height_ru(racks, inputs) * RU_M
     drop = z - rack_h / 2
     return rack_edge, offset, node, z, drop
+
+
+def rack_height_ru(racks: pd.DataFrame, inputs: Inputs) -> np.ndarray:
+    """Each rack's height in RU by its template (48 for a template the inputs do not know), looked up
+    once per distinct template, not once per rack."""
+    codes, names = pd.factorize(racks["template"])
+    tab = np.array(
+        [float(inputs.templates[t].height_ru) if t in inputs.templates else 48.0 for t in names] + [48.0]
+    )
+    return tab[codes]  # code -1 (no template): the appended 48
 
 
 def _slots(
@@ -731,7 +850,10 @@ def _slots(
     if on.size:
         e = rack_edge[on]
         off_mm = np.round(offset[on] * 1000).astype(np.int64)
-        pair = np.unique(np.stack([e, off_mm], axis=1), axis=0)  # sorted by edge, then offset
+        # the distinct (edge, offset) pairs sorted by edge, then offset: one packed key (offsets are
+        # whole millimetres >= 0, below 2^32), not a row-wise unique
+        packed = np.unique(e * (1 << 32) + off_mm)
+        pair = np.stack([packed >> 32, packed & ((1 << 32) - 1)], axis=1)
         first = np.searchsorted(pair[:, 0], pair[:, 0], side="left")
         pair_rank = np.arange(len(pair)) - first
         where = np.searchsorted(pair[:, 0] * (1 << 32) + pair[:, 1], e * (1 << 32) + off_mm)

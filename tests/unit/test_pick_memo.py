@@ -59,3 +59,33 @@ def test_stock_again_equals_a_fresh_stock_length() -> None:
     got = stock_again(mt, basis2, code2, memo)
     assert np.array_equal(got, mt.stock_length(basis2, code2), equal_nan=True)
     assert not np.array_equal(got, memo.output, equal_nan=True)
+
+
+def test_cable_counts_again_equal_a_fresh_count_after_some_links_change() -> None:
+    from layout.media import cable_counts_again
+
+    mt = _table()
+    rng = np.random.default_rng(3)
+    length = np.round(rng.uniform(0.5, 900.0, 4000), 6)
+    code = mt.pick(length, 400)
+    code[::50] = -1  # links without a medium are not counted
+    stock = mt.stock_length(length, code)
+    first = cable_counts_again(code, stock, None)
+    assert first.counts.sum() == (code >= 0).sum()
+    code2, length2 = code.copy(), length.copy()
+    length2[::3] = np.round(rng.uniform(0.5, 900.0, len(length2[::3])), 6)
+    code2[::3] = mt.pick(length2[::3], 400)
+    code2[1::40] = -1
+    stock2 = mt.stock_length(length2, code2)
+    warm = cable_counts_again(code2, stock2, first)
+    cold = cable_counts_again(code2, stock2, None)
+    assert np.array_equal(warm.keys, cold.keys) and np.array_equal(warm.counts, cold.counts)
+    assert warm.counts.dtype == cold.counts.dtype == np.int64 and (warm.counts > 0).all()
+    assert not np.array_equal(warm.counts, first.counts[: len(warm.counts)]) or len(warm.keys) != len(
+        first.keys
+    )
+    # nothing changed: the earlier counts themselves; other links (another length): counted afresh
+    assert cable_counts_again(code, stock, first).counts is first.counts
+    short = cable_counts_again(code2[:-1], stock2[:-1], first)
+    again = cable_counts_again(code2[:-1], stock2[:-1], None)
+    assert np.array_equal(short.keys, again.keys) and np.array_equal(short.counts, again.counts)

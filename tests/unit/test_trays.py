@@ -177,3 +177,123 @@ def test_building_without_entry_gets_one_on_its_wall() -> None:
     e = t.nodes[t.nodes["kind"] == "entry"].iloc[0]
     assert e["x_m"] in (0.0, 20.0) or e["y_m"] in (0.0, 10.0)
     assert t.edges["kind"].eq("riser").sum() == 1
+
+
+# ------------------------------------------------------------------------ kept hall pieces (cache)
+def _three_rows(middle_y: float = 5.0) -> object:
+    # rows along x at y 3, middle_y, 7; racks x 5.0..6.2: ring x 4.4..6.8, y 1.8..8.2, door (4.4, 5)
+    specs = [
+        (f"B1/H1/R0{r}/K0{k}", 5.3 + 0.6 * (k - 1), y)
+        for r, y in ((1, 3.0), (2, middle_y), (3, 7.0))
+        for k in (1, 2)
+    ]
+    return hb.placement(hb.racks_table(specs), [], [])
+
+
+def _assert_same_trays(a: object, b: object) -> None:
+    import dataclasses
+
+    import pandas as pd
+
+    for f in dataclasses.fields(a):  # type: ignore[arg-type]
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if isinstance(x, pd.DataFrame):
+            pd.testing.assert_frame_equal(x, y, check_exact=True)
+        elif isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype and np.array_equal(x, y, equal_nan=True), f.name
+        else:
+            assert [v.message for v in x] == [v.message for v in y], f.name
+
+
+def _edited(part: str) -> tuple[object, object]:
+    """The one-row site with three rows, and an edit of it that changes one part of the hall's piece key
+    alone: its rows (the middle row moves), its ring (the top wall comes closer: the ring's top side
+    moves in, nothing else), its tray spec (narrower) or its ring's split points (the entry moves, so
+    the door does)."""
+
+    def wall(data: dict) -> None:
+        data["building"][0]["hall"][0]["polygon"] = [[0, 0], [20, 0], [20, 8], [0, 8]]
+
+    def narrow(data: dict) -> None:
+        data["building"][0]["hall"][0]["tray"]["width_mm"] = 450
+
+    def entry(data: dict) -> None:
+        data["building"][0]["entry"] = [0, 4]
+
+    if part == "rows":
+        return hb.site("one-row"), _three_rows(5.5)
+    edit = {"ring": wall, "tray": narrow, "points": entry}[part]
+    return hb.site_edited("one-row", edit), _three_rows()
+
+
+PIECE_PARTS = ("rows", "ring", "tray", "points")
+
+
+@pytest.mark.parametrize("part", PIECE_PARTS)
+def test_a_kept_hall_piece_gives_the_trays_of_a_fresh_build(part: str) -> None:
+    from layout.kept import Kept
+    from layout.trays import HALL_TRAYS_KEPT
+
+    cache: Kept = Kept(HALL_TRAYS_KEPT)
+    base, place = hb.site("one-row"), _three_rows()
+    _assert_same_trays(build(base, place, cache), build(base, place))
+    kept = cache.known_keys()
+    _assert_same_trays(build(base, place, cache), build(base, place))  # the kept piece, taken
+    assert cache.known_keys() == kept
+    inputs, moved = _edited(part)
+    cold = build(inputs, moved)
+    assert len(cold.edges) != len(build(base, place).edges) or not cold.edges.equals(build(base, place).edges)
+    _assert_same_trays(build(inputs, moved, cache), cold)
+    assert len(cache) == 2  # made again: a new piece
+
+
+@pytest.mark.parametrize("part", PIECE_PARTS)
+def test_leaving_a_part_out_of_the_hall_piece_key_is_caught(
+    monkeypatch: pytest.MonkeyPatch, part: str
+) -> None:
+    from conftest import leave_out
+
+    from layout import trays
+    from layout.kept import Kept
+
+    leave_out(monkeypatch, trays, "hall_trays_key", part)
+    cache: Kept = Kept(trays.HALL_TRAYS_KEPT)
+    build(hb.site("one-row"), _three_rows(), cache)
+    inputs, moved = _edited(part)
+    with pytest.raises(AssertionError):
+        _assert_same_trays(build(inputs, moved, cache), build(inputs, moved))
+
+
+def test_an_edit_of_one_hall_lays_that_halls_trays_alone() -> None:
+    # two halls of one building (the pass-through test's): moving a rack of H2 keeps H1's piece
+    from layout.kept import Kept
+    from layout.trays import HALL_TRAYS_KEPT
+
+    def halls(data: dict) -> None:
+        b = data["building"][0]
+        b["footprint"] = [[0, -30], [42, -30], [42, 10], [0, 10]]
+        b["entry"] = [21, -30]
+        b["hall"] = [
+            {"id": "H1", "polygon": [[0, 0], [20, 0], [20, 10], [0, 10]]},
+            {"id": "H2", "polygon": [[22, 0], [42, 0], [42, 10], [22, 10]]},
+        ]
+
+    def place(h2_y: float) -> object:
+        specs = [
+            ("B1/H1/R01/K01", 14.3, 5),
+            ("B1/H1/R01/K02", 14.9, 5),
+            ("B1/H2/R01/K01", 27.1, 5),
+            ("B1/H2/R01/K02", 27.7, 5),
+            ("B1/H2/R02/K01", 27.1, h2_y),
+            ("B1/H2/R02/K02", 27.7, h2_y),
+        ]
+        return hb.placement(hb.racks_table(specs), [], [])
+
+    inputs = hb.site_edited("one-row", halls)
+    cache: Kept = Kept(HALL_TRAYS_KEPT)
+    build(inputs, place(7.0), cache)
+    h1 = [k for k in cache.known_keys() if k[0] == "B1/H1"]
+    assert len(cache) == 2 and len(h1) == 1
+    _assert_same_trays(build(inputs, place(7.5), cache), build(inputs, place(7.5)))
+    assert len(cache) == 3  # H2's new piece; H1's taken
+    assert [k for k in cache.known_keys() if k[0] == "B1/H1"] == h1
