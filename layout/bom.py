@@ -299,7 +299,9 @@ def _cable_parts(cabling: Cabling) -> list[tuple[str, float, str, int]]:
 
     links = cabling.links
     pair_codes = [ASSEMBLIES.index(a) for a in ASSEMBLY_ITEMS]
-    two = np.isin(pm.assembly, pair_codes)
+    two = pm.assembly == pair_codes[0]  # two compares of int8 codes: quicker than np.isin
+    for other in pair_codes[1:]:
+        two |= pm.assembly == other
     if not two.any():
         return [(m, length, "", n) for m, length, n in per_link]
     mcode = links["media"].cat.codes.to_numpy().astype(np.int64)[two]
