@@ -25,13 +25,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from layout.kept import Kept
-from layout.place.aisles import AisleKey, aisle_checks
+from layout.place.aisles import AisleKey, hall_aisle_checks
 from layout.place.assign import Placer
 from layout.place.floor_grid import GridKey, KeptGrid, floor_positions, hall_floor
 from layout.place.groups import SU_ROLES, Derived, DerivedKey
 from layout.place.tables import (
     RACK_COLUMNS,
     ROW_COLUMNS,
+    HallColumns,
+    HallColumnsKey,
     HallTables,
     HallTablesKey,
     Placement,
@@ -90,6 +92,7 @@ class PlaceCache:
     groups: Kept[DerivedKey, Derived] = field(default_factory=lambda: Kept(FABRIC_GROUPS_KEPT))
     zones: ZoneStore = field(default_factory=ZoneStore)
     tables: Kept[HallTablesKey, HallTables] = field(default_factory=lambda: Kept(HALL_TABLES_KEPT))
+    columns: Kept[HallColumnsKey, HallColumns] = field(default_factory=lambda: Kept(HALL_TABLES_KEPT))
     aisles: Kept[AisleKey, list[Violation]] = field(default_factory=lambda: Kept(HALL_TABLES_KEPT))
 
 
@@ -131,9 +134,16 @@ def _place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None) -> Placemen
     else:
         p = Placer(inputs, fabric, cache.grids, cache.groups, cache.zones)
     spots, violations, missing = p.run()
-    racks, rows, device_rack, device_ru = placement_tables(
-        p, spots, cache.tables if cache is not None else None
+    t = placement_tables(
+        p,
+        spots,
+        cache.tables if cache is not None else None,
+        cache.columns if cache is not None else None,
     )
-    violations += user_row_checks(inputs, racks) + user_row_template_checks(p, racks)
-    violations += aisle_checks(inputs, racks, cache.aisles if cache is not None else None)
-    return Placement(racks, rows, device_rack, device_ru, tuple(violations), p.gpu, missing)
+    violations += user_row_checks(inputs, t.racks) + user_row_template_checks(p, t.racks)
+    violations += hall_aisle_checks(
+        inputs,
+        [(hall.key, cols.aisle) for hall, cols in t.halls],
+        cache.aisles if cache is not None else None,
+    )
+    return Placement(t.racks, t.rows, t.device_rack, t.device_ru, tuple(violations), p.gpu, missing)

@@ -4,8 +4,9 @@ RU; and the checks of user rows against the floor and the cluster's racks."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -236,12 +237,130 @@ def hall_tables_key(p: Placer, hall: HallPlan, spots: list[Spot], first: int) ->
     }
 
 
+# the dtype pandas gives a column of str (pandas 3: its Arrow-backed ``str``; pandas 2: ``object``), so
+# a table put together from the halls' arrays has the dtypes of one made from lists
+TEXT: Any = pd.Series(["text"]).dtype
+ROW_TEXT = ("row", "hall", "axis", "kind")
+RACK_TEXT = ("rack_id", "building", "hall", "row", "template", "kind")
+DTYPES: dict[str, Any] = {"pos": np.int64, "x_m": float, "y_m": float, "rotation_deg": float, "width_m": float,
+          "depth_m": float, "user_row": bool, "servers": np.int64, "x0_m": float, "y0_m": float,
+          "x1_m": float, "y1_m": float, "front_sign": np.int64}  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
+class HallColumns:
+    """One hall's part of the racks and rows tables with its ids, as read-only arrays per column (text as
+    the pandas array of :data:`TEXT`), ready to be put together with the other halls' parts; and the
+    columns the aisle check reads (layout/place/aisles.py AISLE_COLUMNS) as numpy arrays (the very
+    arrays every run that keeps this part gives, so a kept check compares them as the same objects)."""
+
+    racks: dict[str, Any]
+    rows: dict[str, Any]
+    aisle: dict[str, np.ndarray]
+
+
+HallColumnsKey = tuple[object, ...]  # the values of hall_columns_key, in its order
+
+
+def hall_columns_key(
+    hall: HallPlan, tables: HallTables, row_digits: int, rack_digits: int
+) -> dict[str, object]:
+    """Everything a hall's :class:`HallColumns` are made from, by name: its part of the tables (the very
+    :class:`HallTables` object: immutable, kept by all it is made from), the hall's key (in its ids and
+    columns; the building's id is its first part) and the digits of the site's row and rack numbers
+    (``R03``, ``K07``: the most rows of a hall and racks of a row anywhere)."""
+    return {"tables": tables, "hall": hall.key, "row_digits": row_digits, "rack_digits": rack_digits}
+
+
+def kept_hall_columns(
+    hall: HallPlan,
+    tables: HallTables,
+    row_digits: int,
+    rack_digits: int,
+    kept: Kept[HallColumnsKey, HallColumns] | None,
+) -> HallColumns:
+    """A hall's :class:`HallColumns`, from ``kept`` when it holds them by all they are made from (else
+    made, and put there); None: made."""
+    if kept is None:
+        return hall_columns(hall, tables, row_digits, rack_digits)
+    key = tuple(hall_columns_key(hall, tables, row_digits, rack_digits).values())
+    got = kept.get(key)
+    if got is None:
+        got = hall_columns(hall, tables, row_digits, rack_digits)
+    kept.put(key, got)
+    return got
+
+
+def _fixed(values: Any, dtype: Any) -> np.ndarray:
+    arr: np.ndarray = np.asarray(values, dtype)
+    arr.flags.writeable = False
+    return arr
+
+
+def _column(name: str, values: list[Any], text: tuple[str, ...]) -> Any:
+    """A column as the array a table made from lists would hold: text as pandas makes it, the rest as a
+    read-only numpy array of the column's dtype."""
+    return pd.array(values, dtype=TEXT) if name in text else _fixed(values, DTYPES[name])
+
+
+def hall_columns(hall: HallPlan, tables: HallTables, row_digits: int, rack_digits: int) -> HallColumns:
+    """A hall's part of the tables with its ids (``B1/H1/R03``, ``B1/H1/R03/K07``) and every column."""
+    t = tables
+    row_ids = [f"{hall.key}/R{no:0{row_digits}d}" for no in range(1, len(t.rows) + 1)]
+    rack_ids: list[str] = []
+    rack_rows: list[str] = []
+    for rid, m in zip(row_ids, t.members, strict=True):
+        rack_ids += [f"{rid}/K{k:0{rack_digits}d}" for k in range(1, m + 1)]
+        rack_rows += [rid] * m
+    m = len(t.racks["pos"])
+    rack_lists: dict[str, list[Any]] = {
+        "rack_id": rack_ids, "building": [hall.building] * m, "hall": [hall.key] * m, "row": rack_rows,
+        **t.racks,
+    }  # fmt: skip
+    row_lists: dict[str, list[Any]] = {"row": row_ids, "hall": [hall.key] * len(row_ids)}
+    row_lists.update({c: [r[c] for r in t.rows] for c in ROW_COLUMNS[2:]})
+    racks = {c: _column(c, v, RACK_TEXT) for c, v in rack_lists.items()}
+    rows = {c: _column(c, v, ROW_TEXT) for c, v in row_lists.items()}
+    aisle = {"rack_id": _fixed(rack_ids, object), "row": _fixed(rack_rows, object)}
+    aisle.update({c: racks[c] for c in ("user_row", "x_m", "y_m", "width_m", "depth_m", "rotation_deg")})
+    return HallColumns(racks, rows, aisle)
+
+
+def _table(parts: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
+    """The halls' parts of a table put together (one array per column: no copy into 2-D blocks)."""
+    cols: dict[str, Any] = {}
+    for c in columns:
+        arrs = [p[c] for p in parts]
+        if isinstance(arrs[0], np.ndarray):
+            arr = np.concatenate(arrs)
+            arr.flags.writeable = False
+            cols[c] = arr
+        else:
+            cols[c] = type(arrs[0])._concat_same_type(arrs)
+    return pd.DataFrame(cols, columns=columns, copy=False)
+
+
+@dataclass(frozen=True, eq=False)
+class Tables:
+    """The placement's tables, and each hall's part of them (for the aisle check)."""
+
+    racks: pd.DataFrame
+    rows: pd.DataFrame
+    device_rack: np.ndarray
+    device_ru: np.ndarray
+    halls: list[tuple[HallPlan, HallColumns]]
+
+
 def placement_tables(
-    p: Placer, spots: list[Spot], kept: Kept[HallTablesKey, HallTables] | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, np.ndarray]:
+    p: Placer,
+    spots: list[Spot],
+    kept: Kept[HallTablesKey, HallTables] | None = None,
+    kept_columns: Kept[HallColumnsKey, HallColumns] | None = None,
+) -> Tables:
     """Racks and rows tables; rows numbered per hall as :func:`row_order` says, racks along the row.
     ``kept``: each hall's part from earlier placements, by all it is made from (:func:`hall_tables_key`;
-    an edit of one hall makes that hall's part alone again); None: every part is made."""
+    an edit of one hall makes that hall's part alone again); ``kept_columns``: each hall's part with its
+    ids as columns (:func:`hall_columns_key`); None: every part is made."""
     by_hall: dict[int, list[Spot]] = {}
     for s in spots:
         by_hall.setdefault(s.hall, []).append(s)
@@ -264,47 +383,31 @@ def placement_tables(
     kw = max(2, len(str(max((m for _, t in parts for m in t.members), default=1))))
     device_rack = np.full(p.d.n, -1, np.int64)
     device_ru = np.full(p.d.n, -1, np.int64)
-    rack_cols: dict[str, list[object]] = {c: [] for c in RACK_COLUMNS}  # columns, not a dict per rack
-    row_rows: list[dict[str, object]] = []
+    columns: list[tuple[HallPlan, HallColumns]] = []
     n_racks = 0
     for hall, t in parts:
-        row_ids = [f"{hall.key}/R{no:0{rw}d}" for no in range(1, len(t.rows) + 1)]
-        row_rows += [{"row": rid, "hall": hall.key, **r} for rid, r in zip(row_ids, t.rows, strict=True)]
-        for rid, m in zip(row_ids, t.members, strict=True):
-            rack_cols["rack_id"] += [f"{rid}/K{k:0{kw}d}" for k in range(1, m + 1)]
-            rack_cols["row"] += [rid] * m
-        m = len(t.racks["pos"])
-        rack_cols["building"] += [hall.building] * m
-        rack_cols["hall"] += [hall.key] * m
-        for c in HALL_COLUMNS:
-            rack_cols[c] += t.racks[c]
+        columns.append((hall, kept_hall_columns(hall, t, rw, kw, kept_columns)))
         device_rack[t.dev] = t.dev_rack + n_racks
         device_ru[t.dev] = t.dev_ru
-        n_racks += m
-    racks = pd.DataFrame(
-        {
-            **rack_cols,
-            "pos": np.asarray(rack_cols["pos"], np.int64),
-            "x_m": np.asarray(rack_cols["x_m"], float),
-            "y_m": np.asarray(rack_cols["y_m"], float),
-            "rotation_deg": np.asarray(rack_cols["rotation_deg"], float),
-            "width_m": np.asarray(rack_cols["width_m"], float),
-            "depth_m": np.asarray(rack_cols["depth_m"], float),
-            "user_row": np.asarray(rack_cols["user_row"], bool),
-            "servers": np.asarray(rack_cols["servers"], np.int64),
-        },
-        columns=RACK_COLUMNS,
-    )
-    return racks, pd.DataFrame(row_rows, columns=ROW_COLUMNS), device_rack, device_ru
+        n_racks += len(t.racks["pos"])
+    if not columns:  # no rack anywhere: empty tables, with the dtypes pandas gives empty lists and arrays
+        empty: dict[str, Any] = {c: np.zeros(0, DTYPES[c]) if c in DTYPES else [] for c in RACK_COLUMNS}
+        racks = pd.DataFrame(empty, columns=RACK_COLUMNS)
+        rows = pd.DataFrame([], columns=ROW_COLUMNS)
+    else:
+        racks = _table([c.racks for _, c in columns], RACK_COLUMNS)
+        rows = _table([c.rows for _, c in columns], ROW_COLUMNS)
+    return Tables(racks, rows, device_rack, device_ru, columns)
 
 
-def rack_polygons(racks: pd.DataFrame) -> np.ndarray:
-    """Footprint of every rack (shapely polygons, site coordinates)."""
-    x = racks["x_m"].to_numpy(float)
-    y = racks["y_m"].to_numpy(float)
-    w = racks["width_m"].to_numpy(float)
-    d = racks["depth_m"].to_numpy(float)
-    along_x = np.isin(racks["rotation_deg"].to_numpy(float), (0.0, 180.0))
+def rack_polygons(racks: pd.DataFrame | Mapping[str, np.ndarray]) -> np.ndarray:
+    """Footprint of every rack (shapely polygons, site coordinates); ``racks``: the racks table, or
+    its columns as arrays."""
+    x = np.asarray(racks["x_m"], float)
+    y = np.asarray(racks["y_m"], float)
+    w = np.asarray(racks["width_m"], float)
+    d = np.asarray(racks["depth_m"], float)
+    along_x = np.isin(np.asarray(racks["rotation_deg"], float), (0.0, 180.0))
     hx = np.where(along_x, w, d) / 2
     hy = np.where(along_x, d, w) / 2
     return np.asarray(shapely.box(x - hx, y - hy, x + hx, y + hy))
@@ -316,7 +419,9 @@ def user_row_checks(inputs: Inputs, racks: pd.DataFrame) -> list[Violation]:
     if not len(racks) or not racks["user_row"].any():
         return []
     out = []
-    polys = rack_polygons(racks)
+    user = np.flatnonzero(racks["user_row"].to_numpy(bool))
+    polys = np.full(len(racks), None, dtype=object)  # only user rows' racks are looked at
+    polys[user] = rack_polygons(racks.iloc[user])
     halls = {k: h for k, h in hall_items(inputs)}
     for key in sorted(pd.unique(racks.loc[racks["user_row"], "hall"])):
         h = halls[str(key)]

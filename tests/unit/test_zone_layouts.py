@@ -6,17 +6,20 @@ a stale layout."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 from conftest import leave_out
 from test_hall_edits import TWO_HALLS, _hall, _taller_leaf_switch, _wider_gpu_racks, inputs_of, patch
 
 from layout import design, place
 from layout.cache import DesignCache
+from layout.kept import Kept
 from layout.load import Inputs
-from layout.place import tables, zones
+from layout.place import aisles, tables, zones
 from layout.place.assign import Placer
 from layout.place.groups import RackGroups
 
@@ -291,3 +294,85 @@ def test_an_edit_of_one_hall_makes_that_halls_tables_alone(monkeypatch: pytest.M
     made.clear()
     place.place(inputs_of(patch(THREE, lambda d: hall_of(d, 2).update(max_row_racks=4))), fabric, cache)
     assert made == ["B3/H1"]
+
+
+# ------------------------------------------------------------- each hall's columns, with their ids
+def _hall_part() -> tuple[Placer, Any, list[Any]]:
+    """THREE's placer, its hall B1/H1 and that hall's spots."""
+    inputs = inputs_of(THREE)
+    p = Placer(inputs, design.build_fabric(inputs))
+    spots, _, _ = p.run()
+    return p, p.halls[0], [s for s in spots if s.hall == 0]
+
+
+def _columns_twice(name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """hall_columns' arguments for B1/H1, and the same with another value of the part ``name`` alone."""
+    p, hall, spots = _hall_part()
+    base = {"hall": hall, "tables": tables.hall_tables(p, hall, spots), "row_digits": 2, "rack_digits": 2}
+    variant = dict(base)
+    if name == "tables":  # the hall's last rack gone: another part of the tables
+        variant["tables"] = tables.hall_tables(p, hall, spots[:-1])
+    elif name == "hall":
+        variant["hall"] = dataclasses.replace(hall, key="B7/H1", building="B7")
+    else:
+        variant[name] = 3
+    return base, variant
+
+
+def _same_columns(a: tables.HallColumns, b: tables.HallColumns) -> bool:
+    pairs = ((a.racks, b.racks), (a.rows, b.rows), (a.aisle, b.aisle))
+    return all(list(ours) == list(theirs[c]) for mine, theirs in pairs for c, ours in mine.items())
+
+
+COLUMN_PARTS = ["tables", "hall", "row_digits", "rack_digits"]
+
+
+def test_the_column_variants_cover_every_part_of_the_hall_columns_key() -> None:
+    base, _ = _columns_twice("tables")
+    assert list(tables.hall_columns_key(**base)) == COLUMN_PARTS
+
+
+@pytest.mark.parametrize("name", COLUMN_PARTS)
+def test_a_halls_columns_are_made_again_when_any_part_of_their_key_changes(name: str) -> None:
+    base, variant = _columns_twice(name)
+    kept: Kept[Any, Any] = Kept(8)
+    first = tables.kept_hall_columns(**base, kept=kept)
+    assert tables.kept_hall_columns(**base, kept=kept) is first
+    warm = tables.kept_hall_columns(**variant, kept=kept)
+    assert not _same_columns(warm, first)
+    assert _same_columns(warm, tables.hall_columns(**variant))
+    arrays = [v for v in warm.racks.values() if isinstance(v, np.ndarray)]
+    assert arrays and not any(a.flags.writeable for a in arrays)  # kept: shared by later placements
+
+
+@pytest.mark.parametrize("name", COLUMN_PARTS)
+def test_leaving_a_part_out_of_the_hall_columns_key_gives_stale_columns(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base, variant = _columns_twice(name)
+    cold = tables.hall_columns(**variant)
+    leave_out(monkeypatch, tables, "hall_columns_key", name)
+    kept: Kept[Any, Any] = Kept(8)
+    first = tables.kept_hall_columns(**base, kept=kept)
+    warm = tables.kept_hall_columns(**variant, kept=kept)
+    assert warm is first and not _same_columns(warm, cold)
+
+
+def test_an_edit_of_one_hall_makes_its_columns_and_aisle_check_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a cache, an edit of B3/H1 makes that hall's columns and checks its aisles alone; the other
+    halls' kept columns are the very arrays their kept aisle checks were keyed by."""
+    made: list[str] = []
+    checked: list[str] = []
+    columns, hall_aisles = tables.hall_columns, aisles._hall_aisles
+    monkeypatch.setattr(tables, "hall_columns", lambda h, *a: made.append(h.key) or columns(h, *a))
+    monkeypatch.setattr(aisles, "_hall_aisles", lambda k, *a: checked.append(k) or hall_aisles(k, *a))
+    cache = place.PlaceCache()
+    fabric = design.build_fabric(inputs_of(THREE))
+    place.place(inputs_of(THREE), fabric, cache)
+    assert made == checked == ["B1/H1", "B2/H1", "B3/H1"]  # B1/H2 is empty
+    made.clear()
+    checked.clear()
+    edited = inputs_of(patch(THREE, lambda d: hall_of(d, 2).update(max_row_racks=4)))
+    warm = place.place(edited, fabric, cache)
+    assert made == checked == ["B3/H1"]
+    assert _same_placement(warm, place.place(edited, fabric))
