@@ -83,9 +83,11 @@ FABRIC_GROUPS_KEPT = 4  # fabrics whose grouped devices and SU blocks a cache ke
 class PlaceCache:
     """What placement keeps from one run for the next when it is given a cache (the TUI's
     :class:`layout.cache.DesignCache`): the last placements by all they are made from
-    (:func:`placement_key`), each hall's floor grid by everything it is made from, and each fabric's
-    devices grouped for placement (SU blocks, packed racks) by the fabric, catalog and templates.
-    Without one, a placement keeps nothing."""
+    (:func:`placement_key`), each hall's floor grid by everything it is made from, each fabric's
+    devices grouped for placement (SU blocks, packed racks) by the fabric, catalog and templates, the
+    zones' layouts (layout/place/zones.py), and per hall its part of the tables, that part with its
+    ids as read-only columns, and its aisle check (each by all it is made from: layout/place/tables.py,
+    aisles.py). Without one, a placement keeps nothing."""
 
     placements: Kept[tuple[Any, ...], Placement] = field(default_factory=lambda: Kept(PLACEMENTS_KEPT))
     grids: Kept[GridKey, KeptGrid] = field(default_factory=lambda: Kept(HALL_GRIDS_KEPT))

@@ -562,6 +562,9 @@ class FloorCursor:
             self.next_cell()
             if not self.fits_in_cell(widths):
                 self.restore(s, [])
+        here = self._block_here(items, widths)
+        if here is not None:
+            return here
         spots: list[Spot] = []
         for unit in _runs(items):
             got = [self.put(unit[0])] if len(unit) == 1 else self.put_run(unit)
@@ -572,6 +575,47 @@ class FloorCursor:
                 continue
             spots += [sp for sp in got if sp is not None]
         return spots
+
+    def _block_here(self, items: list[RackItem], widths: list[float]) -> list[Spot] | None:
+        """The block's racks one after the other from the cursor in its current free interval, when
+        they all fit there and none of them takes a user-row slot: the spots the rack by rack laying
+        below gives in that case (the same sums, in the same order), without its per-rack search; None
+        (the cursor unchanged) when they do not."""
+        if self.k >= len(self.order) or not items:
+            return None
+        if self.user_free:
+            tpls = {slot.template for slot in self.user_free}
+            if any(it.template in tpls for it in items):
+                return None
+        c = self.order[self.k]
+        free = self.free_of(c)
+        n = self.count.get(c, 0) + len(items)
+        if self.iv >= len(free) or n > self.hall.model.max_row_racks:
+            return None
+        a, b = free[self.iv]
+        u = max(self.u, a)
+        limit = b + EPS
+        at = []
+        i = 0
+        while i < len(items):
+            j = i + 1  # a run: the item and those joined to it
+            while j < len(items) and items[j].joined:
+                j += 1
+            if j - i == 1:
+                if u + widths[i] > limit:
+                    return None
+            elif u + sum(widths[i:j]) > limit:
+                return None
+            for w in widths[i:j]:
+                at.append(u)
+                u += w
+            i = j
+        self.u = u
+        self.last_line = line = self.cells[c].line
+        self.count[c] = n
+        self.lines_used.add(line)
+        no = self.hall.no
+        return [Spot(it, no, cell=c, u=x) for it, x in zip(items, at, strict=True)]
 
 
 def _runs(items: list[RackItem]) -> list[list[RackItem]]:
