@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import shapely
 
 from layout.kept import Kept
@@ -240,6 +241,7 @@ def hall_tables_key(p: Placer, hall: HallPlan, spots: list[Spot], first: int) ->
 # the dtype pandas gives a column of str (pandas 3: its Arrow-backed ``str``; pandas 2: ``object``), so
 # a table put together from the halls' arrays has the dtypes of one made from lists
 TEXT: Any = pd.Series(["text"]).dtype
+ARROW_TEXT = getattr(TEXT, "storage", None) == "pyarrow"  # kept per hall as pyarrow arrays, then joined
 ROW_TEXT = ("row", "hall", "axis", "kind")
 RACK_TEXT = ("rack_id", "building", "hall", "row", "template", "kind")
 DTYPES: dict[str, Any] = {"pos": np.int64, "x_m": float, "y_m": float, "rotation_deg": float, "width_m": float,
@@ -298,9 +300,11 @@ def _fixed(values: Any, dtype: Any) -> np.ndarray:
 
 
 def _column(name: str, values: list[Any], text: tuple[str, ...]) -> Any:
-    """A column as the array a table made from lists would hold: text as pandas makes it, the rest as a
-    read-only numpy array of the column's dtype."""
-    return pd.array(values, dtype=TEXT) if name in text else _fixed(values, DTYPES[name])
+    """A hall's part of a column: text as a pyarrow array (pandas 3's ``str`` holds one) or a read-only
+    numpy array of objects (pandas 2), the rest as a read-only numpy array of the column's dtype."""
+    if name not in text:
+        return _fixed(values, DTYPES[name])
+    return pa.array(values, pa.large_string()) if ARROW_TEXT else _fixed(values, object)
 
 
 def hall_columns(hall: HallPlan, tables: HallTables, row_digits: int, rack_digits: int) -> HallColumns:
@@ -334,9 +338,9 @@ def _table(parts: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
         if isinstance(arrs[0], np.ndarray):
             arr = np.concatenate(arrs)
             arr.flags.writeable = False
-            cols[c] = arr
-        else:
-            cols[c] = type(arrs[0])._concat_same_type(arrs)
+            cols[c] = arr if arr.dtype != object else pd.array(arr, dtype=TEXT)
+        else:  # one contiguous pyarrow array, as pandas makes of a list (not chunks per hall)
+            cols[c] = pd.array(pa.concat_arrays(arrs), dtype=TEXT)
     return pd.DataFrame(cols, columns=columns, copy=False)
 
 
