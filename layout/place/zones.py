@@ -8,7 +8,9 @@ building, the zone's pods and a few site-wide figures, all named in :func:`zone_
 :class:`ZoneStore` (held by the TUI's cache, layout/place/__init__.py PlaceCache) keeps trials and
 final layouts by that key, the pods and (for a final layout) the trial it follows, so when an edit of
 hall ``B2/H2`` leaves buildings B1, B3 and B4 and the pods they hold as they were, only B2 is laid out
-again; the other buildings' racks come from the store.
+again; the other buildings' racks come from the store. A final layout reads no power or cooling budget
+(the trial it follows, in its key, says where each SU goes): an edit of a hall's ``it_mw`` or cooling
+that lands every SU where it was makes the trial alone again.
 
 A final layout is kept in the zone's own cell numbering (cells are numbered across the site in hall
 order; a hall grid that changes elsewhere shifts the numbers of the halls after it), and given back in
@@ -17,19 +19,20 @@ the numbering of the run that asks for it. Without a store, nothing is kept.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from layout.cooling import hall_cooling_mw
 from layout.kept import Content, Kept
+from layout.place.floor_grid import Spot
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric
     from layout.load import Inputs
     from layout.model import Hall, SiteFile
-    from layout.place.floor_grid import Cell, HallPlan, Spot
+    from layout.place.floor_grid import Cell, HallPlan
 
 # trials (small) and final layouts (every spot of the zone: ~2,400 on a campus building) kept: the campus
 # makes 4 + 4 a run, seed002 a few more trials; three versions of each zone's final layout
@@ -74,7 +77,12 @@ def as_placed(hall: Hall, inputs: Inputs) -> Hall:
     return hall.model_copy(update={**NOT_PLACED_BY, "cooling_mw": hall_cooling_mw(hall, inputs.catalog)})
 
 
-def zone_key(p: ZonePlacer, zone: list[int]) -> dict[str, Any]:
+# what the final layout does not read of a hall or building: their power and cooling budgets (the trial
+# says which SU goes to which hall, and is in the final layout's key)
+UNPOWERED = {"it_mw": None, "cooling_mw": None}
+
+
+def zone_key(p: ZonePlacer, zone: list[int], power: bool = True) -> dict[str, Any]:
     """Everything a zone's trial and final layout read, by name: the zone's halls (their numbers, each as
     placed, its GPU rack, the kW it may carry and its user-row slots: with the templates these make its
     floor grid), its buildings (without their halls: ``it_mw``, entry, ``mdf_at``, footprint), and what
@@ -83,14 +91,27 @@ def zone_key(p: ZonePlacer, zone: list[int]) -> dict[str, Any]:
     (the fabric, the GPU racks) and through the zones themselves (``pod_spans_buildings`` makes one zone
     of every hall). Not the first hall's GPU rack, though the trial counts an SU's kW (and the spines' and
     MDF's share of it) with it: a rail SU's kW is per server whatever rack holds it, and a middle-of-rack
-    cluster has one GPU rack in every hall (tests/unit/test_zone_layouts.py checks this stays so)."""
+    cluster has one GPU rack in every hall (tests/unit/test_zone_layouts.py checks this stays so).
+
+    ``power`` False: the key of a final layout, which reads no power or cooling budget (the halls' and
+    buildings' ``it_mw``, the halls' cooling capacity and the kW each may carry): the trial it follows
+    is in its key, so an edit of a hall's power that lands every SU in the same hall lays out nothing."""
     halls = [p.halls[h] for h in zone]
     bnos = sorted({h.bno for h in halls})
-    return {
-        "halls": [
+    hall_parts: list[tuple[Any, ...]]
+    if power:
+        hall_parts = [
             (h.no, as_placed(h.model, p.inputs), h.gpu, p.hall_kw[h.no], tuple(h.user_slots)) for h in halls
-        ],
-        "buildings": [(b, p.site.building[b].model_copy(update={"hall": []})) for b in bnos],
+        ]
+    else:
+        hall_parts = [
+            (h.no, h.model.model_copy(update={**NOT_PLACED_BY, **UNPOWERED}), h.gpu, tuple(h.user_slots))
+            for h in halls
+        ]
+    off: dict[str, Any] = {"hall": []} if power else {"hall": [], **UNPOWERED}
+    return {
+        "halls": hall_parts,
+        "buildings": [(b, p.site.building[b].model_copy(update=off)) for b in bnos],
         "fabric": p.fabric,
         "catalog": p.inputs.catalog,
         "templates": dict(p.inputs.templates),
@@ -131,13 +152,13 @@ class ZoneLayouts:
     def __init__(self, p: ZonePlacer, store: ZoneStore | None):
         self.p = p
         self.store = store
-        self._keys: dict[tuple[int, ...], tuple[Any, ...]] = {}
+        self._keys: dict[tuple[tuple[int, ...], bool], tuple[Any, ...]] = {}
         self._first: dict[int, int] | None = None
 
-    def key(self, zone: list[int]) -> tuple[Any, ...]:
-        got = self._keys.get(tuple(zone))
+    def key(self, zone: list[int], power: bool = True) -> tuple[Any, ...]:
+        got = self._keys.get((tuple(zone), power))
         if got is None:
-            got = self._keys[tuple(zone)] = tuple(zone_key(self.p, zone).values())
+            got = self._keys[(tuple(zone), power)] = tuple(zone_key(self.p, zone, power).values())
         return got
 
     def trial(self, zone: list[int], pods: list[int], respect_power: bool) -> Trial:
@@ -153,7 +174,7 @@ class ZoneLayouts:
     def final(self, zone: list[int], pods: list[int], trial: Trial) -> tuple[list[Spot], int]:
         if self.store is None:
             return self.p.final(zone, pods, trial)
-        key = (self.key(zone), tuple(pods), Content(trial.su_hall), trial.lines, trial.missing)
+        key = (self.key(zone, False), tuple(pods), Content(trial.su_hall), trial.lines, trial.missing)
         got = self.store.finals.get(key)
         first = self._first_cells(zone)
         if got is None:
@@ -164,7 +185,10 @@ class ZoneLayouts:
             return list(got.spots), got.missing
         # a hall grid before this zone changed: the same cells under other numbers
         moved = {h: first[h] - got.first[h] for h in first}
-        return [s if s.cell < 0 else replace(s, cell=s.cell + moved[s.hall]) for s in got.spots], got.missing
+        spots = [
+            s if s.cell < 0 else Spot(s.item, s.hall, s.cell + moved[s.hall], s.u, s.user) for s in got.spots
+        ]
+        return spots, got.missing
 
     def _first_cells(self, zone: list[int]) -> dict[int, int]:
         if self._first is None:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from conftest import leave_out
 from test_hall_edits import TWO_HALLS, _hall, _taller_leaf_switch, _wider_gpu_racks, inputs_of, patch
@@ -24,6 +26,7 @@ from layout.place.assign import Placer
 from layout.place.groups import RackGroups
 
 Same = Callable[[Any, Any], None]
+ROOT_SITES = Path(__file__).resolve().parents[2] / "sites"
 
 # Three buildings in a line, one 256-GPU pod each (B1's it_mw holds one pod only); the campus top tier
 # stands in B2's MDF, the building nearest the others.
@@ -71,7 +74,7 @@ def hall_of(d: dict[str, Any], b: int, h: int = 0) -> dict[str, Any]:
 EDITS: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
     ("B3/H1 low-density racks", lambda d: hall_of(d, 2).update(max_rack_kw=30.0)),
     ("B3/H1 shorter rows", lambda d: hall_of(d, 2).update(max_row_racks=4)),
-    ("B1/H1 it_mw", lambda d: hall_of(d, 0).update(it_mw=0.2)),
+    ("B1/H1 it_mw", lambda d: hall_of(d, 0).update(it_mw=0.2)),  # its one SU stays where it was
     (
         "a user row in B3/H1",
         lambda d: d.update(
@@ -118,7 +121,8 @@ def test_an_edit_of_one_building_lays_out_that_building_alone_and_gives_the_cold
     made = laid_out(monkeypatch)
     design.run(inputs_of(data), cache=cache)
     assert made == [["B1/H1", "B1/H2"], ["B2/H1"], ["B3/H1"]]
-    expect = {0: [["B3/H1"]], 1: [["B3/H1"]], 2: [["B1/H1", "B1/H2"]], 3: [["B3/H1"]], 4: [["B2/H1"]],
+    # the it_mw edit makes B1's trial alone again: its SU lands in the same hall (see the test below)
+    expect = {0: [["B3/H1"]], 1: [["B3/H1"]], 2: [], 3: [["B3/H1"]], 4: [["B2/H1"]],
               5: [["B1/H1", "B1/H2"]], 6: [["B3/H1"]], 7: []}  # fmt: skip
     for i, (what, edit) in enumerate(EDITS):
         data = patch(data, edit)
@@ -208,7 +212,7 @@ def test_the_stores_are_bounded() -> None:
     data = THREE
     fabric = design.build_fabric(inputs_of(data))
     for k in range(zones.ZONE_TRIALS_KEPT):
-        data = patch(data, lambda d, k=k: hall_of(d, 2).update(it_mw=0.4 + k / 1000))
+        data = patch(data, lambda d, k=k: hall_of(d, 2).update(max_row_racks=4 + k))
         place.place(inputs_of(data), fabric, cache)
     assert len(cache.zones.finals) == zones.ZONE_LAYOUTS_KEPT
     assert len(cache.zones.trials) == zones.ZONE_TRIALS_KEPT
@@ -376,3 +380,26 @@ def test_an_edit_of_one_hall_makes_its_columns_and_aisle_check_alone(monkeypatch
     warm = place.place(edited, fabric, cache)
     assert made == checked == ["B3/H1"]
     assert _same_placement(warm, place.place(edited, fabric))
+    for c in tables.RACK_TEXT:  # one array per column, as pandas makes of a list: not a chunk per hall
+        assert isinstance(pa.array(warm.racks[c], from_pandas=True), pa.Array), c
+
+
+def test_a_power_edit_that_moves_no_su_lays_out_nothing_and_one_that_does_lays_out_its_building(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The campus's B2/H2 it_mw 24 -> 18 MW: its SUs (~12 MW) stay in the same halls, so B2's trial is
+    made again and its final layout (which reads no power budget) is the kept one; -> 8 MW moves SUs
+    into B2/H1: B2 is laid out again. Both give the cold placement."""
+    from layout.siteedit import SetHall, SiteEditor
+
+    editor = SiteEditor(ROOT_SITES / "campus-100k.toml")
+    fabric = design.build_fabric(editor.inputs)
+    cache = place.PlaceCache()
+    place.place(editor.inputs, fabric, cache)
+    made = laid_out(monkeypatch)
+    for mw, expect in ((18.0, []), (8.0, [["B2/H1", "B2/H2"]])):
+        editor.apply(SetHall("B2/H2", "it_mw", mw))
+        made.clear()
+        warm = place.place(editor.inputs, fabric, cache)
+        assert made == expect, mw
+        assert _same_placement(warm, place.place(editor.inputs, fabric)), mw
