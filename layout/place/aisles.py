@@ -74,12 +74,13 @@ AISLE_COLUMNS = ("rack_id", "row", "user_row", "x_m", "y_m", "width_m", "depth_m
 
 
 def aisle_key(hall: Hall, racks: Mapping[str, np.ndarray]) -> dict[str, Any]:
-    """Everything one hall's aisle check reads, by name: the hall (its aisles, columns and keep-outs)
-    and its racks (``racks``: the :data:`AISLE_COLUMNS` of the hall's racks: ids, rows, user flags,
-    centre, size and rotation), compared by content (the same arrays, when a placement kept the hall's
-    part of the tables: layout/place/tables.py HallColumns)."""
+    """Everything one hall's aisle check reads, by name: of the hall its aisles, columns and keep-outs
+    (not its power or cooling: an edit of those checks nothing again), and its racks (``racks``: the
+    :data:`AISLE_COLUMNS` of the hall's racks: ids, rows, user flags, centre, size and rotation),
+    compared by content (the same arrays, when a placement kept the hall's part of the tables:
+    layout/place/tables.py HallColumns)."""
     return {
-        "hall": hall,
+        "hall": (hall.cold_aisle_m, hall.hot_aisle_m, hall.columns, hall.keepouts),
         "racks": Content(*(racks[c] for c in AISLE_COLUMNS)),
     }
 

@@ -173,7 +173,14 @@ def build_halls(
             swap = h.row_axis == "y"
             block = typical.get(key, [])
             held = tuple(tuple(p.bounds) for p in reserve.get(key, []))
-            grid_key: GridKey = (h.model_dump_json(), held, band, min_w, max_w, tuple(block))
+            grid_key: GridKey = (
+                h.model_dump_json(include=GRID_FIELDS),
+                held,
+                band,
+                min_w,
+                max_w,
+                tuple(block),
+            )
             hall = HallPlan(
                 len(halls),
                 key,
@@ -220,14 +227,23 @@ def build_halls(
     return halls, cells
 
 
+# the hall keys a floor grid is made from (hall_floor, lay_grid); an edit of any other (its power,
+# cooling, max kW, tray, the placement options) keeps the grid
+GRID_FIELDS: set[str] = {
+    "polygon", "wall_clearance_m", "columns", "keepouts", "row_axis", "cold_aisle_m", "hot_aisle_m",
+    "cross_aisle_m", "max_row_racks",
+}  # fmt: skip
+
+
 @dataclass(frozen=True, eq=False)
 class KeptGrid:
     """A hall's floor grid (see lay_grid), in the hall's own cell numbering. It is made from the hall
-    alone (its polygon, columns, keep-outs, clearances, aisles, ``max_row_racks`` and row axis: the whole
-    hall model, as JSON), the areas its user rows hold, the rack band's depth, the narrowest rack and the
-    widths of a typical SU block (:data:`GridKey`); a cache keeps it by exactly these, so an edit elsewhere
-    (another hall's max kW or cooling, the cluster) does not work it out again (shapely differences and
-    interval arithmetic: ~5 ms a hall)."""
+    alone (its polygon, columns, keep-outs, clearances, aisles, ``max_row_racks`` and row axis: the
+    :data:`GRID_FIELDS` of the hall model, as JSON), the areas its user rows hold, the rack band's depth,
+    the narrowest and widest rack and the widths of a typical SU block (:data:`GridKey`); a cache keeps
+    it by exactly these, so an edit elsewhere (another hall, the cluster) or of another key of the hall
+    (its ``it_mw``, cooling) does not work it out again (shapely differences and interval arithmetic:
+    ~3-5 ms a hall)."""
 
     usable: Polygon
     line_v: list[float]
@@ -236,7 +252,8 @@ class KeptGrid:
     line_cells: list[list[int]]
 
 
-# hall model JSON, user-row areas (bounds), band depth, narrowest rack width, typical block widths
+# hall model JSON (GRID_FIELDS), user-row areas (bounds), band depth, narrowest and widest rack width,
+# typical block widths
 GridKey = tuple[str, tuple[tuple[float, ...], ...], float, float, float, tuple[float, ...]]
 
 

@@ -226,8 +226,8 @@ def hall_tables(p: Placer, hall: HallPlan, spots: list[Spot]) -> HallTables:
 
 def hall_tables_key(p: Placer, hall: HallPlan, spots: list[Spot], first: int) -> dict[str, object]:
     """Everything a hall's part of the tables is made from, by name: the hall's floor grid (by its key:
-    the hall model, its user rows' areas, the band depth and rack widths: the cells' lines, fronts and
-    depths), its spots (the rack item itself, compared as the very object: a fabric's items are shared
+    the hall's geometry, aisles and row keys, its user rows' areas, the band depth and rack widths: the
+    cells' lines, fronts and depths), its spots (the rack item itself, compared as the very object: a fabric's items are shared
     by its placements; the cell in the hall's own numbering, ``u``, the user slot), and its user-row
     slots with the kind of each slot's template (the racks of a user row left empty). Not the hall's
     number, key or building: the ids are made when the parts are put together."""
