@@ -100,10 +100,19 @@ class Scene:
     summary: Mapping[str, Any] = field(default_factory=dict)
     campus: Campus | None = None
     gpu_rack: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # hall -> (template, servers)
-    # the power chain (layout/power_chain.py) drawn: busways (see busway_lines), UPS blocks, CDUs
-    busways: pd.DataFrame | None = None
+    # the power chain (layout/power_chain.py) drawn: busways (see busway_lines, worked out from the
+    # chain's feeds and busways when first asked for: the TUI map draws none), UPS blocks, CDUs
+    power_chain: Any = None  # layout.power_chain.PowerChain
     ups: pd.DataFrame | None = None
     cdus: pd.DataFrame | None = None
+
+    @cached_property
+    def busways(self) -> pd.DataFrame | None:
+        """The chain's busways with the line each is drawn as (busway_lines); None without busways."""
+        chain = self.power_chain
+        if chain is None or not len(chain.busways):
+            return None
+        return busway_lines(self.racks, chain.feeds, chain.busways)
 
     @cached_property
     def hall_racks(self) -> dict[str, np.ndarray]:
@@ -513,9 +522,7 @@ def scene_of(design: Design, summary: Mapping[str, Any] | None = None) -> Scene:
     cdus = liquid.cdus.loc[liquid.cdus["placed"].astype(bool)] if len(liquid.cdus) else None
     return replace(
         scene,
-        busways=busway_lines(design.placement.racks, chain.feeds, chain.busways)
-        if len(chain.busways)
-        else None,
+        power_chain=chain,
         ups=chain.ups if len(chain.ups) else None,
         cdus=cdus,
     )

@@ -27,7 +27,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane, Tree
+from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane, Tree
 from textual.worker import Worker, WorkerState
 
 from layout.errors import InputError
@@ -58,6 +58,7 @@ from layout.tui.widgets.hall_map import MIN_M_PER_COL, HallMap, legend
 from layout.tui.widgets.inspector import Inspector
 from layout.tui.widgets.optimise import OptimisePanel
 from layout.tui.widgets.site_tree import SiteTree
+from layout.tui.widgets.steady_footer import SteadyFooter
 
 
 class OptimiseProgress(Message):
@@ -253,7 +254,7 @@ class DCLayoutApp(App[None]):
             yield Inspector(id="inspector")
         yield Static("", id="design-error", markup=False)
         yield Static("", id="status", markup=False)
-        yield Footer(compact=True)
+        yield SteadyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#violations-table", DataTable).add_columns("kind", "where", "message")

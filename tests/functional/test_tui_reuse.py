@@ -116,11 +116,14 @@ async def test_tree_keeps_its_nodes_when_only_figures_change(superpod: Path) -> 
         want = plan(app.editor.inputs, app.result.tree_rows, app.hall)[0].children[0]
         assert [str(n.label) for n in rows] == [p.label for p in want.children]
 
-        # 30 kW per rack: twice the racks, other rows: the tree is rebuilt
+        # 30 kW per rack: twice the racks, other rows: the hall gets its rows again, the hall's own node
+        # (collapsed by the user) stays as it is
         await pilot.press("k", *"30", "enter")
         await designed(pilot)
+        await pilot.pause()  # the nodes follow the figures a frame later
         hall_now = tree.root.children[0].children[0]
-        assert hall_now is not hall_node and "30 kW" in str(hall_now.label)
+        assert hall_now is hall_node and "30 kW" in str(hall_now.label) and not hall_now.is_expanded
+        assert not set(hall_now.children) & set(rows)
         assert [(str(n.label), n.data) for n in hall_now.children] == [
             (label, ("row", rid)) for _, rid, label in app.result.tree_rows
         ]
@@ -137,3 +140,34 @@ def test_floors_of_an_edit_show_the_previous_racks_until_its_design_is_done(supe
     # the same as drawing the new inputs with the previous design from scratch
     fresh = hall_floors(editor.inputs, before)
     pd.testing.assert_frame_equal(floors["B1/H1"].racks, fresh["B1/H1"].racks)
+
+
+@sync
+async def test_an_edit_of_one_hall_gives_only_that_hall_new_row_nodes(tmp_path: Path) -> None:
+    app = DCLayoutApp(copy_site("seed002-32k", tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        tree = app.query_one("#tree", Tree)
+        assert app.hall == "B1/H1"
+        before = {str(n.data): n for n in _nodes(tree.root)}
+        await pilot.press("k", *"60", "enter")  # B1/H1 30 -> 60 kW: 4 servers a rack, 38 -> 25 rows
+        await designed(pilot)
+        await pilot.pause()
+        assert app.result is not None
+        after = {str(n.data): n for n in _nodes(tree.root)}
+        edited = [rid for hall, rid, _ in app.result.tree_rows if hall == "B1/H1"]
+        old = [k for k in before if "B1/H1/" in k]
+        assert len(edited) == 25 and len(old) == 38  # the edit changed the hall's rows
+        for key, node in after.items():
+            if "B1/H1/" in key:
+                assert node is not before.get(key), key  # the edited hall's rows: made again
+            else:
+                assert node is before[key], key  # every other node: the very same
+        labels = {rid: label for _, rid, label in app.result.tree_rows}
+        for node in after.values():
+            if node.data is not None and node.data[0] == "row":
+                assert str(node.label) == labels[node.data[1]]
+
+
+def _nodes(node: Any) -> list[Any]:
+    return [node, *(n for c in node.children for n in _nodes(c))]

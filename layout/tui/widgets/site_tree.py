@@ -66,22 +66,54 @@ class SiteTree(Tree[NodeData]):
         self.show_root = True
         self.guide_depth = 2
         self._shape: list[object] | None = None  # the nodes' data as last built (see _shape)
+        self._pending: tuple[list[Planned], list[object]] | None = None  # nodes to show after a refresh
 
     def fill(self, inputs: Inputs, rows: list[tuple[str, str, str]], hall: str | None) -> None:
-        """Show the site with these rows. When the tree already has the same nodes (an edit that changed
-        figures, not rows), only the labels that differ are replaced: no rebuild of hundreds of nodes and
-        no layout of the screen, and what the user expanded or collapsed stays so."""
+        """Show the site with these rows. Labels that differ are replaced in place (no layout of the
+        screen); a hall whose rows changed gets its rows again, the other nodes stay as they are (on the
+        100k campus a one-hall edit adds that hall's few dozen rows, not the site's ~650 nodes), and what
+        the user expanded or collapsed stays so. Another site (other buildings or halls) is built anew.
+
+        A change of nodes is made after the next screen update (``call_after_refresh``): adding nodes
+        asks for a layout of the whole screen, so the figures of a new design are painted first and the
+        tree follows a frame later. The latest call wins."""
         planned = plan(inputs, rows, hall)
         shape = _shape(planned)
         if str(self.root.label) != inputs.site.site.name:
             self.root.set_label(inputs.site.site.name)
         if shape == self._shape:
+            self._pending = None
             self._relabel(self.root, planned)
             return
-        self.clear()
+        first = self._pending is None
+        self._pending = (planned, shape)
+        if first:
+            self.call_after_refresh(self._apply_pending)
+
+    def _apply_pending(self) -> None:
+        if self._pending is None:
+            return
+        planned, shape = self._pending
+        self._pending = None
+        if self._shape is None or [p.data for p in planned] != [n.data for n in self.root.children]:
+            self.clear()
+            self._add(self.root, planned)
+            self.root.expand()
+        else:
+            self._sync(self.root, planned)
         self._shape = shape
-        self._add(self.root, planned)
-        self.root.expand()
+
+    def _sync(self, parent: TreeNode[NodeData], planned: list[Planned]) -> None:
+        """Make ``parent``'s children show ``planned``: the same nodes relabelled where they are the same
+        nodes (by their data), else ``parent``'s children made again."""
+        if [p.data for p in planned] != [n.data for n in parent.children]:
+            parent.remove_children()
+            self._add(parent, planned)
+            return
+        for node, p in zip(parent.children, planned, strict=True):
+            if str(node.label) != p.label:
+                node.set_label(p.label)
+            self._sync(node, p.children)
 
     def _add(self, parent: TreeNode[NodeData], planned: list[Planned]) -> None:
         for p in planned:
@@ -101,6 +133,9 @@ class SiteTree(Tree[NodeData]):
     def show_hall(self, key: str) -> None:
         """Put the tree's cursor on hall ``key`` (expanded, its building too): the tree follows ] and [
         and every other way the map changes hall. Moving the cursor selects nothing (no NodeSelected)."""
+        if self._pending is not None:  # after the nodes due are shown (callbacks run in order)
+            self.call_after_refresh(self.show_hall, key)
+            return
         node = self._find(self.root, ("hall", key))
         if node is None or self.cursor_node is node:
             return
