@@ -195,33 +195,34 @@ def hall_tables(p: Placer, hall: HallPlan, spots: list[Spot]) -> HallTables:
     for r in rack_recs(p, hall, spots):
         grouped.setdefault(r.row_key, []).append(r)
     rows = sorted((row_rec(hall, key, m) for key, m in grouped.items()), key=row_order)
-    cols: dict[str, list[object]] = {c: [] for c in HALL_COLUMNS}
-    row_rows: list[dict[str, object]] = []
-    devs, ranks, rus = [], [], []
-    n = 0
-    for row in rows:
-        row_rows.append(
-            {"axis": row.axis, "x0_m": round(row.x0_m, 6), "y0_m": round(row.y0_m, 6), "x1_m": round(row.x1_m, 6),
-             "y1_m": round(row.y1_m, 6), "front_sign": row.front_sign, "kind": row.kind, "user_row": row.key[0] == "u"}
-        )  # fmt: skip
-        cols["pos"] += range(1, len(row.members) + 1)
-        for rec in row.members:
-            it = rec.item
-            devs.append(it.dev)
-            ranks.append(np.full(len(it.dev), n, np.int64))
-            rus.append(it.ru)
-            n += 1
-            cols["template"].append(it.template)
-            cols["kind"].append(it.kind)
-            cols["x_m"].append(round(rec.x_m, 6))
-            cols["y_m"].append(round(rec.y_m, 6))
-            cols["rotation_deg"].append(rec.rotation_deg)
-            cols["width_m"].append(rec.width_m)
-            cols["depth_m"].append(rec.depth_m)
-            cols["user_row"].append(rec.user_row)
-            cols["servers"].append(it.servers)
-    cat = (lambda a: np.concatenate(a).astype(np.int64)) if devs else (lambda a: np.zeros(0, np.int64))
-    return HallTables(row_rows, [len(r.members) for r in rows], cols, cat(devs), cat(ranks), cat(rus))
+    row_rows = [
+        {"axis": row.axis, "x0_m": round(row.x0_m, 6), "y0_m": round(row.y0_m, 6), "x1_m": round(row.x1_m, 6),
+         "y1_m": round(row.y1_m, 6), "front_sign": row.front_sign, "kind": row.kind, "user_row": row.key[0] == "u"}
+        for row in rows
+    ]  # fmt: skip
+    recs = [rec for row in rows for rec in row.members]  # table order
+    items = [rec.item for rec in recs]
+    cols: dict[str, list[object]] = {
+        "pos": [k for row in rows for k in range(1, len(row.members) + 1)],
+        "template": [it.template for it in items],
+        "kind": [it.kind for it in items],
+        "x_m": [round(rec.x_m, 6) for rec in recs],
+        "y_m": [round(rec.y_m, 6) for rec in recs],
+        "rotation_deg": [rec.rotation_deg for rec in recs],
+        "width_m": [rec.width_m for rec in recs],
+        "depth_m": [rec.depth_m for rec in recs],
+        "user_row": [rec.user_row for rec in recs],
+        "servers": [it.servers for it in items],
+    }
+    if not items:
+        none = np.zeros(0, np.int64)
+        return HallTables(row_rows, [len(r.members) for r in rows], cols, none, none, none)
+    dev = np.concatenate([it.dev for it in items]).astype(np.int64)
+    ru = np.concatenate([it.ru for it in items]).astype(np.int64)
+    rank = np.repeat(
+        np.arange(len(items), dtype=np.int64), [len(it.dev) for it in items]
+    )  # each device's rack
+    return HallTables(row_rows, [len(r.members) for r in rows], cols, dev, rank, ru)
 
 
 def hall_tables_key(p: Placer, hall: HallPlan, spots: list[Spot], first: int) -> dict[str, object]:
@@ -433,13 +434,11 @@ def user_row_checks(inputs: Inputs, racks: pd.DataFrame) -> list[Violation]:
         m = (racks["user_row"] & (racks["hall"] == key)).to_numpy()
         idx = np.flatnonzero(m)
         blocked = shapely.union_all(obstacles) if obstacles else None
-        bad = []
-        for i in idx:
-            pg = polys[i]
-            if not inner.buffer(EPS).contains(pg) or (
-                blocked is not None and pg.intersection(blocked).area > 1e-9
-            ):
-                bad.append(i)
+        mine = polys[idx]
+        off = ~shapely.contains(inner.buffer(EPS), mine)
+        if blocked is not None:
+            off |= shapely.area(shapely.intersection(mine, blocked)) > 1e-9
+        bad = idx[off].tolist()
         tree = shapely.STRtree(polys[idx])
         pairs = tree.query(polys[idx], predicate="intersects")
         for a, b in zip(pairs[0], pairs[1], strict=True):
@@ -465,16 +464,18 @@ def user_row_template_checks(p: Placer, racks: pd.DataFrame) -> list[Violation]:
     fills: nothing of the cluster goes into it, so its racks stay empty (they are still drawn and costed,
     as placed): one violation per such [[row]], at its row."""
     network = sorted({p.groups.t_net.id, p.t_spine.id, p.t_core.id})
-    first = {}  # (hall, x, y) of each user row's first rack -> its row id
-    if len(racks):
-        user = racks[racks["user_row"]]
-        first = dict(zip(zip(user["hall"], user["x_m"], user["y_m"], strict=True), user["row"], strict=True))
+    first: dict[tuple[str, float, float], str] | None = None  # (hall, x, y) of a user row's first rack -> row
     out = []
     for hall in p.halls:
         gpu = hall.gpu.template if hall.gpu is not None else "none"
         for slot in hall.user_slots:
             if slot.pos != 1 or slot.template in (gpu, *network):
                 continue
+            if first is None:
+                user = racks[racks["user_row"]] if len(racks) else racks
+                first = dict(
+                    zip(zip(user["hall"], user["x_m"], user["y_m"], strict=True), user["row"], strict=True)
+                )
             row = p.inputs.site.row[slot.user_row]
             kind = p.inputs.templates[slot.template].kind
             out.append(
