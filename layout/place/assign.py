@@ -321,7 +321,7 @@ class Placer:
             else:
                 spots.append(sp)
                 if sp.cell >= 0:
-                    taken.append((sp.cell, sp.u, sp.u + it.width_m))
+                    taken.append((f.hall.first_cell + sp.cell, sp.u, sp.u + it.width_m))
         for c, a, b in taken:
             f.take_span(c, a, b)
         return left

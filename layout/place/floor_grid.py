@@ -89,6 +89,7 @@ class HallPlan:
     gpu: GpuRack | None = None
     max_width_m: float = 0.0  # the widest rack in play: a row segment holds at least one of it
     grid_key: GridKey | None = None  # all its floor grid is made from (see KeptGrid)
+    first_cell: int = 0  # the number of its first cell across the site (a Spot's cell is counted from it)
 
 
 def local_frame(geom: shapely.Geometry, swap: bool) -> shapely.Geometry:
@@ -196,6 +197,7 @@ def build_halls(
                 grid_key=grid_key,
             )
             hall.user_slots = slots.get(key, [])
+            hall.first_cell = len(cells)
             known = grids.get(grid_key) if grids is not None else None
             if known is None:
                 usable, obstacles = hall_floor(h)
@@ -419,7 +421,9 @@ def subtract(
 @dataclass(slots=True)
 class Spot:
     """Where an item went: a cell and its u, or a user-row slot (slots: a cache keeps the spots of
-    several layouts, and the garbage collector walks every object with a __dict__)."""
+    several layouts, and the garbage collector walks every object with a __dict__). The cell is counted
+    in its hall (the hall's first cell is 0; site-wide: ``HallPlan.first_cell + cell``), so a spot
+    stays as it is when the grid of a hall before it changes (layout/place/zones.py keeps them)."""
 
     item: RackItem
     hall: int
@@ -464,7 +468,7 @@ class FloorCursor:
             if sp.user is not None:
                 self.user_free.append(sp.user)
             else:
-                self.count[sp.cell] -= 1
+                self.count[self.hall.first_cell + sp.cell] -= 1
         self.user_free.sort(key=lambda x: (x.user_row, x.pos))
 
     def _take(self, w: float) -> tuple[int, float] | None:
@@ -505,7 +509,8 @@ class FloorCursor:
         if got is None:
             return None
         self.lines_used.add(self.cells[got[0][0]].line)
-        return [Spot(it, self.hall.no, cell=c, u=u) for it, (c, u) in zip(items, got, strict=True)]
+        first = self.hall.first_cell
+        return [Spot(it, self.hall.no, cell=c - first, u=u) for it, (c, u) in zip(items, got, strict=True)]
 
     def put(self, item: RackItem) -> Spot | None:
         for i, slot in enumerate(self.user_free):
@@ -516,7 +521,7 @@ class FloorCursor:
         if got is None:
             return None
         self.lines_used.add(self.cells[got[0]].line)
-        return Spot(item, self.hall.no, cell=got[0], u=got[1])
+        return Spot(item, self.hall.no, cell=got[0] - self.hall.first_cell, u=got[1])
 
     def started(self) -> bool:
         return self.u > -math.inf
@@ -631,8 +636,8 @@ class FloorCursor:
         self.last_line = line = self.cells[c].line
         self.count[c] = n
         self.lines_used.add(line)
-        no = self.hall.no
-        return [Spot(it, no, cell=c, u=x) for it, x in zip(items, at, strict=True)]
+        no, local = self.hall.no, c - self.hall.first_cell
+        return [Spot(it, no, cell=local, u=x) for it, x in zip(items, at, strict=True)]
 
 
 def _runs(items: list[RackItem]) -> list[list[RackItem]]:

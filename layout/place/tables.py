@@ -17,7 +17,6 @@ from layout.kept import Kept
 from layout.place.floor_grid import EPS, HallPlan, Spot, UserSlot, hall_floor
 from layout.place.groups import RackItem
 from layout.place.templates import GpuRack, hall_items
-from layout.place.zones import first_cells
 from layout.violations import Violation
 
 if TYPE_CHECKING:
@@ -102,7 +101,7 @@ def rack_recs(p: Placer, hall: HallPlan, spots: list[Spot]) -> list[RackRec]:
         if s.user is not None:
             recs.append(user_rec(hall.no, s.user, it))
             continue
-        cell = p.cells[s.cell]
+        cell = p.cells[hall.first_cell + s.cell]
         front = hall.line_front[cell.line]
         v = cell.v0 + hall.band_m - it.depth_m / 2 if front > 0 else cell.v0 + it.depth_m / 2
         uc = s.u + it.width_m / 2
@@ -225,16 +224,18 @@ def hall_tables(p: Placer, hall: HallPlan, spots: list[Spot]) -> HallTables:
     return HallTables(row_rows, [len(r.members) for r in rows], cols, dev, rank, ru)
 
 
-def hall_tables_key(p: Placer, hall: HallPlan, spots: list[Spot], first: int) -> dict[str, object]:
+def hall_tables_key(p: Placer, hall: HallPlan, spots: list[Spot]) -> dict[str, object]:
     """Everything a hall's part of the tables is made from, by name: the hall's floor grid (by its key:
     the hall's geometry, aisles and row keys, its user rows' areas, the band depth and rack widths: the
-    cells' lines, fronts and depths), its spots (the rack item itself, compared as the very object: a fabric's items are shared
-    by its placements; the cell in the hall's own numbering, ``u``, the user slot), and its user-row
-    slots with the kind of each slot's template (the racks of a user row left empty). Not the hall's
-    number, key or building: the ids are made when the parts are put together."""
+    cells' lines, fronts and depths), its spots (each its rack item, compared as the very object: a
+    fabric's items are shared by its placements; the hall's number, the cell in the hall's own
+    numbering, ``u``, the user slot: a kept zone gives its very Spot objects back, so these compare as
+    the same objects), and its user-row slots with the kind of each slot's template (the racks of a
+    user row left empty). Not the hall's key or building: the ids are made when the parts are put
+    together."""
     return {
         "grid": hall.grid_key,
-        "spots": tuple((s.item, s.cell - first if s.cell >= 0 else -1, s.u, s.user) for s in spots),
+        "spots": tuple(spots),
         "slots": tuple((u, p.inputs.templates[u.template].kind) for u in hall.user_slots),
     }
 
@@ -369,7 +370,6 @@ def placement_tables(
     by_hall: dict[int, list[Spot]] = {}
     for s in spots:
         by_hall.setdefault(s.hall, []).append(s)
-    first = first_cells(p.cells) if kept is not None else {}
     parts: list[tuple[HallPlan, HallTables]] = []
     for hall in p.halls:
         mine = by_hall.get(hall.no, [])
@@ -378,7 +378,7 @@ def placement_tables(
         if kept is None:
             parts.append((hall, hall_tables(p, hall, mine)))
             continue
-        key = tuple(hall_tables_key(p, hall, mine, first.get(hall.no, 0)).values())
+        key = tuple(hall_tables_key(p, hall, mine).values())
         got = kept.get(key)
         if got is None:
             got = hall_tables(p, hall, mine)

@@ -12,9 +12,9 @@ again; the other buildings' racks come from the store. A final layout reads no p
 (the trial it follows, in its key, says where each SU goes): an edit of a hall's ``it_mw`` or cooling
 that lands every SU where it was makes the trial alone again.
 
-A final layout is kept in the zone's own cell numbering (cells are numbered across the site in hall
-order; a hall grid that changes elsewhere shifts the numbers of the halls after it), and given back in
-the numbering of the run that asks for it. Without a store, nothing is kept.
+A final layout's spots count their cells in their own hall (layout/place/floor_grid.py Spot), so a hall
+grid that changes elsewhere (which shifts the site-wide numbers of the cells of the halls after it)
+leaves them as they are: a kept layout is given back as it was kept. Without a store, nothing is kept.
 """
 
 from __future__ import annotations
@@ -26,13 +26,12 @@ import numpy as np
 
 from layout.cooling import hall_cooling_mw
 from layout.kept import Content, Kept
-from layout.place.floor_grid import Spot
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric
     from layout.load import Inputs
     from layout.model import Hall, SiteFile
-    from layout.place.floor_grid import Cell, HallPlan
+    from layout.place.floor_grid import Cell, HallPlan, Spot
 
 # trials (small) and final layouts (every spot of the zone: ~2,400 on a campus building) kept: the campus
 # makes 4 + 4 a run, seed002 a few more trials; three versions of each zone's final layout
@@ -121,11 +120,10 @@ def zone_key(p: ZonePlacer, zone: list[int], power: bool = True) -> dict[str, An
 
 @dataclass(frozen=True)
 class KeptLayout:
-    """A zone's final layout: its spots, the first cell number of each of its halls in the numbering
-    they are in, and the racks that found no room."""
+    """A zone's final layout: its spots (each cell counted in its hall: layout/place/floor_grid.py Spot)
+    and the racks that found no room."""
 
     spots: list[Spot]
-    first: dict[int, int]
     missing: int
 
 
@@ -137,14 +135,6 @@ class ZoneStore:
     finals: Kept[tuple[Any, ...], KeptLayout] = field(default_factory=lambda: Kept(ZONE_LAYOUTS_KEPT))
 
 
-def first_cells(cells: list[Cell]) -> dict[int, int]:
-    """The number of each hall's first cell (a hall's cells are numbered one after the other)."""
-    out: dict[int, int] = {}
-    for i, c in enumerate(cells):
-        out.setdefault(c.hall, i)
-    return out
-
-
 class ZoneLayouts:
     """One placement's view of a store: trial and final layouts of its zones, from the store when kept
     (else made by the placer, and kept)."""
@@ -153,7 +143,6 @@ class ZoneLayouts:
         self.p = p
         self.store = store
         self._keys: dict[tuple[tuple[int, ...], bool], tuple[Any, ...]] = {}
-        self._first: dict[int, int] | None = None
 
     def key(self, zone: list[int], power: bool = True) -> tuple[Any, ...]:
         got = self._keys.get((tuple(zone), power))
@@ -176,21 +165,7 @@ class ZoneLayouts:
             return self.p.final(zone, pods, trial)
         key = (self.key(zone, False), tuple(pods), Content(trial.su_hall), trial.lines, trial.missing)
         got = self.store.finals.get(key)
-        first = self._first_cells(zone)
         if got is None:
-            spots, missing = self.p.final(zone, pods, trial)
-            got = KeptLayout(spots, first, missing)
+            got = KeptLayout(*self.p.final(zone, pods, trial))
         self.store.finals.put(key, got)
-        if got.first == first:
-            return list(got.spots), got.missing
-        # a hall grid before this zone changed: the same cells under other numbers
-        moved = {h: first[h] - got.first[h] for h in first}
-        spots = [
-            s if s.cell < 0 else Spot(s.item, s.hall, s.cell + moved[s.hall], s.u, s.user) for s in got.spots
-        ]
-        return spots, got.missing
-
-    def _first_cells(self, zone: list[int]) -> dict[int, int]:
-        if self._first is None:
-            self._first = first_cells(self.p.cells)
-        return {h: self._first.get(h, -1) for h in zone}
+        return list(got.spots), got.missing
