@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -27,6 +28,18 @@ class Kept(Generic[K, V]):
         """Keep ``value`` as the newest; the oldest goes when more than ``limit`` are kept."""
         others = [(k, v) for k, v in self._items if k != key]
         self._items = [*others[max(len(others) - (self.limit - 1), 0) :], (key, value)]
+
+    def take(self, key: K, make: Callable[[], V]) -> V:
+        """The value kept by ``key``, else ``make()``; either is then the newest, kept by ``key``: the
+        same as ``get`` then ``put``, comparing the keys once, not twice."""
+        items = self._items
+        for i, (k, v) in enumerate(items):
+            if k == key:
+                self._items = [*items[:i], *items[i + 1 :], (key, v)]
+                return v
+        value = make()
+        self._items = [*self._items[max(len(self._items) - (self.limit - 1), 0) :], (key, value)]
+        return value
 
     def known_keys(self) -> list[K]:
         return [k for k, _ in self._items]

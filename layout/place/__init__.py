@@ -105,11 +105,7 @@ def place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None = None) -> Pl
     if cache is None:
         return _place(inputs, fabric, None)
     key = tuple(placement_key(inputs, fabric).values())
-    got = cache.placements.get(key)
-    if got is None:
-        got = _place(inputs, fabric, cache)
-    cache.placements.put(key, got)
-    return got
+    return cache.placements.take(key, lambda: _place(inputs, fabric, cache))
 
 
 def placement_key(inputs: Inputs, fabric: Fabric) -> dict[str, Any]:

@@ -14,6 +14,7 @@ rows by ``user_row``.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -118,11 +119,7 @@ def hall_aisle_checks(
             out += _hall_aisles(key, h, racks)
             continue
         k = tuple(aisle_key(h, racks).values())
-        got = kept.get(k)
-        if got is None:
-            got = _hall_aisles(key, h, racks)
-        kept.put(k, got)
-        out += got
+        out += kept.take(k, partial(_hall_aisles, key, h, racks))
     return out
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -288,11 +289,7 @@ def kept_hall_columns(
     if kept is None:
         return hall_columns(hall, tables, row_digits, rack_digits)
     key = tuple(hall_columns_key(hall, tables, row_digits, rack_digits).values())
-    got = kept.get(key)
-    if got is None:
-        got = hall_columns(hall, tables, row_digits, rack_digits)
-    kept.put(key, got)
-    return got
+    return kept.take(key, lambda: hall_columns(hall, tables, row_digits, rack_digits))
 
 
 def _fixed(values: Any, dtype: Any) -> np.ndarray:
@@ -379,11 +376,7 @@ def placement_tables(
             parts.append((hall, hall_tables(p, hall, mine)))
             continue
         key = tuple(hall_tables_key(p, hall, mine).values())
-        got = kept.get(key)
-        if got is None:
-            got = hall_tables(p, hall, mine)
-        kept.put(key, got)
-        parts.append((hall, got))
+        parts.append((hall, kept.take(key, partial(hall_tables, p, hall, mine))))
     rw = max(2, len(str(max((len(t.rows) for _, t in parts), default=1))))
     kw = max(2, len(str(max((m for _, t in parts for m in t.members), default=1))))
     device_rack = np.full(p.d.n, -1, np.int64)

@@ -154,18 +154,11 @@ class ZoneLayouts:
         if self.store is None:
             return self.p.trial(zone, pods, respect_power)
         key = (self.key(zone), tuple(pods), respect_power)
-        got = self.store.trials.get(key)
-        if got is None:
-            got = self.p.trial(zone, pods, respect_power)
-        self.store.trials.put(key, got)
-        return got
+        return self.store.trials.take(key, lambda: self.p.trial(zone, pods, respect_power))
 
     def final(self, zone: list[int], pods: list[int], trial: Trial) -> tuple[list[Spot], int]:
         if self.store is None:
             return self.p.final(zone, pods, trial)
         key = (self.key(zone, False), tuple(pods), Content(trial.su_hall), trial.lines, trial.missing)
-        got = self.store.finals.get(key)
-        if got is None:
-            got = KeptLayout(*self.p.final(zone, pods, trial))
-        self.store.finals.put(key, got)
+        got = self.store.finals.take(key, lambda: KeptLayout(*self.p.final(zone, pods, trial)))
         return list(got.spots), got.missing
