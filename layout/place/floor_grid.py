@@ -353,8 +353,10 @@ def lay_grid(
     lv = np.repeat(np.asarray(hall.line_v), n_seg)
     su = np.tile(np.asarray(seg_u), (len(hall.line_v), 1))
     boxes = shapely.box(su[:, 0], lv, su[:, 1], lv + d)
-    blocked = shapely.difference(boxes, hall.usable)
-    parts, idx = shapely.get_parts(blocked, return_index=True)
+    # a box inside the usable area has nothing blocked: the difference only of the others
+    edge = np.flatnonzero(~shapely.within(boxes, hall.usable))
+    parts, idx = shapely.get_parts(shapely.difference(boxes[edge], hall.usable), return_index=True)
+    idx = edge[idx]
     bounds = shapely.bounds(parts)
     real = (
         (shapely.area(parts) > 1e-9)

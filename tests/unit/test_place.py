@@ -406,3 +406,24 @@ def test_a_block_laid_whole_in_one_interval_gives_the_spots_of_laying_it_rack_by
     assert fast.racks.equals(slow.racks) and fast.rows.equals(slow.rows)
     assert (fast.device_rack == slow.device_rack).all() and (fast.device_ru == slow.device_ru).all()
     assert fast.violations == slow.violations
+
+
+@pytest.mark.parametrize("stem", ["campus-100k", "seed002-32k", "gb200-hall"])
+def test_the_grid_of_a_hall_is_the_same_without_the_inside_box_shortcut(
+    stem: str, inputs_of: Callable[[str], Inputs], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """lay_grid works out what is blocked only for the (line, segment) boxes not inside the usable area
+    (columns, keep-outs, user rows, walls): every hall's grid is the one from the difference of all."""
+    import shapely
+
+    from layout.place.floor_grid import build_halls
+
+    inputs = inputs_of(stem)
+
+    def grids() -> list[Any]:
+        halls, cells = build_halls(inputs, place.gpu_racks(inputs), place.network_templates(inputs), {})
+        return [h.line_cells for h in halls] + [(c.hall, c.line, c.u0, c.u1, c.v0, c.free) for c in cells]
+
+    fast = grids()
+    monkeypatch.setattr(shapely, "within", lambda a, b: np.zeros(len(a), bool))
+    assert grids() == fast
