@@ -49,3 +49,12 @@ def test_take_is_get_then_put_and_makes_only_what_is_not_kept() -> None:
         both.put(n, value)
         assert got == value and take.known_keys() == both.known_keys(), n
     assert made == [1, 2, 3, 4, 2]  # 1, 4 and 4 again were kept; 2 was dropped by 4, made again
+
+
+def test_a_copy_keeps_the_same_values_and_goes_its_own_way() -> None:
+    kept: Kept[int, str] = Kept(2)
+    kept.put(1, "a")
+    kept.put(2, "b")
+    other = kept.copy()
+    other.put(3, "c")
+    assert kept.known_keys() == [1, 2] and other.known_keys() == [2, 3] and other.get(2) is kept.get(2)
