@@ -10,8 +10,9 @@ part of it:
 - the last placements, by all the placer reads (``place.placement_key``: a hall's cooling, or a max kW
   that keeps its GPU rack, places nothing again), each hall's floor grid, each fabric's devices
   grouped for placement (``place.place``), each building's trial and final layout (``place.zones``:
-  an edit of one hall lays out its building alone) and each hall's part of the racks and rows tables
-  (``place.tables.hall_tables_key``): see :class:`layout.place.PlaceCache`;
+  an edit of one hall lays out its building alone), each hall's part of the racks and rows tables
+  (``place.tables.hall_tables_key``), that part with its ids as columns (``hall_columns_key``) and
+  each hall's aisle check (``place.aisles.aisle_key``): see :class:`layout.place.PlaceCache`;
 - the power report's loads (``power.rack_loads_key``: kW per device and rack, floor loads, rows and
   each hall's sums, from the fabric, the catalog, the templates, the placement and the modules' watts;
   not the halls' limits, which ``power.check`` applies anew every run);
@@ -84,6 +85,8 @@ class DesignCache:
             "zone_trials": len(self.place.zones.trials),
             "zone_layouts": len(self.place.zones.finals),
             "hall_tables": len(self.place.tables),
+            "hall_columns": len(self.place.columns),
+            "aisle_checks": len(self.place.aisles),
             "cablings": len(self.cable.cablings),
             "port_skeletons": len(self.cable.skeletons),
             "port_runs": len(self.cable.ports),

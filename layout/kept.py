@@ -42,6 +42,12 @@ class Kept(Generic[K, V]):
         self._items = [*items[max(len(items) - (self.limit - 1), 0) :], (key, value)]
         return value
 
+    def copy(self) -> Kept[K, V]:
+        """Another store with the same values, newest last (the values are shared, not copied)."""
+        out: Kept[K, V] = Kept(self.limit)
+        out._items = list(self._items)
+        return out
+
     def known_keys(self) -> list[K]:
         return [k for k, _ in self._items]
 

@@ -25,13 +25,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from layout.kept import Kept
-from layout.place.aisles import AisleKey, aisle_checks
+from layout.place.aisles import AisleKey, hall_aisle_checks
 from layout.place.assign import Placer
 from layout.place.floor_grid import GridKey, KeptGrid, floor_positions, hall_floor
 from layout.place.groups import SU_ROLES, Derived, DerivedKey
 from layout.place.tables import (
     RACK_COLUMNS,
     ROW_COLUMNS,
+    HallColumns,
+    HallColumnsKey,
     HallTables,
     HallTablesKey,
     Placement,
@@ -81,15 +83,18 @@ FABRIC_GROUPS_KEPT = 4  # fabrics whose grouped devices and SU blocks a cache ke
 class PlaceCache:
     """What placement keeps from one run for the next when it is given a cache (the TUI's
     :class:`layout.cache.DesignCache`): the last placements by all they are made from
-    (:func:`placement_key`), each hall's floor grid by everything it is made from, and each fabric's
-    devices grouped for placement (SU blocks, packed racks) by the fabric, catalog and templates.
-    Without one, a placement keeps nothing."""
+    (:func:`placement_key`), each hall's floor grid by everything it is made from, each fabric's
+    devices grouped for placement (SU blocks, packed racks) by the fabric, catalog and templates, the
+    zones' layouts (layout/place/zones.py), and per hall its part of the tables, that part with its
+    ids as read-only columns, and its aisle check (each by all it is made from: layout/place/tables.py,
+    aisles.py). Without one, a placement keeps nothing."""
 
     placements: Kept[tuple[Any, ...], Placement] = field(default_factory=lambda: Kept(PLACEMENTS_KEPT))
     grids: Kept[GridKey, KeptGrid] = field(default_factory=lambda: Kept(HALL_GRIDS_KEPT))
     groups: Kept[DerivedKey, Derived] = field(default_factory=lambda: Kept(FABRIC_GROUPS_KEPT))
     zones: ZoneStore = field(default_factory=ZoneStore)
     tables: Kept[HallTablesKey, HallTables] = field(default_factory=lambda: Kept(HALL_TABLES_KEPT))
+    columns: Kept[HallColumnsKey, HallColumns] = field(default_factory=lambda: Kept(HALL_TABLES_KEPT))
     aisles: Kept[AisleKey, list[Violation]] = field(default_factory=lambda: Kept(HALL_TABLES_KEPT))
 
 
@@ -100,11 +105,7 @@ def place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None = None) -> Pl
     if cache is None:
         return _place(inputs, fabric, None)
     key = tuple(placement_key(inputs, fabric).values())
-    got = cache.placements.get(key)
-    if got is None:
-        got = _place(inputs, fabric, cache)
-    cache.placements.put(key, got)
-    return got
+    return cache.placements.take(key, lambda: _place(inputs, fabric, cache))
 
 
 def placement_key(inputs: Inputs, fabric: Fabric) -> dict[str, Any]:
@@ -131,9 +132,16 @@ def _place(inputs: Inputs, fabric: Fabric, cache: PlaceCache | None) -> Placemen
     else:
         p = Placer(inputs, fabric, cache.grids, cache.groups, cache.zones)
     spots, violations, missing = p.run()
-    racks, rows, device_rack, device_ru = placement_tables(
-        p, spots, cache.tables if cache is not None else None
+    t = placement_tables(
+        p,
+        spots,
+        cache.tables if cache is not None else None,
+        cache.columns if cache is not None else None,
     )
-    violations += user_row_checks(inputs, racks) + user_row_template_checks(p, racks)
-    violations += aisle_checks(inputs, racks, cache.aisles if cache is not None else None)
-    return Placement(racks, rows, device_rack, device_ru, tuple(violations), p.gpu, missing)
+    violations += user_row_checks(inputs, t.racks) + user_row_template_checks(p, t.racks)
+    violations += hall_aisle_checks(
+        inputs,
+        [(hall.key, cols.aisle) for hall, cols in t.halls],
+        cache.aisles if cache is not None else None,
+    )
+    return Placement(t.racks, t.rows, t.device_rack, t.device_ru, tuple(violations), p.gpu, missing)

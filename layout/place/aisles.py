@@ -13,6 +13,8 @@ rows by ``user_row``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,13 +36,16 @@ FRONT = {0.0: (0.0, 1.0), 180.0: (0.0, -1.0), 270.0: (1.0, 0.0), 90.0: (-1.0, 0.
 MIN_AREA_M2 = 1e-6  # touching is not standing in
 
 
-def clearance_strips(racks: pd.DataFrame, front_m: np.ndarray, back_m: np.ndarray) -> np.ndarray:
-    """Per rack, its front strip then its back strip (2 x racks shapely boxes, site coordinates)."""
-    x = racks["x_m"].to_numpy(float)
-    y = racks["y_m"].to_numpy(float)
-    w = racks["width_m"].to_numpy(float)
-    d = racks["depth_m"].to_numpy(float)
-    rot = racks["rotation_deg"].to_numpy(float)
+def clearance_strips(
+    racks: pd.DataFrame | Mapping[str, np.ndarray], front_m: np.ndarray, back_m: np.ndarray
+) -> np.ndarray:
+    """Per rack, its front strip then its back strip (2 x racks shapely boxes, site coordinates);
+    ``racks``: the racks table, or its columns as arrays."""
+    x = np.asarray(racks["x_m"], float)
+    y = np.asarray(racks["y_m"], float)
+    w = np.asarray(racks["width_m"], float)
+    d = np.asarray(racks["depth_m"], float)
+    rot = np.asarray(racks["rotation_deg"], float)
     fx = np.array([FRONT.get(r, (0.0, 1.0))[0] for r in rot.tolist()])
     fy = np.array([FRONT.get(r, (0.0, 1.0))[1] for r in rot.tolist()])
     along = np.abs(fy)  # 1: the rack's width runs along x
@@ -65,17 +70,20 @@ def clearance_strips(racks: pd.DataFrame, front_m: np.ndarray, back_m: np.ndarra
 
 AisleKey = tuple[Any, ...]  # the values of aisle_key, in its order
 
-
-def aisle_key(hall: Hall, racks: pd.DataFrame, idx: np.ndarray) -> dict[str, Any]:
-    """Everything one hall's aisle check reads, by name: the hall (its aisles, columns and keep-outs)
-    and its racks (ids, rows, user flags, centre, size and rotation), compared by content."""
-    return {
-        "hall": hall,
-        "racks": Content(*(racks[c].to_numpy()[idx] for c in AISLE_COLUMNS)),
-    }
-
-
+# the racks table's columns the check reads
 AISLE_COLUMNS = ("rack_id", "row", "user_row", "x_m", "y_m", "width_m", "depth_m", "rotation_deg")
+
+
+def aisle_key(hall: Hall, racks: Mapping[str, np.ndarray]) -> dict[str, Any]:
+    """Everything one hall's aisle check reads, by name: of the hall its aisles, columns and keep-outs
+    (not its power or cooling: an edit of those checks nothing again), and its racks (``racks``: the
+    :data:`AISLE_COLUMNS` of the hall's racks: ids, rows, user flags, centre, size and rotation),
+    compared by content (the same arrays, when a placement kept the hall's part of the tables:
+    layout/place/tables.py HallColumns)."""
+    return {
+        "hall": (hall.cold_aisle_m, hall.hot_aisle_m, hall.columns, hall.keepouts),
+        "racks": Content(*(racks[c] for c in AISLE_COLUMNS)),
+    }
 
 
 def aisle_checks(
@@ -87,31 +95,41 @@ def aisle_checks(
     checked."""
     if not len(racks):
         return []
-    halls = dict(hall_items(inputs))
     hall_col = racks["hall"].to_numpy()
-    out: list[Violation] = []
+    cols = {c: racks[c].to_numpy() for c in AISLE_COLUMNS}
+    parts: list[tuple[str, Mapping[str, np.ndarray]]] = []
     for key in pd.unique(hall_col):
-        h = halls[str(key)]
         idx = np.flatnonzero(hall_col == key)
+        parts.append((str(key), {c: v[idx] for c, v in cols.items()}))
+    return hall_aisle_checks(inputs, parts, kept)
+
+
+def hall_aisle_checks(
+    inputs: Inputs,
+    parts: list[tuple[str, Mapping[str, np.ndarray]]],
+    kept: Kept[AisleKey, list[Violation]] | None = None,
+) -> list[Violation]:
+    """:func:`aisle_checks` of the halls' racks given per hall: ``(hall key, its racks' AISLE_COLUMNS)``
+    in the racks table's order."""
+    halls = dict(hall_items(inputs))
+    out: list[Violation] = []
+    for key, racks in parts:
+        h = halls[key]
         if kept is None:
-            out += _hall_aisles(str(key), h, racks.iloc[idx])
+            out += _hall_aisles(key, h, racks)
             continue
-        k = tuple(aisle_key(h, racks, idx).values())
-        got = kept.get(k)
-        if got is None:
-            got = _hall_aisles(str(key), h, racks.iloc[idx])
-        kept.put(k, got)
-        out += got
+        k = tuple(aisle_key(h, racks).values())
+        out += kept.take(k, partial(_hall_aisles, key, h, racks))
     return out
 
 
-def _hall_aisles(key: str, h: Hall, racks: pd.DataFrame) -> list[Violation]:
+def _hall_aisles(key: str, h: Hall, racks: Mapping[str, np.ndarray]) -> list[Violation]:
     """The aisle violation of one hall's ``racks`` (at most one)."""
     polys = rack_polygons(racks)
-    row_col = racks["row"].to_numpy()
-    ids = racks["rack_id"].to_numpy()
-    user = racks["user_row"].to_numpy(bool)
-    n = len(racks)
+    row_col = np.asarray(racks["row"])
+    ids = np.asarray(racks["rack_id"])
+    user = np.asarray(racks["user_row"], bool)
+    n = len(ids)
     _, obstacles = hall_floor(h)
     depth = np.r_[np.full(n, h.cold_aisle_m), np.full(n, h.hot_aisle_m)]
     strips = clearance_strips(racks, depth[:n], depth[n:])
@@ -138,7 +156,7 @@ def _hall_aisles(key: str, h: Hall, racks: pd.DataFrame) -> list[Violation]:
         return []
     si, inter = si[ok], inter[ok]
     b = shapely.bounds(inter)
-    rot = racks["rotation_deg"].to_numpy(float)[owner[si]]
+    rot = np.asarray(racks["rotation_deg"], float)[owner[si]]
     across_y = np.isin(rot, (0.0, 180.0))  # the strip's depth runs along y
     taken = np.where(across_y, b[:, 3] - b[:, 1], b[:, 2] - b[:, 0])
     full = depth[si]

@@ -105,9 +105,10 @@ class Placer:
             return {}
         known = set(d.pods)
         # a pod's own devices go with the pod; devices above the pods (pod -1) to the campus MDF
-        pb = np.array(
-            [pod_building.get(int(p), -1 if int(p) in known else self.campus) for p in d.pod[idx]], np.int64
-        )
+        pods = d.pod[idx]
+        pb = np.empty(len(idx), np.int64)
+        for p in np.unique(pods).tolist():
+            pb[pods == p] = pod_building.get(p, -1 if p in known else self.campus)
         out = {}
         for b in buildings:
             m = pb == b
@@ -320,7 +321,7 @@ class Placer:
             else:
                 spots.append(sp)
                 if sp.cell >= 0:
-                    taken.append((sp.cell, sp.u, sp.u + it.width_m))
+                    taken.append((f.hall.first_cell + sp.cell, sp.u, sp.u + it.width_m))
         for c, a, b in taken:
             f.take_span(c, a, b)
         return left

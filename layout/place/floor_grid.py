@@ -89,6 +89,7 @@ class HallPlan:
     gpu: GpuRack | None = None
     max_width_m: float = 0.0  # the widest rack in play: a row segment holds at least one of it
     grid_key: GridKey | None = None  # all its floor grid is made from (see KeptGrid)
+    first_cell: int = 0  # the number of its first cell across the site (a Spot's cell is counted from it)
 
 
 def local_frame(geom: shapely.Geometry, swap: bool) -> shapely.Geometry:
@@ -173,7 +174,14 @@ def build_halls(
             swap = h.row_axis == "y"
             block = typical.get(key, [])
             held = tuple(tuple(p.bounds) for p in reserve.get(key, []))
-            grid_key: GridKey = (h.model_dump_json(), held, band, min_w, max_w, tuple(block))
+            grid_key: GridKey = (
+                h.model_dump_json(include=GRID_FIELDS),
+                held,
+                band,
+                min_w,
+                max_w,
+                tuple(block),
+            )
             hall = HallPlan(
                 len(halls),
                 key,
@@ -189,6 +197,7 @@ def build_halls(
                 grid_key=grid_key,
             )
             hall.user_slots = slots.get(key, [])
+            hall.first_cell = len(cells)
             known = grids.get(grid_key) if grids is not None else None
             if known is None:
                 usable, obstacles = hall_floor(h)
@@ -220,14 +229,23 @@ def build_halls(
     return halls, cells
 
 
+# the hall keys a floor grid is made from (hall_floor, lay_grid); an edit of any other (its power,
+# cooling, max kW, tray, the placement options) keeps the grid
+GRID_FIELDS: set[str] = {
+    "polygon", "wall_clearance_m", "columns", "keepouts", "row_axis", "cold_aisle_m", "hot_aisle_m",
+    "cross_aisle_m", "max_row_racks",
+}  # fmt: skip
+
+
 @dataclass(frozen=True, eq=False)
 class KeptGrid:
     """A hall's floor grid (see lay_grid), in the hall's own cell numbering. It is made from the hall
-    alone (its polygon, columns, keep-outs, clearances, aisles, ``max_row_racks`` and row axis: the whole
-    hall model, as JSON), the areas its user rows hold, the rack band's depth, the narrowest rack and the
-    widths of a typical SU block (:data:`GridKey`); a cache keeps it by exactly these, so an edit elsewhere
-    (another hall's max kW or cooling, the cluster) does not work it out again (shapely differences and
-    interval arithmetic: ~5 ms a hall)."""
+    alone (its polygon, columns, keep-outs, clearances, aisles, ``max_row_racks`` and row axis: the
+    :data:`GRID_FIELDS` of the hall model, as JSON), the areas its user rows hold, the rack band's depth,
+    the narrowest and widest rack and the widths of a typical SU block (:data:`GridKey`); a cache keeps
+    it by exactly these, so an edit elsewhere (another hall, the cluster) or of another key of the hall
+    (its ``it_mw``, cooling) does not work it out again (shapely differences and interval arithmetic:
+    ~3-5 ms a hall)."""
 
     usable: Polygon
     line_v: list[float]
@@ -236,7 +254,8 @@ class KeptGrid:
     line_cells: list[list[int]]
 
 
-# hall model JSON, user-row areas (bounds), band depth, narrowest rack width, typical block widths
+# hall model JSON (GRID_FIELDS), user-row areas (bounds), band depth, narrowest and widest rack width,
+# typical block widths
 GridKey = tuple[str, tuple[tuple[float, ...], ...], float, float, float, tuple[float, ...]]
 
 
@@ -334,8 +353,10 @@ def lay_grid(
     lv = np.repeat(np.asarray(hall.line_v), n_seg)
     su = np.tile(np.asarray(seg_u), (len(hall.line_v), 1))
     boxes = shapely.box(su[:, 0], lv, su[:, 1], lv + d)
-    blocked = shapely.difference(boxes, hall.usable)
-    parts, idx = shapely.get_parts(blocked, return_index=True)
+    # a box inside the usable area has nothing blocked: the difference only of the others
+    edge = np.flatnonzero(~shapely.within(boxes, hall.usable))
+    parts, idx = shapely.get_parts(shapely.difference(boxes[edge], hall.usable), return_index=True)
+    idx = edge[idx]
     bounds = shapely.bounds(parts)
     real = (
         (shapely.area(parts) > 1e-9)
@@ -402,7 +423,9 @@ def subtract(
 @dataclass(slots=True)
 class Spot:
     """Where an item went: a cell and its u, or a user-row slot (slots: a cache keeps the spots of
-    several layouts, and the garbage collector walks every object with a __dict__)."""
+    several layouts, and the garbage collector walks every object with a __dict__). The cell is counted
+    in its hall (the hall's first cell is 0; site-wide: ``HallPlan.first_cell + cell``), so a spot
+    stays as it is when the grid of a hall before it changes (layout/place/zones.py keeps them)."""
 
     item: RackItem
     hall: int
@@ -447,7 +470,7 @@ class FloorCursor:
             if sp.user is not None:
                 self.user_free.append(sp.user)
             else:
-                self.count[sp.cell] -= 1
+                self.count[self.hall.first_cell + sp.cell] -= 1
         self.user_free.sort(key=lambda x: (x.user_row, x.pos))
 
     def _take(self, w: float) -> tuple[int, float] | None:
@@ -488,7 +511,8 @@ class FloorCursor:
         if got is None:
             return None
         self.lines_used.add(self.cells[got[0][0]].line)
-        return [Spot(it, self.hall.no, cell=c, u=u) for it, (c, u) in zip(items, got, strict=True)]
+        first = self.hall.first_cell
+        return [Spot(it, self.hall.no, cell=c - first, u=u) for it, (c, u) in zip(items, got, strict=True)]
 
     def put(self, item: RackItem) -> Spot | None:
         for i, slot in enumerate(self.user_free):
@@ -499,7 +523,7 @@ class FloorCursor:
         if got is None:
             return None
         self.lines_used.add(self.cells[got[0]].line)
-        return Spot(item, self.hall.no, cell=got[0], u=got[1])
+        return Spot(item, self.hall.no, cell=got[0] - self.hall.first_cell, u=got[1])
 
     def started(self) -> bool:
         return self.u > -math.inf
@@ -562,6 +586,9 @@ class FloorCursor:
             self.next_cell()
             if not self.fits_in_cell(widths):
                 self.restore(s, [])
+        here = self._block_here(items, widths)
+        if here is not None:
+            return here
         spots: list[Spot] = []
         for unit in _runs(items):
             got = [self.put(unit[0])] if len(unit) == 1 else self.put_run(unit)
@@ -572,6 +599,47 @@ class FloorCursor:
                 continue
             spots += [sp for sp in got if sp is not None]
         return spots
+
+    def _block_here(self, items: list[RackItem], widths: list[float]) -> list[Spot] | None:
+        """The block's racks one after the other from the cursor in its current free interval, when
+        they all fit there and none of them takes a user-row slot: the spots the rack by rack laying
+        below gives in that case (the same sums, in the same order), without its per-rack search; None
+        (the cursor unchanged) when they do not."""
+        if self.k >= len(self.order) or not items:
+            return None
+        if self.user_free:
+            tpls = {slot.template for slot in self.user_free}
+            if any(it.template in tpls for it in items):
+                return None
+        c = self.order[self.k]
+        free = self.free_of(c)
+        n = self.count.get(c, 0) + len(items)
+        if self.iv >= len(free) or n > self.hall.model.max_row_racks:
+            return None
+        a, b = free[self.iv]
+        u = max(self.u, a)
+        limit = b + EPS
+        at = []
+        i = 0
+        while i < len(items):
+            j = i + 1  # a run: the item and those joined to it
+            while j < len(items) and items[j].joined:
+                j += 1
+            if j - i == 1:
+                if u + widths[i] > limit:
+                    return None
+            elif u + sum(widths[i:j]) > limit:
+                return None
+            for w in widths[i:j]:
+                at.append(u)
+                u += w
+            i = j
+        self.u = u
+        self.last_line = line = self.cells[c].line
+        self.count[c] = n
+        self.lines_used.add(line)
+        no, local = self.hall.no, c - self.hall.first_cell
+        return [Spot(it, no, cell=local, u=x) for it, x in zip(items, at, strict=True)]
 
 
 def _runs(items: list[RackItem]) -> list[list[RackItem]]:

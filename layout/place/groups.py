@@ -156,6 +156,10 @@ class Devices:
         self.prio = np.full(self.n, 9, np.int64)
         for role, prio in SU_ROLES.items():
             self.prio[self.role == role] = prio
+        # the links from a pod's spines down to the switches of SUs: each spine and its SU (spine_halls)
+        down = self.spine[b] & self.in_su[a]
+        self.down_spine, self.down_su = b[down], sw_su[a[down]]
+        self.down_pod = self.pod[self.down_spine]
         su_dev = np.flatnonzero(self.in_su)
         su_dev = su_dev[np.lexsort((su_dev, self.prio[su_dev], sw_su[su_dev]))]
         self.su_switches: dict[int, np.ndarray] = {}
@@ -170,24 +174,24 @@ class Devices:
         spines = np.flatnonzero(self.spine & (self.pod == pod))
         if not len(spines):
             return {}
-        a, b = self.links_a, self.links_b
-        is_sp = np.zeros(self.n, bool)
-        is_sp[spines] = True
-        m = is_sp[b] & self.in_su[a]
-        lo = pd.Series(su_hall[self.sw_su[a[m]]]).groupby(b[m])
-        lo_min, lo_max = lo.min(), lo.max()
+        mine = self.down_pod == pod
+        spine_of, hall = self.down_spine[mine], su_hall[self.down_su[mine]]
+        lo_min = np.full(self.n, np.iinfo(np.int64).max, np.int64)  # per spine, the halls of its SUs
+        lo_max = np.full(self.n, np.iinfo(np.int64).min, np.int64)
+        np.minimum.at(lo_min, spine_of, hall)
+        np.maximum.at(lo_max, spine_of, hall)
+        wired = np.zeros(self.n, bool)
+        wired[spine_of] = True
         sus = self.pod_sus.get(pod, [])
         pod_halls = su_hall[sus] if sus else np.zeros(0, np.int64)
         pod_halls = pod_halls[pod_halls >= 0]
         default = int(np.bincount(pod_halls).argmax()) if len(pod_halls) else -1
         hall_of: dict[int, int] = {}
         shared = []
-        lo_min_of = dict(zip(lo_min.index.tolist(), lo_min.tolist(), strict=True))
-        lo_max_of = dict(zip(lo_max.index.tolist(), lo_max.tolist(), strict=True))
         for s in spines[self.leader[spines] < 0].tolist():
-            h = lo_min_of.get(s, -1)
-            if h >= 0 and h == lo_max_of[s]:
-                hall_of[s] = int(h)
+            h = int(lo_min[s]) if wired[s] else -1
+            if h >= 0 and h == lo_max[s]:
+                hall_of[s] = h
             else:
                 shared.append(s)
         if shared and len(pod_halls):

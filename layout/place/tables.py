@@ -4,18 +4,20 @@ RU; and the checks of user rows against the floor and the cluster's racks."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import shapely
 
 from layout.kept import Kept
 from layout.place.floor_grid import EPS, HallPlan, Spot, UserSlot, hall_floor
 from layout.place.groups import RackItem
 from layout.place.templates import GpuRack, hall_items
-from layout.place.zones import first_cells
 from layout.violations import Violation
 
 if TYPE_CHECKING:
@@ -100,7 +102,7 @@ def rack_recs(p: Placer, hall: HallPlan, spots: list[Spot]) -> list[RackRec]:
         if s.user is not None:
             recs.append(user_rec(hall.no, s.user, it))
             continue
-        cell = p.cells[s.cell]
+        cell = p.cells[hall.first_cell + s.cell]
         front = hall.line_front[cell.line]
         v = cell.v0 + hall.band_m - it.depth_m / 2 if front > 0 else cell.v0 + it.depth_m / 2
         uc = s.u + it.width_m / 2
@@ -193,59 +195,178 @@ def hall_tables(p: Placer, hall: HallPlan, spots: list[Spot]) -> HallTables:
     for r in rack_recs(p, hall, spots):
         grouped.setdefault(r.row_key, []).append(r)
     rows = sorted((row_rec(hall, key, m) for key, m in grouped.items()), key=row_order)
-    cols: dict[str, list[object]] = {c: [] for c in HALL_COLUMNS}
-    row_rows: list[dict[str, object]] = []
-    devs, ranks, rus = [], [], []
-    n = 0
-    for row in rows:
-        row_rows.append(
-            {"axis": row.axis, "x0_m": round(row.x0_m, 6), "y0_m": round(row.y0_m, 6), "x1_m": round(row.x1_m, 6),
-             "y1_m": round(row.y1_m, 6), "front_sign": row.front_sign, "kind": row.kind, "user_row": row.key[0] == "u"}
-        )  # fmt: skip
-        cols["pos"] += range(1, len(row.members) + 1)
-        for rec in row.members:
-            it = rec.item
-            devs.append(it.dev)
-            ranks.append(np.full(len(it.dev), n, np.int64))
-            rus.append(it.ru)
-            n += 1
-            cols["template"].append(it.template)
-            cols["kind"].append(it.kind)
-            cols["x_m"].append(round(rec.x_m, 6))
-            cols["y_m"].append(round(rec.y_m, 6))
-            cols["rotation_deg"].append(rec.rotation_deg)
-            cols["width_m"].append(rec.width_m)
-            cols["depth_m"].append(rec.depth_m)
-            cols["user_row"].append(rec.user_row)
-            cols["servers"].append(it.servers)
-    cat = (lambda a: np.concatenate(a).astype(np.int64)) if devs else (lambda a: np.zeros(0, np.int64))
-    return HallTables(row_rows, [len(r.members) for r in rows], cols, cat(devs), cat(ranks), cat(rus))
+    row_rows = [
+        {"axis": row.axis, "x0_m": round(row.x0_m, 6), "y0_m": round(row.y0_m, 6), "x1_m": round(row.x1_m, 6),
+         "y1_m": round(row.y1_m, 6), "front_sign": row.front_sign, "kind": row.kind, "user_row": row.key[0] == "u"}
+        for row in rows
+    ]  # fmt: skip
+    recs = [rec for row in rows for rec in row.members]  # table order
+    items = [rec.item for rec in recs]
+    cols: dict[str, list[object]] = {
+        "pos": [k for row in rows for k in range(1, len(row.members) + 1)],
+        "template": [it.template for it in items],
+        "kind": [it.kind for it in items],
+        "x_m": [round(rec.x_m, 6) for rec in recs],
+        "y_m": [round(rec.y_m, 6) for rec in recs],
+        "rotation_deg": [rec.rotation_deg for rec in recs],
+        "width_m": [rec.width_m for rec in recs],
+        "depth_m": [rec.depth_m for rec in recs],
+        "user_row": [rec.user_row for rec in recs],
+        "servers": [it.servers for it in items],
+    }
+    if not items:
+        none = np.zeros(0, np.int64)
+        return HallTables(row_rows, [len(r.members) for r in rows], cols, none, none, none)
+    dev = np.concatenate([it.dev for it in items]).astype(np.int64)
+    ru = np.concatenate([it.ru for it in items]).astype(np.int64)
+    rank = np.repeat(
+        np.arange(len(items), dtype=np.int64), [len(it.dev) for it in items]
+    )  # each device's rack
+    return HallTables(row_rows, [len(r.members) for r in rows], cols, dev, rank, ru)
 
 
-def hall_tables_key(p: Placer, hall: HallPlan, spots: list[Spot], first: int) -> dict[str, object]:
+def hall_tables_key(p: Placer, hall: HallPlan, spots: list[Spot]) -> dict[str, object]:
     """Everything a hall's part of the tables is made from, by name: the hall's floor grid (by its key:
-    the hall model, its user rows' areas, the band depth and rack widths: the cells' lines, fronts and
-    depths), its spots (the rack item itself, compared as the very object: a fabric's items are shared
-    by its placements; the cell in the hall's own numbering, ``u``, the user slot), and its user-row
-    slots with the kind of each slot's template (the racks of a user row left empty). Not the hall's
-    number, key or building: the ids are made when the parts are put together."""
+    the hall's geometry, aisles and row keys, its user rows' areas, the band depth and rack widths: the
+    cells' lines, fronts and depths), its spots (each its rack item, compared as the very object: a
+    fabric's items are shared by its placements; the hall's number, the cell in the hall's own
+    numbering, ``u``, the user slot: a kept zone gives its very Spot objects back, so these compare as
+    the same objects), and its user-row slots with the kind of each slot's template (the racks of a
+    user row left empty). Not the hall's key or building: the ids are made when the parts are put
+    together."""
     return {
         "grid": hall.grid_key,
-        "spots": tuple((s.item, s.cell - first if s.cell >= 0 else -1, s.u, s.user) for s in spots),
+        "spots": tuple(spots),
         "slots": tuple((u, p.inputs.templates[u.template].kind) for u in hall.user_slots),
     }
 
 
+# the dtype pandas gives a column of str (pandas 3: its Arrow-backed ``str``; pandas 2: ``object``), so
+# a table put together from the halls' arrays has the dtypes of one made from lists
+TEXT: Any = pd.Series(["text"]).dtype
+ARROW_TEXT = getattr(TEXT, "storage", None) == "pyarrow"  # kept per hall as pyarrow arrays, then joined
+ROW_TEXT = ("row", "hall", "axis", "kind")
+RACK_TEXT = ("rack_id", "building", "hall", "row", "template", "kind")
+DTYPES: dict[str, Any] = {"pos": np.int64, "x_m": float, "y_m": float, "rotation_deg": float, "width_m": float,
+          "depth_m": float, "user_row": bool, "servers": np.int64, "x0_m": float, "y0_m": float,
+          "x1_m": float, "y1_m": float, "front_sign": np.int64}  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
+class HallColumns:
+    """One hall's part of the racks and rows tables with its ids, as read-only arrays per column (text as
+    the pandas array of :data:`TEXT`), ready to be put together with the other halls' parts; and the
+    columns the aisle check reads (layout/place/aisles.py AISLE_COLUMNS) as numpy arrays (the very
+    arrays every run that keeps this part gives, so a kept check compares them as the same objects)."""
+
+    racks: dict[str, Any]
+    rows: dict[str, Any]
+    aisle: dict[str, np.ndarray]
+
+
+HallColumnsKey = tuple[object, ...]  # the values of hall_columns_key, in its order
+
+
+def hall_columns_key(
+    hall: HallPlan, tables: HallTables, row_digits: int, rack_digits: int
+) -> dict[str, object]:
+    """Everything a hall's :class:`HallColumns` are made from, by name: its part of the tables (the very
+    :class:`HallTables` object: immutable, kept by all it is made from), the hall's key (in its ids and
+    columns; the building's id is its first part) and the digits of the site's row and rack numbers
+    (``R03``, ``K07``: the most rows of a hall and racks of a row anywhere)."""
+    return {"tables": tables, "hall": hall.key, "row_digits": row_digits, "rack_digits": rack_digits}
+
+
+def kept_hall_columns(
+    hall: HallPlan,
+    tables: HallTables,
+    row_digits: int,
+    rack_digits: int,
+    kept: Kept[HallColumnsKey, HallColumns] | None,
+) -> HallColumns:
+    """A hall's :class:`HallColumns`, from ``kept`` when it holds them by all they are made from (else
+    made, and put there); None: made."""
+    if kept is None:
+        return hall_columns(hall, tables, row_digits, rack_digits)
+    key = tuple(hall_columns_key(hall, tables, row_digits, rack_digits).values())
+    return kept.take(key, lambda: hall_columns(hall, tables, row_digits, rack_digits))
+
+
+def _fixed(values: Any, dtype: Any) -> np.ndarray:
+    arr: np.ndarray = np.asarray(values, dtype)
+    arr.flags.writeable = False
+    return arr
+
+
+def _column(name: str, values: list[Any], text: tuple[str, ...]) -> Any:
+    """A hall's part of a column: text as a pyarrow array (pandas 3's ``str`` holds one) or a read-only
+    numpy array of objects (pandas 2), the rest as a read-only numpy array of the column's dtype."""
+    if name not in text:
+        return _fixed(values, DTYPES[name])
+    return pa.array(values, pa.large_string()) if ARROW_TEXT else _fixed(values, object)
+
+
+def hall_columns(hall: HallPlan, tables: HallTables, row_digits: int, rack_digits: int) -> HallColumns:
+    """A hall's part of the tables with its ids (``B1/H1/R03``, ``B1/H1/R03/K07``) and every column."""
+    t = tables
+    row_ids = [f"{hall.key}/R{no:0{row_digits}d}" for no in range(1, len(t.rows) + 1)]
+    rack_ids: list[str] = []
+    rack_rows: list[str] = []
+    for rid, m in zip(row_ids, t.members, strict=True):
+        rack_ids += [f"{rid}/K{k:0{rack_digits}d}" for k in range(1, m + 1)]
+        rack_rows += [rid] * m
+    m = len(t.racks["pos"])
+    rack_lists: dict[str, list[Any]] = {
+        "rack_id": rack_ids, "building": [hall.building] * m, "hall": [hall.key] * m, "row": rack_rows,
+        **t.racks,
+    }  # fmt: skip
+    row_lists: dict[str, list[Any]] = {"row": row_ids, "hall": [hall.key] * len(row_ids)}
+    row_lists.update({c: [r[c] for r in t.rows] for c in ROW_COLUMNS[2:]})
+    racks = {c: _column(c, v, RACK_TEXT) for c, v in rack_lists.items()}
+    rows = {c: _column(c, v, ROW_TEXT) for c, v in row_lists.items()}
+    aisle = {"rack_id": _fixed(rack_ids, object), "row": _fixed(rack_rows, object)}
+    aisle.update({c: racks[c] for c in ("user_row", "x_m", "y_m", "width_m", "depth_m", "rotation_deg")})
+    return HallColumns(racks, rows, aisle)
+
+
+def _table(parts: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
+    """The halls' parts of a table put together (one array per column: no copy into 2-D blocks)."""
+    cols: dict[str, Any] = {}
+    for c in columns:
+        arrs = [p[c] for p in parts]
+        if isinstance(arrs[0], np.ndarray):
+            arr = np.concatenate(arrs)
+            arr.flags.writeable = False
+            cols[c] = arr if arr.dtype != object else pd.array(arr, dtype=TEXT)
+        else:  # one contiguous pyarrow array, as pandas makes of a list (not chunks per hall)
+            cols[c] = pd.array(pa.concat_arrays(arrs), dtype=TEXT)
+    return pd.DataFrame(cols, columns=columns, copy=False)
+
+
+@dataclass(frozen=True, eq=False)
+class Tables:
+    """The placement's tables, and each hall's part of them (for the aisle check)."""
+
+    racks: pd.DataFrame
+    rows: pd.DataFrame
+    device_rack: np.ndarray
+    device_ru: np.ndarray
+    halls: list[tuple[HallPlan, HallColumns]]
+
+
 def placement_tables(
-    p: Placer, spots: list[Spot], kept: Kept[HallTablesKey, HallTables] | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, np.ndarray]:
+    p: Placer,
+    spots: list[Spot],
+    kept: Kept[HallTablesKey, HallTables] | None = None,
+    kept_columns: Kept[HallColumnsKey, HallColumns] | None = None,
+) -> Tables:
     """Racks and rows tables; rows numbered per hall as :func:`row_order` says, racks along the row.
     ``kept``: each hall's part from earlier placements, by all it is made from (:func:`hall_tables_key`;
-    an edit of one hall makes that hall's part alone again); None: every part is made."""
+    an edit of one hall makes that hall's part alone again); ``kept_columns``: each hall's part with its
+    ids as columns (:func:`hall_columns_key`); None: every part is made."""
     by_hall: dict[int, list[Spot]] = {}
     for s in spots:
         by_hall.setdefault(s.hall, []).append(s)
-    first = first_cells(p.cells) if kept is not None else {}
     parts: list[tuple[HallPlan, HallTables]] = []
     for hall in p.halls:
         mine = by_hall.get(hall.no, [])
@@ -254,57 +375,37 @@ def placement_tables(
         if kept is None:
             parts.append((hall, hall_tables(p, hall, mine)))
             continue
-        key = tuple(hall_tables_key(p, hall, mine, first.get(hall.no, 0)).values())
-        got = kept.get(key)
-        if got is None:
-            got = hall_tables(p, hall, mine)
-        kept.put(key, got)
-        parts.append((hall, got))
+        key = tuple(hall_tables_key(p, hall, mine).values())
+        parts.append((hall, kept.take(key, partial(hall_tables, p, hall, mine))))
     rw = max(2, len(str(max((len(t.rows) for _, t in parts), default=1))))
     kw = max(2, len(str(max((m for _, t in parts for m in t.members), default=1))))
     device_rack = np.full(p.d.n, -1, np.int64)
     device_ru = np.full(p.d.n, -1, np.int64)
-    rack_cols: dict[str, list[object]] = {c: [] for c in RACK_COLUMNS}  # columns, not a dict per rack
-    row_rows: list[dict[str, object]] = []
+    columns: list[tuple[HallPlan, HallColumns]] = []
     n_racks = 0
     for hall, t in parts:
-        row_ids = [f"{hall.key}/R{no:0{rw}d}" for no in range(1, len(t.rows) + 1)]
-        row_rows += [{"row": rid, "hall": hall.key, **r} for rid, r in zip(row_ids, t.rows, strict=True)]
-        for rid, m in zip(row_ids, t.members, strict=True):
-            rack_cols["rack_id"] += [f"{rid}/K{k:0{kw}d}" for k in range(1, m + 1)]
-            rack_cols["row"] += [rid] * m
-        m = len(t.racks["pos"])
-        rack_cols["building"] += [hall.building] * m
-        rack_cols["hall"] += [hall.key] * m
-        for c in HALL_COLUMNS:
-            rack_cols[c] += t.racks[c]
+        columns.append((hall, kept_hall_columns(hall, t, rw, kw, kept_columns)))
         device_rack[t.dev] = t.dev_rack + n_racks
         device_ru[t.dev] = t.dev_ru
-        n_racks += m
-    racks = pd.DataFrame(
-        {
-            **rack_cols,
-            "pos": np.asarray(rack_cols["pos"], np.int64),
-            "x_m": np.asarray(rack_cols["x_m"], float),
-            "y_m": np.asarray(rack_cols["y_m"], float),
-            "rotation_deg": np.asarray(rack_cols["rotation_deg"], float),
-            "width_m": np.asarray(rack_cols["width_m"], float),
-            "depth_m": np.asarray(rack_cols["depth_m"], float),
-            "user_row": np.asarray(rack_cols["user_row"], bool),
-            "servers": np.asarray(rack_cols["servers"], np.int64),
-        },
-        columns=RACK_COLUMNS,
-    )
-    return racks, pd.DataFrame(row_rows, columns=ROW_COLUMNS), device_rack, device_ru
+        n_racks += len(t.racks["pos"])
+    if not columns:  # no rack anywhere: empty tables, with the dtypes pandas gives empty lists and arrays
+        empty: dict[str, Any] = {c: np.zeros(0, DTYPES[c]) if c in DTYPES else [] for c in RACK_COLUMNS}
+        racks = pd.DataFrame(empty, columns=RACK_COLUMNS)
+        rows = pd.DataFrame([], columns=ROW_COLUMNS)
+    else:
+        racks = _table([c.racks for _, c in columns], RACK_COLUMNS)
+        rows = _table([c.rows for _, c in columns], ROW_COLUMNS)
+    return Tables(racks, rows, device_rack, device_ru, columns)
 
 
-def rack_polygons(racks: pd.DataFrame) -> np.ndarray:
-    """Footprint of every rack (shapely polygons, site coordinates)."""
-    x = racks["x_m"].to_numpy(float)
-    y = racks["y_m"].to_numpy(float)
-    w = racks["width_m"].to_numpy(float)
-    d = racks["depth_m"].to_numpy(float)
-    along_x = np.isin(racks["rotation_deg"].to_numpy(float), (0.0, 180.0))
+def rack_polygons(racks: pd.DataFrame | Mapping[str, np.ndarray]) -> np.ndarray:
+    """Footprint of every rack (shapely polygons, site coordinates); ``racks``: the racks table, or
+    its columns as arrays."""
+    x = np.asarray(racks["x_m"], float)
+    y = np.asarray(racks["y_m"], float)
+    w = np.asarray(racks["width_m"], float)
+    d = np.asarray(racks["depth_m"], float)
+    along_x = np.isin(np.asarray(racks["rotation_deg"], float), (0.0, 180.0))
     hx = np.where(along_x, w, d) / 2
     hy = np.where(along_x, d, w) / 2
     return np.asarray(shapely.box(x - hx, y - hy, x + hx, y + hy))
@@ -316,7 +417,9 @@ def user_row_checks(inputs: Inputs, racks: pd.DataFrame) -> list[Violation]:
     if not len(racks) or not racks["user_row"].any():
         return []
     out = []
-    polys = rack_polygons(racks)
+    user = np.flatnonzero(racks["user_row"].to_numpy(bool))
+    polys = np.full(len(racks), None, dtype=object)  # only user rows' racks are looked at
+    polys[user] = rack_polygons(racks.iloc[user])
     halls = {k: h for k, h in hall_items(inputs)}
     for key in sorted(pd.unique(racks.loc[racks["user_row"], "hall"])):
         h = halls[str(key)]
@@ -324,13 +427,11 @@ def user_row_checks(inputs: Inputs, racks: pd.DataFrame) -> list[Violation]:
         m = (racks["user_row"] & (racks["hall"] == key)).to_numpy()
         idx = np.flatnonzero(m)
         blocked = shapely.union_all(obstacles) if obstacles else None
-        bad = []
-        for i in idx:
-            pg = polys[i]
-            if not inner.buffer(EPS).contains(pg) or (
-                blocked is not None and pg.intersection(blocked).area > 1e-9
-            ):
-                bad.append(i)
+        mine = polys[idx]
+        off = ~shapely.contains(inner.buffer(EPS), mine)
+        if blocked is not None:
+            off |= shapely.area(shapely.intersection(mine, blocked)) > 1e-9
+        bad = idx[off].tolist()
         tree = shapely.STRtree(polys[idx])
         pairs = tree.query(polys[idx], predicate="intersects")
         for a, b in zip(pairs[0], pairs[1], strict=True):
@@ -356,16 +457,18 @@ def user_row_template_checks(p: Placer, racks: pd.DataFrame) -> list[Violation]:
     fills: nothing of the cluster goes into it, so its racks stay empty (they are still drawn and costed,
     as placed): one violation per such [[row]], at its row."""
     network = sorted({p.groups.t_net.id, p.t_spine.id, p.t_core.id})
-    first = {}  # (hall, x, y) of each user row's first rack -> its row id
-    if len(racks):
-        user = racks[racks["user_row"]]
-        first = dict(zip(zip(user["hall"], user["x_m"], user["y_m"], strict=True), user["row"], strict=True))
+    first: dict[tuple[str, float, float], str] | None = None  # (hall, x, y) of a user row's first rack -> row
     out = []
     for hall in p.halls:
         gpu = hall.gpu.template if hall.gpu is not None else "none"
         for slot in hall.user_slots:
             if slot.pos != 1 or slot.template in (gpu, *network):
                 continue
+            if first is None:
+                user = racks[racks["user_row"]] if len(racks) else racks
+                first = dict(
+                    zip(zip(user["hall"], user["x_m"], user["y_m"], strict=True), user["row"], strict=True)
+                )
             row = p.inputs.site.row[slot.user_row]
             kind = p.inputs.templates[slot.template].kind
             out.append(

@@ -8,16 +8,18 @@ building, the zone's pods and a few site-wide figures, all named in :func:`zone_
 :class:`ZoneStore` (held by the TUI's cache, layout/place/__init__.py PlaceCache) keeps trials and
 final layouts by that key, the pods and (for a final layout) the trial it follows, so when an edit of
 hall ``B2/H2`` leaves buildings B1, B3 and B4 and the pods they hold as they were, only B2 is laid out
-again; the other buildings' racks come from the store.
+again; the other buildings' racks come from the store. A final layout reads no power or cooling budget
+(the trial it follows, in its key, says where each SU goes): an edit of a hall's ``it_mw`` or cooling
+that lands every SU where it was makes the trial alone again.
 
-A final layout is kept in the zone's own cell numbering (cells are numbered across the site in hall
-order; a hall grid that changes elsewhere shifts the numbers of the halls after it), and given back in
-the numbering of the run that asks for it. Without a store, nothing is kept.
+A final layout's spots count their cells in their own hall (layout/place/floor_grid.py Spot), so a hall
+grid that changes elsewhere (which shifts the site-wide numbers of the cells of the halls after it)
+leaves them as they are: a kept layout is given back as it was kept. Without a store, nothing is kept.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -74,7 +76,12 @@ def as_placed(hall: Hall, inputs: Inputs) -> Hall:
     return hall.model_copy(update={**NOT_PLACED_BY, "cooling_mw": hall_cooling_mw(hall, inputs.catalog)})
 
 
-def zone_key(p: ZonePlacer, zone: list[int]) -> dict[str, Any]:
+# what the final layout does not read of a hall or building: their power and cooling budgets (the trial
+# says which SU goes to which hall, and is in the final layout's key)
+UNPOWERED = {"it_mw": None, "cooling_mw": None}
+
+
+def zone_key(p: ZonePlacer, zone: list[int], power: bool = True) -> dict[str, Any]:
     """Everything a zone's trial and final layout read, by name: the zone's halls (their numbers, each as
     placed, its GPU rack, the kW it may carry and its user-row slots: with the templates these make its
     floor grid), its buildings (without their halls: ``it_mw``, entry, ``mdf_at``, footprint), and what
@@ -83,14 +90,27 @@ def zone_key(p: ZonePlacer, zone: list[int]) -> dict[str, Any]:
     (the fabric, the GPU racks) and through the zones themselves (``pod_spans_buildings`` makes one zone
     of every hall). Not the first hall's GPU rack, though the trial counts an SU's kW (and the spines' and
     MDF's share of it) with it: a rail SU's kW is per server whatever rack holds it, and a middle-of-rack
-    cluster has one GPU rack in every hall (tests/unit/test_zone_layouts.py checks this stays so)."""
+    cluster has one GPU rack in every hall (tests/unit/test_zone_layouts.py checks this stays so).
+
+    ``power`` False: the key of a final layout, which reads no power or cooling budget (the halls' and
+    buildings' ``it_mw``, the halls' cooling capacity and the kW each may carry): the trial it follows
+    is in its key, so an edit of a hall's power that lands every SU in the same hall lays out nothing."""
     halls = [p.halls[h] for h in zone]
     bnos = sorted({h.bno for h in halls})
-    return {
-        "halls": [
+    hall_parts: list[tuple[Any, ...]]
+    if power:
+        hall_parts = [
             (h.no, as_placed(h.model, p.inputs), h.gpu, p.hall_kw[h.no], tuple(h.user_slots)) for h in halls
-        ],
-        "buildings": [(b, p.site.building[b].model_copy(update={"hall": []})) for b in bnos],
+        ]
+    else:
+        hall_parts = [
+            (h.no, h.model.model_copy(update={**NOT_PLACED_BY, **UNPOWERED}), h.gpu, tuple(h.user_slots))
+            for h in halls
+        ]
+    off: dict[str, Any] = {"hall": []} if power else {"hall": [], **UNPOWERED}
+    return {
+        "halls": hall_parts,
+        "buildings": [(b, p.site.building[b].model_copy(update=off)) for b in bnos],
         "fabric": p.fabric,
         "catalog": p.inputs.catalog,
         "templates": dict(p.inputs.templates),
@@ -100,11 +120,10 @@ def zone_key(p: ZonePlacer, zone: list[int]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class KeptLayout:
-    """A zone's final layout: its spots, the first cell number of each of its halls in the numbering
-    they are in, and the racks that found no room."""
+    """A zone's final layout: its spots (each cell counted in its hall: layout/place/floor_grid.py Spot)
+    and the racks that found no room."""
 
     spots: list[Spot]
-    first: dict[int, int]
     missing: int
 
 
@@ -116,14 +135,6 @@ class ZoneStore:
     finals: Kept[tuple[Any, ...], KeptLayout] = field(default_factory=lambda: Kept(ZONE_LAYOUTS_KEPT))
 
 
-def first_cells(cells: list[Cell]) -> dict[int, int]:
-    """The number of each hall's first cell (a hall's cells are numbered one after the other)."""
-    out: dict[int, int] = {}
-    for i, c in enumerate(cells):
-        out.setdefault(c.hall, i)
-    return out
-
-
 class ZoneLayouts:
     """One placement's view of a store: trial and final layouts of its zones, from the store when kept
     (else made by the placer, and kept)."""
@@ -131,42 +142,23 @@ class ZoneLayouts:
     def __init__(self, p: ZonePlacer, store: ZoneStore | None):
         self.p = p
         self.store = store
-        self._keys: dict[tuple[int, ...], tuple[Any, ...]] = {}
-        self._first: dict[int, int] | None = None
+        self._keys: dict[tuple[tuple[int, ...], bool], tuple[Any, ...]] = {}
 
-    def key(self, zone: list[int]) -> tuple[Any, ...]:
-        got = self._keys.get(tuple(zone))
+    def key(self, zone: list[int], power: bool = True) -> tuple[Any, ...]:
+        got = self._keys.get((tuple(zone), power))
         if got is None:
-            got = self._keys[tuple(zone)] = tuple(zone_key(self.p, zone).values())
+            got = self._keys[(tuple(zone), power)] = tuple(zone_key(self.p, zone, power).values())
         return got
 
     def trial(self, zone: list[int], pods: list[int], respect_power: bool) -> Trial:
         if self.store is None:
             return self.p.trial(zone, pods, respect_power)
         key = (self.key(zone), tuple(pods), respect_power)
-        got = self.store.trials.get(key)
-        if got is None:
-            got = self.p.trial(zone, pods, respect_power)
-        self.store.trials.put(key, got)
-        return got
+        return self.store.trials.take(key, lambda: self.p.trial(zone, pods, respect_power))
 
     def final(self, zone: list[int], pods: list[int], trial: Trial) -> tuple[list[Spot], int]:
         if self.store is None:
             return self.p.final(zone, pods, trial)
-        key = (self.key(zone), tuple(pods), Content(trial.su_hall), trial.lines, trial.missing)
-        got = self.store.finals.get(key)
-        first = self._first_cells(zone)
-        if got is None:
-            spots, missing = self.p.final(zone, pods, trial)
-            got = KeptLayout(spots, first, missing)
-        self.store.finals.put(key, got)
-        if got.first == first:
-            return list(got.spots), got.missing
-        # a hall grid before this zone changed: the same cells under other numbers
-        moved = {h: first[h] - got.first[h] for h in first}
-        return [s if s.cell < 0 else replace(s, cell=s.cell + moved[s.hall]) for s in got.spots], got.missing
-
-    def _first_cells(self, zone: list[int]) -> dict[int, int]:
-        if self._first is None:
-            self._first = first_cells(self.p.cells)
-        return {h: self._first.get(h, -1) for h in zone}
+        key = (self.key(zone, False), tuple(pods), Content(trial.su_hall), trial.lines, trial.missing)
+        got = self.store.finals.take(key, lambda: KeptLayout(*self.p.final(zone, pods, trial)))
+        return list(got.spots), got.missing

@@ -186,7 +186,8 @@ def test_a_halls_kept_aisle_check_is_kept_by_all_it_reads(
     else:
         user = racks["user_row"].to_numpy()
         other_racks = racks.assign(x_m=np.where(user, racks["x_m"] + 0.4, racks["x_m"]))
-    assert list(aisles.aisle_key(base.site.building[0].hall[0], racks, np.arange(len(racks)))) == [
+    columns = {c: racks[c].to_numpy() for c in aisles.AISLE_COLUMNS}
+    assert list(aisles.aisle_key(base.site.building[0].hall[0], columns)) == [
         "hall",
         "racks",
     ]

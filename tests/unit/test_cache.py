@@ -294,3 +294,72 @@ def test_the_boms_fabric_parts_are_kept_by_all_they_are_made_from(
     stale: Any = bom.Kept(bom.FABRIC_PARTS_KEPT)
     bom.fabric_parts(base, fab, stale)
     assert bom.fabric_parts(other, other_fab, stale) != cold
+
+
+# a value of each hall key outside the floor grid's GRID_FIELDS, other than the small site's
+NOT_GRID = {
+    "id": "H9", "cooling": "liquid", "max_rack_kw": 48.0, "floor_load_kg_m2": 900.0, "it_mw": 0.3,
+    "cooling_mw": 0.4, "power": {"redundancy": "N+1"}, "tray": {"width_mm": 900, "levels": 2},
+    "spine_at": [5.0, 5.0], "su_order": ["p0-u00"],
+}  # fmt: skip
+
+
+def _grid_of(inputs: Inputs, gpu: Any) -> tuple[Any, ...]:
+    """The first hall's floor grid worked out anew (no store), with the GPU racks ``gpu`` (a hall key that
+    picks another GPU rack changes the grid through the rack: that is the GPU rack's part of the key)."""
+    from layout.place.floor_grid import build_halls
+
+    halls, cells = build_halls(inputs, gpu, place.network_templates(inputs), {})
+    h = halls[0]
+    return (
+        h.usable.wkt,
+        h.line_v,
+        h.line_front,
+        h.line_cells,
+        [(c.line, c.seg, c.u0, c.u1, c.v0, c.free) for c in cells],
+    )
+
+
+def test_a_hall_key_outside_the_grid_fields_changes_no_grid_and_each_field_is_every_hall_key(
+    make_inputs: Callable[..., Inputs],
+) -> None:
+    """Every key of a hall is a grid field or one that leaves the floor grid as it was (so the grid's
+    key may leave it out: an it_mw or cooling edit keeps the hall's grid, tables and aisle check)."""
+    from layout.model.site import Hall
+    from layout.place.floor_grid import GRID_FIELDS
+
+    assert GRID_FIELDS | set(NOT_GRID) == set(Hall.model_fields)
+    base = make_inputs()
+    gpu = place.gpu_racks(base)
+    grid = _grid_of(base, gpu)
+    for name, value in NOT_GRID.items():
+        other = make_inputs({"building": {0: {"hall": {0: {name: value}}}}})
+        assert getattr(other.site.building[0].hall[0], name) != getattr(base.site.building[0].hall[0], name)
+        key = f"B1/{other.site.building[0].hall[0].id}"
+        assert _grid_of(other, {key: next(iter(gpu.values()))}) == grid, name
+    wider = make_inputs({"building": {0: {"hall": {0: {"cold_aisle_m": 1.5}}}}})
+    assert _grid_of(wider, gpu) != grid  # a grid field does change it
+
+
+def test_an_it_mw_edit_keeps_the_halls_grid_tables_and_aisle_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An it_mw edit that moves no SU places again (the trial reads it) but works out no grid, makes no
+    hall's part of the tables and checks no hall's aisles: none of them reads a hall's power."""
+    from layout.place import aisles, floor_grid, tables
+
+    made: list[str] = []
+    for mod, fn in ((floor_grid, "lay_grid"), (tables, "hall_tables"), (aisles, "_hall_aisles")):
+        full = getattr(mod, fn)
+        monkeypatch.setattr(mod, fn, lambda *a, full=full, fn=fn: made.append(fn) or full(*a))
+    editor = SiteEditor(SITES / "seed002-32k.toml")
+    fab = design.build_fabric(editor.inputs)
+    cache = place.PlaceCache()
+    place.place(editor.inputs, fab, cache)
+    (b, h), *_ = editor.inputs.site.halls()
+    editor.apply(SetHall(f"{b.id}/{h.id}", "it_mw", 50.0))  # above its cooling: no SU moves
+    made.clear()
+    warm = place.place(editor.inputs, fab, cache)
+    assert made == []
+    cold = place.place(editor.inputs, fab)
+    assert (
+        warm.racks.equals(cold.racks) and warm.rows.equals(cold.rows) and warm.violations == cold.violations
+    )

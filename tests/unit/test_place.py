@@ -366,3 +366,64 @@ def test_same_input_same_tables(make_inputs: Make) -> None:
     _, b = run(inputs)
     assert a.racks.equals(b.racks) and a.rows.equals(b.rows)
     assert np.array_equal(a.device_rack, b.device_rack) and np.array_equal(a.device_ru, b.device_ru)
+
+
+# a middle-of-rack 30 kW hall (leaf rack pairs stand side by side), a user row of GPU racks the first
+# blocks fill, a column that breaks the rows, a hall too small for all
+FAST_CASES = {
+    "rack pairs": {"cluster": {"design": "mor"}, **hall(max_rack_kw=30.0, polygon=[[0, 0], [14, 0], [14, 6], [0, 6]])},
+    "user row": {"row": [{"hall": "B1/H1", "origin": [3.0, 3.8], "axis": "x", "racks": 3, "template": "dgx-h100-x4"}],
+                 **hall(polygon=[[0, 0], [14, 0], [14, 10], [0, 10]])},
+    "column": hall(columns=[{"at": [5.0, 1.0], "size_m": [0.6, 0.6]}], polygon=[[0, 0], [14, 0], [14, 10], [0, 10]]),
+    "too small": {},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", [*FAST_CASES, "seed002-32k", "superpod-4su"])
+def test_a_block_laid_whole_in_one_interval_gives_the_spots_of_laying_it_rack_by_rack(
+    case: str, make_inputs: Make, inputs_of: Callable[[str], Inputs], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FloorCursor.put_block lays a block that fits the cursor's free interval in one go (not when one
+    of its racks would take a user-row slot): the same placement as without that shortcut (every block
+    rack by rack)."""
+    from layout.place.floor_grid import FloorCursor
+
+    inputs = make_inputs(FAST_CASES[case]) if case in FAST_CASES else inputs_of(case)
+    fab = fabric.build(inputs.site.cluster, inputs.catalog, place.fabric_servers_per_rack(inputs))
+    taken = []
+    here = FloorCursor._block_here
+
+    def counted(self: FloorCursor, *args: Any) -> Any:
+        got = here(self, *args)
+        taken.append(got is not None)
+        return got
+
+    monkeypatch.setattr(FloorCursor, "_block_here", counted)
+    fast = place.place(inputs, fab)
+    assert any(taken) == (case != "user row")  # the one SU's GPU racks take the user row's slots
+    monkeypatch.setattr(FloorCursor, "_block_here", lambda self, *args: None)
+    slow = place.place(inputs, fab)
+    assert fast.racks.equals(slow.racks) and fast.rows.equals(slow.rows)
+    assert (fast.device_rack == slow.device_rack).all() and (fast.device_ru == slow.device_ru).all()
+    assert fast.violations == slow.violations
+
+
+@pytest.mark.parametrize("stem", ["campus-100k", "seed002-32k", "gb200-hall"])
+def test_the_grid_of_a_hall_is_the_same_without_the_inside_box_shortcut(
+    stem: str, inputs_of: Callable[[str], Inputs], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """lay_grid works out what is blocked only for the (line, segment) boxes not inside the usable area
+    (columns, keep-outs, user rows, walls): every hall's grid is the one from the difference of all."""
+    import shapely
+
+    from layout.place.floor_grid import build_halls
+
+    inputs = inputs_of(stem)
+
+    def grids() -> list[Any]:
+        halls, cells = build_halls(inputs, place.gpu_racks(inputs), place.network_templates(inputs), {})
+        return [h.line_cells for h in halls] + [(c.hall, c.line, c.u0, c.u1, c.v0, c.free) for c in cells]
+
+    fast = grids()
+    monkeypatch.setattr(shapely, "within", lambda a, b: np.zeros(len(a), bool))
+    assert grids() == fast

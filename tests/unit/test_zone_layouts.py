@@ -6,21 +6,27 @@ a stale layout."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
 import pytest
 from conftest import leave_out
 from test_hall_edits import TWO_HALLS, _hall, _taller_leaf_switch, _wider_gpu_racks, inputs_of, patch
 
 from layout import design, place
 from layout.cache import DesignCache
+from layout.kept import Kept
 from layout.load import Inputs
-from layout.place import tables, zones
+from layout.place import aisles, tables, zones
 from layout.place.assign import Placer
 from layout.place.groups import RackGroups
 
 Same = Callable[[Any, Any], None]
+ROOT_SITES = Path(__file__).resolve().parents[2] / "sites"
 
 # Three buildings in a line, one 256-GPU pod each (B1's it_mw holds one pod only); the campus top tier
 # stands in B2's MDF, the building nearest the others.
@@ -68,7 +74,7 @@ def hall_of(d: dict[str, Any], b: int, h: int = 0) -> dict[str, Any]:
 EDITS: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
     ("B3/H1 low-density racks", lambda d: hall_of(d, 2).update(max_rack_kw=30.0)),
     ("B3/H1 shorter rows", lambda d: hall_of(d, 2).update(max_row_racks=4)),
-    ("B1/H1 it_mw", lambda d: hall_of(d, 0).update(it_mw=0.2)),
+    ("B1/H1 it_mw", lambda d: hall_of(d, 0).update(it_mw=0.2)),  # its one SU stays where it was
     (
         "a user row in B3/H1",
         lambda d: d.update(
@@ -115,7 +121,8 @@ def test_an_edit_of_one_building_lays_out_that_building_alone_and_gives_the_cold
     made = laid_out(monkeypatch)
     design.run(inputs_of(data), cache=cache)
     assert made == [["B1/H1", "B1/H2"], ["B2/H1"], ["B3/H1"]]
-    expect = {0: [["B3/H1"]], 1: [["B3/H1"]], 2: [["B1/H1", "B1/H2"]], 3: [["B3/H1"]], 4: [["B2/H1"]],
+    # the it_mw edit makes B1's trial alone again: its SU lands in the same hall (see the test below)
+    expect = {0: [["B3/H1"]], 1: [["B3/H1"]], 2: [], 3: [["B3/H1"]], 4: [["B2/H1"]],
               5: [["B1/H1", "B1/H2"]], 6: [["B3/H1"]], 7: []}  # fmt: skip
     for i, (what, edit) in enumerate(EDITS):
         data = patch(data, edit)
@@ -126,16 +133,20 @@ def test_an_edit_of_one_building_lays_out_that_building_alone_and_gives_the_cold
         same_design(warm, cold)
 
 
-def test_a_hall_grid_that_changes_renumbers_the_cells_of_the_kept_zones_after_it() -> None:
-    """B1/H2 gets shorter rows (more cells): B2's and B3's kept spots come back under their new
-    cell numbers (the racks table is where the cold run puts them)."""
+def test_a_hall_grid_that_changes_leaves_the_kept_zones_after_it_right() -> None:
+    """B1/H2 gets shorter rows (more cells: the site-wide numbers of B2's and B3's cells shift): B2's and
+    B3's kept spots, which count their cells in their own hall, come back as they were kept, the very
+    Spot objects, and the racks table is where the cold run puts them."""
     cache = place.PlaceCache()
     base = inputs_of(THREE)
     fabric = design.build_fabric(base)
     place.place(base, fabric, cache)
     edited = inputs_of(patch(THREE, lambda d: hall_of(d, 0, 1).update(max_row_racks=3, cross_aisle_m=2.0)))
+    kept = {id(s) for layout in cache.zones.finals._items for s in layout[1].spots}
     warm, cold = place.place(edited, fabric, cache), place.place(edited, fabric)
     assert warm.racks.equals(cold.racks) and (warm.device_rack == cold.device_rack).all()
+    later = [layout.spots for key, layout in cache.zones.finals._items[-2:]]  # B2's and B3's, given back
+    assert all(id(s) in kept for spots in later for s in spots)
 
 
 # ------------------------------------------------------------------------------------- complete key
@@ -205,7 +216,7 @@ def test_the_stores_are_bounded() -> None:
     data = THREE
     fabric = design.build_fabric(inputs_of(data))
     for k in range(zones.ZONE_TRIALS_KEPT):
-        data = patch(data, lambda d, k=k: hall_of(d, 2).update(it_mw=0.4 + k / 1000))
+        data = patch(data, lambda d, k=k: hall_of(d, 2).update(max_row_racks=4 + k))
         place.place(inputs_of(data), fabric, cache)
     assert len(cache.zones.finals) == zones.ZONE_LAYOUTS_KEPT
     assert len(cache.zones.trials) == zones.ZONE_TRIALS_KEPT
@@ -232,7 +243,7 @@ TABLE_VARIANTS: list[tuple[str, Callable[[dict[str, Any]], None], Callable[[dict
 def test_the_table_variants_cover_every_part_of_the_hall_tables_key() -> None:
     inputs = inputs_of(THREE)
     p = Placer(inputs, design.build_fabric(inputs))
-    assert [n for n, _, _ in TABLE_VARIANTS] == list(tables.hall_tables_key(p, p.halls[0], [], 0))
+    assert [n for n, _, _ in TABLE_VARIANTS] == list(tables.hall_tables_key(p, p.halls[0], []))
 
 
 def _tables_twice(name: str) -> tuple[place.Placement, place.Placement, place.Placement]:
@@ -291,3 +302,108 @@ def test_an_edit_of_one_hall_makes_that_halls_tables_alone(monkeypatch: pytest.M
     made.clear()
     place.place(inputs_of(patch(THREE, lambda d: hall_of(d, 2).update(max_row_racks=4))), fabric, cache)
     assert made == ["B3/H1"]
+
+
+# ------------------------------------------------------------- each hall's columns, with their ids
+def _hall_part() -> tuple[Placer, Any, list[Any]]:
+    """THREE's placer, its hall B1/H1 and that hall's spots."""
+    inputs = inputs_of(THREE)
+    p = Placer(inputs, design.build_fabric(inputs))
+    spots, _, _ = p.run()
+    return p, p.halls[0], [s for s in spots if s.hall == 0]
+
+
+def _columns_twice(name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """hall_columns' arguments for B1/H1, and the same with another value of the part ``name`` alone."""
+    p, hall, spots = _hall_part()
+    base = {"hall": hall, "tables": tables.hall_tables(p, hall, spots), "row_digits": 2, "rack_digits": 2}
+    variant = dict(base)
+    if name == "tables":  # the hall's last rack gone: another part of the tables
+        variant["tables"] = tables.hall_tables(p, hall, spots[:-1])
+    elif name == "hall":
+        variant["hall"] = dataclasses.replace(hall, key="B7/H1", building="B7")
+    else:
+        variant[name] = 3
+    return base, variant
+
+
+def _same_columns(a: tables.HallColumns, b: tables.HallColumns) -> bool:
+    pairs = ((a.racks, b.racks), (a.rows, b.rows), (a.aisle, b.aisle))
+    return all(list(ours) == list(theirs[c]) for mine, theirs in pairs for c, ours in mine.items())
+
+
+COLUMN_PARTS = ["tables", "hall", "row_digits", "rack_digits"]
+
+
+def test_the_column_variants_cover_every_part_of_the_hall_columns_key() -> None:
+    base, _ = _columns_twice("tables")
+    assert list(tables.hall_columns_key(**base)) == COLUMN_PARTS
+
+
+@pytest.mark.parametrize("name", COLUMN_PARTS)
+def test_a_halls_columns_are_made_again_when_any_part_of_their_key_changes(name: str) -> None:
+    base, variant = _columns_twice(name)
+    kept: Kept[Any, Any] = Kept(8)
+    first = tables.kept_hall_columns(**base, kept=kept)
+    assert tables.kept_hall_columns(**base, kept=kept) is first
+    warm = tables.kept_hall_columns(**variant, kept=kept)
+    assert not _same_columns(warm, first)
+    assert _same_columns(warm, tables.hall_columns(**variant))
+    arrays = [v for v in warm.racks.values() if isinstance(v, np.ndarray)]
+    assert arrays and not any(a.flags.writeable for a in arrays)  # kept: shared by later placements
+
+
+@pytest.mark.parametrize("name", COLUMN_PARTS)
+def test_leaving_a_part_out_of_the_hall_columns_key_gives_stale_columns(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base, variant = _columns_twice(name)
+    cold = tables.hall_columns(**variant)
+    leave_out(monkeypatch, tables, "hall_columns_key", name)
+    kept: Kept[Any, Any] = Kept(8)
+    first = tables.kept_hall_columns(**base, kept=kept)
+    warm = tables.kept_hall_columns(**variant, kept=kept)
+    assert warm is first and not _same_columns(warm, cold)
+
+
+def test_an_edit_of_one_hall_makes_its_columns_and_aisle_check_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a cache, an edit of B3/H1 makes that hall's columns and checks its aisles alone; the other
+    halls' kept columns are the very arrays their kept aisle checks were keyed by."""
+    made: list[str] = []
+    checked: list[str] = []
+    columns, hall_aisles = tables.hall_columns, aisles._hall_aisles
+    monkeypatch.setattr(tables, "hall_columns", lambda h, *a: made.append(h.key) or columns(h, *a))
+    monkeypatch.setattr(aisles, "_hall_aisles", lambda k, *a: checked.append(k) or hall_aisles(k, *a))
+    cache = place.PlaceCache()
+    fabric = design.build_fabric(inputs_of(THREE))
+    place.place(inputs_of(THREE), fabric, cache)
+    assert made == checked == ["B1/H1", "B2/H1", "B3/H1"]  # B1/H2 is empty
+    made.clear()
+    checked.clear()
+    edited = inputs_of(patch(THREE, lambda d: hall_of(d, 2).update(max_row_racks=4)))
+    warm = place.place(edited, fabric, cache)
+    assert made == checked == ["B3/H1"]
+    assert _same_placement(warm, place.place(edited, fabric))
+    for c in tables.RACK_TEXT:  # one array per column, as pandas makes of a list: not a chunk per hall
+        assert isinstance(pa.array(warm.racks[c], from_pandas=True), pa.Array), c
+
+
+def test_a_power_edit_that_moves_no_su_lays_out_nothing_and_one_that_does_lays_out_its_building(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The campus's B2/H2 it_mw 24 -> 18 MW: its SUs (~12 MW) stay in the same halls, so B2's trial is
+    made again and its final layout (which reads no power budget) is the kept one; -> 8 MW moves SUs
+    into B2/H1: B2 is laid out again. Both give the cold placement."""
+    from layout.siteedit import SetHall, SiteEditor
+
+    editor = SiteEditor(ROOT_SITES / "campus-100k.toml")
+    fabric = design.build_fabric(editor.inputs)
+    cache = place.PlaceCache()
+    place.place(editor.inputs, fabric, cache)
+    made = laid_out(monkeypatch)
+    for mw, expect in ((18.0, []), (8.0, [["B2/H1", "B2/H2"]])):
+        editor.apply(SetHall("B2/H2", "it_mw", mw))
+        made.clear()
+        warm = place.place(editor.inputs, fabric, cache)
+        assert made == expect, mw
+        assert _same_placement(warm, place.place(editor.inputs, fabric)), mw
