@@ -84,19 +84,21 @@ def link_ends(links: pd.DataFrame, placement: object, rack_height_ru: np.ndarray
         pos = racks["pos"].to_numpy(np.int64)
         x = racks["x_m"].to_numpy(float)
         y = racks["y_m"].to_numpy(float)
-        ia, ib = np.maximum(ra, 0), np.maximum(rb, 0)
-        same = placed & (ra == rb)
+        same = np.flatnonzero(placed & (ra == rb))
         # neighbours: one row, positions one apart; as one packed key per rack, row x m + pos, with m
-        # twice the span of positions, so racks of two rows are always more than one apart
+        # twice the span of positions, so racks of two rows are always more than one apart, and an
+        # unplaced end (rack -1) the appended key, more than one above every rack's: a link of one rack
+        # or with an unplaced end is never one apart
         m = 2 * (int(pos.max()) - int(pos.min()) + 2)
         row_pos = row_code.astype(np.int64) * m + pos
-        adj = placed & ~same & (np.abs(row_pos[ia] - row_pos[ib]) == 1)
-        dz = np.abs(za - zb)
+        row_pos = np.r_[row_pos, row_pos.max() + 2]
+        adj = np.flatnonzero(np.abs(row_pos[ra] - row_pos[rb]) == 1)
         jumper[same] = JUMPER_RACK
         jumper[adj] = JUMPER_ADJACENT
-        jlen[same] = dz[same] + SLACK_M["rack"]
-        pa, pb = ia[adj], ib[adj]
-        jlen[adj] = np.hypot(x[pa] - x[pb], y[pa] - y[pb]) + dz[adj] + SLACK_M["adjacent"]
+        jlen[same] = np.abs(za[same] - zb[same]) + SLACK_M["rack"]
+        pa, pb = ra[adj], rb[adj]
+        dz = np.abs(za[adj] - zb[adj])
+        jlen[adj] = np.hypot(x[pa] - x[pb], y[pa] - y[pb]) + dz + SLACK_M["adjacent"]
     return LinkEnds(ra, rb, za, zb, jumper, jlen)
 
 
@@ -130,9 +132,11 @@ class TrayPaths:
 def tray_paths(trays: Trays, rack_a: np.ndarray, rack_b: np.ndarray) -> TrayPaths:
     """Shortest tray routes between the racks of each link (all racks placed: rack numbers >= 0)."""
     n_racks = max(len(trays.rack_edge), 1)
-    lo = np.minimum(rack_a, rack_b).astype(np.int64)
-    hi = np.maximum(rack_a, rack_b).astype(np.int64)
-    keys, pair = unique_inverse(lo * n_racks + hi)
+    lo = np.minimum(rack_a, rack_b).astype(np.int64, copy=False)
+    hi = np.maximum(rack_a, rack_b).astype(np.int64, copy=False)
+    lo *= n_racks  # a fresh array: the key built in place
+    lo += hi
+    keys, pair = unique_inverse(lo)
     pa, pb = keys // n_racks, keys % n_racks
     # the rack with more partners is the Dijkstra source
     partners = np.bincount(np.r_[pa, pb], minlength=n_racks)
@@ -157,7 +161,10 @@ def tray_paths(trays: Trays, rack_a: np.ndarray, rack_b: np.ndarray) -> TrayPath
         i = np.nonzero(ok)[0]
         e1, e2 = es[i], ed[i]
         o1, o2 = trays.rack_offset_m[src[i]], trays.rack_offset_m[dst[i]]
-        sources = np.unique(np.r_[eu[e1], ev[e1]])
+        need = np.zeros(trays.n_nodes, dtype=bool)  # the end nodes of the source racks' edges, sorted
+        need[eu[e1]] = True
+        need[ev[e1]] = True
+        sources = np.flatnonzero(need)
         dmat, pred = dijkstra(trays.adjacency(), directed=False, indices=sources, return_predecessors=True)
         row = np.full(trays.n_nodes, -1, dtype=np.int64)
         row[sources] = np.arange(len(sources))
