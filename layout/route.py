@@ -53,6 +53,8 @@ class LinkEnds:
     port_z_b_m: np.ndarray
     jumper: np.ndarray  # JUMPER_NONE / JUMPER_RACK / JUMPER_ADJACENT
     jumper_length_m: np.ndarray  # NaN when the link cannot be a jumper
+    device_rack: np.ndarray | None = None  # per device: its rack (-1: not placed)
+    device_z_m: np.ndarray | None = None  # per device: its port height (the links' port_z_*_m)
 
     @property
     def placed(self) -> np.ndarray:
@@ -99,7 +101,7 @@ def link_ends(links: pd.DataFrame, placement: object, rack_height_ru: np.ndarray
         pa, pb = ra[adj], rb[adj]
         dz = np.abs(za[adj] - zb[adj])
         jlen[adj] = np.hypot(x[pa] - x[pb], y[pa] - y[pb]) + dz + SLACK_M["adjacent"]
-    return LinkEnds(ra, rb, za, zb, jumper, jlen)
+    return LinkEnds(ra, rb, za, zb, jumper, jlen, device_rack, device_z)
 
 
 @dataclass(frozen=True)
