@@ -120,7 +120,7 @@ def one_hall_edits(site: str, runs: int) -> None:
     (cable-hall 5a2240d), runs of the two interleaved twice, CPU s, best of 5 each, 2 shared cores: a
     user row cable 0.152 -> 0.090 (design.run 0.298 -> 0.202); the low-density rack 0.137 -> 0.086
     (0.265 -> 0.193); ``it_mw -> 18`` re-cables nothing either way (0.002). Inside ``media._cable``
-    (/work/coord/cable_ticks2.py, CPU ms, best of 3 x 3): trays.build 29 -> 16, ports.finish 14 -> 4,
+    (each line timed, CPU ms, best of 3 runs of 3): trays.build 29 -> 16, ports.finish 14 -> 4,
     PortMap.modules 20 -> 6 (rows 2.6 + table 3.7), route.link_ends 10 -> 7, route.edge_loads 12 -> 9,
     route.tray_paths 17 -> 15 (the Dijkstra, ~6, is most of what is left), cable counts 5 -> 1.5,
     tray fill table 4 -> 1; ~150 -> ~93 in all.
