@@ -436,11 +436,16 @@ def pods_by_hall(fabric: Any, placement: Any) -> dict[str, tuple[int, ...]]:
     ok = (dev["tier"].to_numpy() == 0) & (rack >= 0)
     if not ok.any() or racks.empty:
         return {}
-    frame = pd.DataFrame(
-        {"hall": racks["hall"].to_numpy()[rack[ok]], "pod": dev["pod"].to_numpy(np.int64)[ok]}
-    )
-    frame = frame.drop_duplicates().sort_values(["hall", "pod"])
-    return {str(h): tuple(int(p) for p in g["pod"]) for h, g in frame.groupby("hall", sort=True)}
+    # (hall, pod) pairs as one integer key each: hall code x span + pod, unique and sorted by numpy
+    hall_code, hall_names = pd.factorize(racks["hall"])
+    pod = dev["pod"].to_numpy(np.int64)[ok]
+    low = int(pod.min())
+    span = int(pod.max()) - low + 1
+    keys = np.unique(hall_code[rack[ok]].astype(np.int64) * span + (pod - low))
+    pods: dict[str, list[int]] = {}
+    for code, p in zip((keys // span).tolist(), (keys % span + low).tolist(), strict=True):
+        pods.setdefault(str(hall_names[code]), []).append(p)
+    return {h: tuple(pods[h]) for h in sorted(pods)}
 
 
 # ------------------------------------------------------------------------------------------ build

@@ -153,9 +153,15 @@ def tree_rows(result: Result) -> list[tuple[str, str, str]]:
     d = result.design
     if not len(d.placement.rows):  # no rack placed anywhere (the empty frames' columns need not agree)
         return []
-    rows = d.placement.rows.merge(d.power.rows[["row", "racks", "it_kw"]], on="row", how="left")
+    rows, power = d.placement.rows, d.power.rows
+    # each row's racks and IT kW by its id (a few hundred rows: plain lists, not a frame merge)
+    per_row = dict(zip(power["row"].tolist(), zip(power["racks"].tolist(), power["it_kw"].tolist(), strict=True),
+                       strict=True))  # fmt: skip
     out = []
-    for r in rows.to_dict("records"):
-        label = f"{str(r['row']).rsplit('/', 1)[-1]} · {r['kind']} · {int(r['racks'])} racks · {r['it_kw']:,.0f} kW"
-        out.append((str(r["hall"]), str(r["row"]), label + (" · user" if r["user_row"] else "")))
+    for row, hall, kind, user in zip(
+        *(rows[c].tolist() for c in ("row", "hall", "kind", "user_row")), strict=True
+    ):
+        racks, it_kw = per_row[row]
+        label = f"{str(row).rsplit('/', 1)[-1]} · {kind} · {int(racks)} racks · {it_kw:,.0f} kW"
+        out.append((str(hall), str(row), label + (" · user" if user else "")))
     return out

@@ -208,3 +208,21 @@ def test_locate_gives_the_hall_and_the_centre_of_the_marked_place(scene: Any) ->
     assert scene.locate("B1/H1/R01", {"x_m": 2.0, "y_m": 1.5}) == ("B1/H1", 2.0, 1.5)
     assert scene.locate("B1") == ("B1/H1", 5.0, 3.0)  # a building: its first hall's middle
     assert scene.locate("site") is None and scene.locate("B9/H1/R01") is None
+
+
+def test_pods_by_hall_lists_each_halls_pods_of_placed_servers_sorted() -> None:
+    from layout.scene.build import pods_by_hall
+
+    devices = pd.DataFrame(
+        {
+            "tier": [0, 0, 0, 0, 0, 1, 0, 0],  # the tier-1 switch and the unplaced server do not count
+            "pod": [3, -1, 3, 0, 2, 7, 5, 2],
+        }
+    )
+    racks = pd.DataFrame({"hall": ["B2/H1", "B1/H1", "B1/H2"]})
+    placement = SimpleNamespace(device_rack=np.array([0, 1, 0, 1, 2, 2, -1, 0]), racks=racks)
+    got = pods_by_hall(SimpleNamespace(devices=devices), placement)
+    assert got == {"B1/H1": (-1, 0), "B1/H2": (2,), "B2/H1": (2, 3)}
+    assert list(got) == sorted(got)
+    none = SimpleNamespace(device_rack=np.full(8, -1), racks=racks)
+    assert pods_by_hall(SimpleNamespace(devices=devices), none) == {}
