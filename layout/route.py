@@ -225,17 +225,19 @@ def edge_loads(
     ``paths.pair``). ``cable_kind`` in 0..n_kinds-1 (e.g. the medium)."""
     n_edges = len(trays.edges)
     n_pairs = paths.n_pairs
-    if (paths.dist_m < np.inf).all():  # every pair has a path: every link counts (no masked copies)
-        pair, kind, area = paths.pair, cable_kind.astype(np.int64, copy=False), area_mm2
-    else:
-        ok_link = paths.dist_m[paths.pair] < np.inf
-        pair, kind, area = paths.pair[ok_link], cable_kind[ok_link].astype(np.int64), area_mm2[ok_link]
-    w_pair = np.bincount(pair, weights=area, minlength=n_pairs)
+    # every link summed into its pair, then the pairs without a path emptied: a pair's sums are of its
+    # own links alone, in link order, so they are those of the links that have a path (no masked copies)
+    pair = paths.pair
+    w_pair = np.bincount(pair, weights=area_mm2, minlength=n_pairs)
     c_pair = (
-        np.bincount(pair * n_kinds + kind, minlength=n_pairs * n_kinds)
+        np.bincount(pair * n_kinds + cable_kind.astype(np.int64, copy=False), minlength=n_pairs * n_kinds)
         .reshape(n_pairs, n_kinds)
         .astype(float)
     )
+    no_path = ~(paths.dist_m < np.inf)
+    if no_path.any():
+        w_pair[no_path] = 0.0
+        c_pair[no_path] = 0.0
     through = np.zeros(n_edges)
     cables = np.zeros((n_edges, n_kinds))
 
@@ -271,6 +273,8 @@ def edge_loads(
     slots_total = int(trays.edge_slots.sum())
     diff = np.zeros(slots_total + 1)
     reach = (paths.dist_m < np.inf) & (w_pair > 0)
+    on_edge: list[np.ndarray] = []  # the row-tray edge of each pair's stretch below
+    of_pair: list[np.ndarray] = []
     for rack, end in ((paths.src_rack, paths.src_end), (paths.dst_rack, paths.dst_end)):
         m = reach & (end >= 0)
         e = trays.rack_edge[rack[m]]
@@ -280,14 +284,20 @@ def edge_loads(
         start = np.where(end[m] == 0, base, base + r + 1)
         stop = np.where(end[m] == 0, base + r, base + last)
         _span(diff, start, stop, w_pair[m])
-        _add_by_edge(cables, e, c_pair[m])
+        on_edge.append(e)
+        of_pair.append(np.flatnonzero(m))
     d = reach & (paths.src_end < 0) & (paths.src_rack != paths.dst_rack)
     if d.any():
         e = trays.rack_edge[paths.src_rack[d]]
         r1, r2 = trays.rack_slot[paths.src_rack[d]], trays.rack_slot[paths.dst_rack[d]]
         base = trays.edge_slot_base[e]
         _span(diff, base + np.minimum(r1, r2) + 1, base + np.maximum(r1, r2), w_pair[d])
-        _add_by_edge(cables, e, c_pair[d])
+        on_edge.append(e)
+        of_pair.append(np.flatnonzero(d))
+    # the pairs' cable counts on their row-tray edges, all at once: an edge x pair incidence (a pair
+    # twice on one edge counts twice) times the counts (whole numbers: exact in any order)
+    e_all, p_all = np.concatenate(on_edge), np.concatenate(of_pair)
+    cables += csr_matrix((np.ones(len(e_all)), (e_all, p_all)), shape=(n_edges, n_pairs)) @ c_pair
     local = np.cumsum(diff)[:slots_total]
     peak = through.copy()
     peak_at = trays.edges["length_m"].to_numpy(float) / 2
@@ -299,11 +309,6 @@ def edge_loads(
         peak[has] += local[top]
         peak_at[has] = (trays.slot_lo_m[top] + trays.slot_hi_m[top]) / 2
     return EdgeLoad(peak_area_mm2=peak, cables=cables, peak_at_m=peak_at)
-
-
-def _add_by_edge(cables: np.ndarray, edge: np.ndarray, counts: np.ndarray) -> None:
-    """Add each row of ``counts`` (per item, cables per kind) to its edge's row of ``cables``."""
-    cables += _sum_rows(edge, counts, len(cables))
 
 
 def _sum_rows(group: np.ndarray, rows: np.ndarray, n_groups: int) -> np.ndarray:
