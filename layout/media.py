@@ -302,10 +302,9 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     paths = routing.tray_paths(trays, ra, rb)
     run = paths.dist_m[paths.pair]
     # the drop from the tray to the port at each end, once per device (a placed device's rack's tray)
-    assert ends.device_rack is not None and ends.device_z_m is not None
     dev_drop = np.abs(trays.rack_z_m[ends.device_rack] - ends.device_z_m) if len(trays.rack_z_m) else None
     drops = (
-        dev_drop[links["a"].to_numpy(np.int64)[ti]] + dev_drop[links["b"].to_numpy(np.int64)[ti]]
+        dev_drop[ends.device_a[ti]] + dev_drop[ends.device_b[ti]]
         if dev_drop is not None
         else np.zeros(len(ti))
     )
@@ -440,14 +439,21 @@ class ElementMemo:
     def same(self, inputs: tuple[np.ndarray, ...]) -> np.ndarray | None:
         """Per link, whether its inputs equal this memo's (None: not comparable, e.g. another fabric's
         links). NaN is never the same, so it is computed again."""
+        moved = self.moved(inputs)
+        return None if moved is None else ~moved
+
+    def moved(self, inputs: tuple[np.ndarray, ...]) -> np.ndarray | None:
+        """Per link, whether some input differs from this memo's (NaN always does); None as ``same``."""
         if len(inputs) != len(self.inputs) or any(
             a.shape != b.shape or a.dtype != b.dtype for a, b in zip(inputs, self.inputs, strict=True)
         ):
             return None
-        same = np.ones(len(self.output), dtype=bool)
-        for a, b in zip(inputs, self.inputs, strict=True):
-            same &= a == b
-        return same
+        if not inputs:
+            return np.zeros(len(self.output), dtype=bool)
+        moved = np.asarray(inputs[0] != self.inputs[0])
+        for a, b in zip(inputs[1:], self.inputs[1:], strict=True):
+            moved |= a != b
+        return moved
 
 
 @dataclass(frozen=True)
@@ -482,11 +488,11 @@ def _again(
     inputs: tuple[np.ndarray, ...],
     earlier: ElementMemo | None,
 ) -> np.ndarray:
-    same = earlier.same(inputs) if earlier is not None else None
-    if earlier is None or same is None:
+    moved = earlier.moved(inputs) if earlier is not None else None
+    if earlier is None or moved is None:
         return compute(slice(None))
     out = earlier.output.copy()
-    todo = np.flatnonzero(~same)
+    todo = np.flatnonzero(moved)
     if len(todo):
         out[todo] = compute(todo)
     return out

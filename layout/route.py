@@ -49,16 +49,25 @@ class LinkEnds:
 
     rack_a: np.ndarray  # rack number of the a end, -1 if the device is not placed
     rack_b: np.ndarray
-    port_z_a_m: np.ndarray
-    port_z_b_m: np.ndarray
     jumper: np.ndarray  # JUMPER_NONE / JUMPER_RACK / JUMPER_ADJACENT
     jumper_length_m: np.ndarray  # NaN when the link cannot be a jumper
-    device_rack: np.ndarray | None = None  # per device: its rack (-1: not placed)
-    device_z_m: np.ndarray | None = None  # per device: its port height (the links' port_z_*_m)
+    device_a: np.ndarray  # the device of the a end (``links["a"]``)
+    device_b: np.ndarray
+    device_rack: np.ndarray  # per device: its rack (-1: not placed)
+    device_z_m: np.ndarray  # per device: its port height above the floor
 
     @property
     def placed(self) -> np.ndarray:
         return (self.rack_a >= 0) & (self.rack_b >= 0)
+
+    @property
+    def port_z_a_m(self) -> np.ndarray:
+        """Height of the a end's port (its device's)."""
+        return self.device_z_m[self.device_a]
+
+    @property
+    def port_z_b_m(self) -> np.ndarray:
+        return self.device_z_m[self.device_b]
 
 
 def link_ends(links: pd.DataFrame, placement: object, rack_height_ru: np.ndarray) -> LinkEnds:
@@ -77,8 +86,6 @@ def link_ends(links: pd.DataFrame, placement: object, rack_height_ru: np.ndarray
     ru = device_ru.astype(float)
     mid = rack_height_ru[np.clip(device_rack, 0, None)] / 2 if len(rack_height_ru) else np.zeros(len(ru))
     device_z = np.where(ru > 0, ru, mid) * RU_M
-    za = device_z[a]
-    zb = device_z[b]
     jumper = np.zeros(len(a), dtype=np.int8)
     jlen = np.full(len(a), np.nan)
     if len(racks) and placed.any():
@@ -97,11 +104,11 @@ def link_ends(links: pd.DataFrame, placement: object, rack_height_ru: np.ndarray
         adj = np.flatnonzero(np.abs(row_pos[ra] - row_pos[rb]) == 1)
         jumper[same] = JUMPER_RACK
         jumper[adj] = JUMPER_ADJACENT
-        jlen[same] = np.abs(za[same] - zb[same]) + SLACK_M["rack"]
+        jlen[same] = np.abs(device_z[a[same]] - device_z[b[same]]) + SLACK_M["rack"]
         pa, pb = ra[adj], rb[adj]
-        dz = np.abs(za[adj] - zb[adj])
+        dz = np.abs(device_z[a[adj]] - device_z[b[adj]])
         jlen[adj] = np.hypot(x[pa] - x[pb], y[pa] - y[pb]) + dz + SLACK_M["adjacent"]
-    return LinkEnds(ra, rb, za, zb, jumper, jlen, device_rack, device_z)
+    return LinkEnds(ra, rb, jumper, jlen, a, b, device_rack, device_z)
 
 
 @dataclass(frozen=True)
