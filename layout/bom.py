@@ -26,18 +26,24 @@ two ends). Fully used modules give every optical link exactly its catalog price.
 node-side optical modules and their MTBFs, the seed's definition) and, under ``all_links``, from every
 link of the backend fabric with its medium's MTBF (copper too), and the checkpoint-restart vs in-memory
 loss of the site's ``[training]`` table, worst case and expected.
+
+Kept by a front end's DesignCache: the rows of each fabric (:func:`fabric_parts_key`) and of each
+cabling (:func:`cabling_parts_key`), and the reliability figures (:func:`reliability_key`); an edit
+that re-cables nothing makes only the racks', power and cooling rows again.
 """
 
 from __future__ import annotations
 
+import copy
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from layout.fabric import NODE_ROLES, is_switch_role
-from layout.kept import Kept
+from layout.kept import Kept, Same
 from layout.reliability import MINUTES_PER_YEAR, CheckpointLoss, checkpoint_loss, time_to_first_failure_min
 
 if TYPE_CHECKING:
@@ -82,10 +88,12 @@ def build(
     chain: PowerChain | None = None,
     liquid: LiquidLoop | None = None,
     kept: Kept[tuple[Any, ...], FabricParts] | None = None,
+    kept_cabling: Kept[tuple[Any, ...], list[Row]] | None = None,
 ) -> pd.DataFrame:
     """The bill of materials of a cabled design (columns ``BOM_COLUMNS``, see the module docstring);
     ``chain`` and ``liquid``: the power chain and the CDUs to buy, when designed; ``kept``: the parts
-    of earlier runs' fabrics (:func:`fabric_parts`), None: made here."""
+    of earlier runs' fabrics (:func:`fabric_parts`), ``kept_cabling``: of their cablings
+    (:func:`cabling_parts`); None: made here."""
     from layout.cdus import cdu_parts
     from layout.power_chain import part_counts
 
@@ -95,9 +103,7 @@ def build(
         *nodes,
         *_racks(inputs, placement),
         *switches,
-        *_transceivers(inputs, cabling),
-        *_cables(inputs, cabling),
-        *_trays(inputs, cabling),
+        *cabling_parts(inputs, cabling, kept_cabling),
         *(part_counts(inputs.catalog, chain) if chain is not None else []),
         *(cdu_parts(inputs.catalog, liquid) if liquid is not None else []),
     ]
@@ -134,6 +140,30 @@ def fabric_parts(
         got = (_servers(inputs, fabric), _nodes(inputs, fabric), _switches(inputs, fabric))
     kept.put(key, got)
     return got
+
+
+CABLING_PARTS_KEPT = 2  # the last cabling and the one before (an edit, then undo)
+
+
+def cabling_parts_key(inputs: Inputs, cabling: Cabling) -> dict[str, Any]:
+    """All the transceivers, cables and trays to buy are made from, by name: the cabling (the very
+    object: a Cabling is never changed; the CableCache hands the same one to every run whose placement
+    and trays it was made for) and the catalog (names, prices, media order)."""
+    return {"cabling": Same(cabling), "catalog": inputs.catalog}
+
+
+def cabling_parts(
+    inputs: Inputs, cabling: Cabling, kept: Kept[tuple[Any, ...], list[Row]] | None
+) -> list[Row]:
+    """The BOM rows of the cabling's transceivers, cables and trays; from ``kept`` when an earlier run
+    made them from the same :func:`cabling_parts_key` (an edit that re-cables nothing: a hall's power
+    budget, cooling or a max kW that keeps its racks), else made (and put there)."""
+    if kept is None:
+        return [*_transceivers(inputs, cabling), *_cables(inputs, cabling), *_trays(inputs, cabling)]
+    key = tuple(cabling_parts_key(inputs, cabling).values())
+    return kept.take(
+        key, lambda: [*_transceivers(inputs, cabling), *_cables(inputs, cabling), *_trays(inputs, cabling)]
+    )
 
 
 def _servers(inputs: Inputs, fabric: Fabric) -> list[Row]:
@@ -177,9 +207,10 @@ def _nodes(inputs: Inputs, fabric: Fabric) -> list[Row]:
 
 
 def _racks(inputs: Inputs, placement: Placement) -> list[Row]:
-    by = placement.racks["template"].astype(str).value_counts()
+    code, names = pd.factorize(placement.racks["template"].astype(str))
+    by = dict(zip([str(t) for t in names], np.bincount(code, minlength=len(names)).tolist(), strict=True))
     price = inputs.catalog.rack_part.rack_usd
-    return [("racks", inputs.templates[t].name, t, int(by[t]), "each", price) for t in sorted(by.index)]
+    return [("racks", inputs.templates[t].name, t, int(by[t]), "each", price) for t in sorted(by)]
 
 
 def _switches(inputs: Inputs, fabric: Fabric) -> list[Row]:
@@ -227,16 +258,8 @@ def _cables(inputs: Inputs, cabling: Cabling) -> list[Row]:
     priced as the two links it carries."""
     media = inputs.catalog.media
     rank = {m: i for i, m in enumerate(media)}
-    c = _cable_parts(cabling)
     keys = sorted(
-        zip(
-            c["media"].astype(str),
-            c["stock_length_m"].astype(float),
-            c["assembly"].astype(str),
-            c["count"].astype(np.int64),
-            strict=True,
-        ),
-        key=lambda k: (rank.get(k[0], len(rank)), k[1], ASSEMBLY_ORDER.index(k[2])),
+        _cable_parts(cabling), key=lambda k: (rank.get(k[0], len(rank)), k[1], ASSEMBLY_ORDER.index(k[2]))
     )
     out: list[Row] = []
     for media_id, length, assembly, n in keys:
@@ -256,39 +279,48 @@ ASSEMBLY_ORDER = ("", "breakout", "twin")
 ASSEMBLY_ITEMS = {"breakout": "breakout cable (800G to 2 x 400G)", "twin": "twin-port cable (2 x 400G)"}
 
 
-def _cable_parts(cabling: Cabling) -> pd.DataFrame:
-    """Cables to buy per (media, stock_length_m, assembly): ``cabling.cables`` with the copper links of
-    breakouts and twin cables counted as one part per two links (assembly ``""``: one link, one part)."""
-    c = cabling.cables.assign(assembly="")
+def _cable_parts(cabling: Cabling) -> list[tuple[str, float, str, int]]:
+    """Cables to buy as (media, stock_length_m, assembly, count): ``cabling.cables`` with the copper
+    links of breakouts and twin cables counted as one part per two links (assembly ``""``: one link, one
+    part), in no particular order (``_cables`` sorts them; each key is there once)."""
+    c = cabling.cables
+    per_link = list(
+        zip(
+            c["media"].astype(str).tolist(),
+            c["stock_length_m"].astype(float).tolist(),
+            c["count"].astype(np.int64).tolist(),
+            strict=True,
+        )
+    )
     pm = getattr(cabling, "ports", None)  # hand-made cablings in tests may have no port map
     if pm is None:
-        return c
+        return [(m, length, "", n) for m, length, n in per_link]
     from layout.ports import ASSEMBLIES
 
     links = cabling.links
     pair_codes = [ASSEMBLIES.index(a) for a in ASSEMBLY_ITEMS]
     two = np.isin(pm.assembly, pair_codes)
     if not two.any():
-        return c
+        return [(m, length, "", n) for m, length, n in per_link]
     mcode = links["media"].cat.codes.to_numpy().astype(np.int64)[two]
     mm = np.round(links["stock_length_m"].to_numpy(float)[two] * 1000).astype(np.int64)
     key = (mcode * len(ASSEMBLIES) + pm.assembly[two]) * (1 << 32) + mm
     keys, counts = np.unique(key, return_counts=True)
     names = np.asarray(links["media"].cat.categories, dtype=object)
-    n = pd.DataFrame(
-        {
-            "media": names[(keys >> 32) // len(ASSEMBLIES)],
-            "stock_length_m": (keys & ((1 << 32) - 1)) / 1000.0,
-            "assembly": np.array(ASSEMBLIES, dtype=object)[(keys >> 32) % len(ASSEMBLIES)],
-            "links": counts.astype(np.int64),
-        }
+    pairs = list(
+        zip(
+            [str(x) for x in names[(keys >> 32) // len(ASSEMBLIES)]],
+            ((keys & ((1 << 32) - 1)) / 1000.0).tolist(),
+            [ASSEMBLIES[i] for i in ((keys >> 32) % len(ASSEMBLIES)).tolist()],
+            counts.tolist(),
+            strict=True,
+        )
     )
-    per_link = c.set_index(["media", "stock_length_m"])["count"].astype(np.int64)
-    taken = n.groupby(["media", "stock_length_m"])["links"].sum()
-    left = per_link.sub(taken, fill_value=0).astype(np.int64)
-    single: pd.DataFrame = left[left > 0].reset_index(name="count").assign(assembly="")
-    n["count"] = -(-n.pop("links") // 2)
-    return pd.concat([single, n], ignore_index=True)
+    taken: dict[tuple[str, float], int] = {}
+    for m, length, _, n in pairs:
+        taken[(m, length)] = taken.get((m, length), 0) + n
+    single = [(m, length, "", n - taken.get((m, length), 0)) for m, length, n in per_link]
+    return [p for p in single if p[3] > 0] + [(m, length, a, -(-n // 2)) for m, length, a, n in pairs]
 
 
 def _trays(inputs: Inputs, cabling: Cabling) -> list[Row]:
@@ -307,13 +339,20 @@ def _module_counts(inputs: Inputs, cabling: Cabling) -> list[tuple[str, int, int
     m = cabling.modules
     if m.empty:
         return []
-    grouped = pd.DataFrame(
-        {"media": m["media"].astype(str), "per": m["links_per_module"], "n": m["modules"].to_numpy(np.int64)}
-    )
-    totals = grouped.groupby(["media", "per"], sort=True)["n"].sum()
+    code, names = pd.factorize(m["media"].astype(str))  # no medium (NaN): -1, left out as groupby does
+    has = code >= 0
+    per = m["links_per_module"].to_numpy(np.int64)[has]
+    top = int(per.max()) + 1 if len(per) else 1
+    key = code[has].astype(np.int64) * top + per  # a few dozen distinct values: counted, not sorted
+    size = len(names) * top
+    keys = np.flatnonzero(np.bincount(key, minlength=size))
+    n = np.bincount(key, weights=m["modules"].to_numpy(np.int64)[has], minlength=size)[keys]
+    totals = {
+        (str(names[k // top]), int(k % top)): int(v) for k, v in zip(keys.tolist(), n.tolist(), strict=True)
+    }
     rank = {k: i for i, k in enumerate(cat.media)}
-    keys = sorted(totals.index, key=lambda k: (rank.get(k[0], len(rank)), k[1]))
-    return [(str(k[0]), int(k[1]), int(totals[k])) for k in keys]
+    order = sorted(totals, key=lambda k: (rank.get(k[0], len(rank)), k[1]))
+    return [(k[0], k[1], totals[k]) for k in order]
 
 
 def totals(df: pd.DataFrame) -> dict[str, Any]:
@@ -328,30 +367,59 @@ def totals(df: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def design_reliability(inputs: Inputs, fabric: Fabric, cabling: Cabling) -> dict[str, Any]:
+RELIABILITY_KEPT = 2  # the last cabling's figures and the one before (an edit, then undo)
+
+
+def reliability_key(inputs: Inputs, fabric: Fabric, cabling: Cabling) -> dict[str, Any]:
+    """All :func:`design_reliability` reads, by name: the fabric (the very object: its NIC, server and
+    GPUs), the cabling (the very object, never changed: its modules and links), the catalog (MTBFs, the
+    NIC, the server's link speed), the cluster's ``link_mtbf_years`` with whether the site gives it, and
+    the site's ``[training]`` table. Not the halls: an edit that re-cables nothing reuses the figures."""
+    cluster = inputs.site.cluster
+    return {
+        "fabric": fabric,
+        "cabling": Same(cabling),
+        "catalog": inputs.catalog,
+        "link_mtbf_years": ("link_mtbf_years" in cluster.model_fields_set, cluster.link_mtbf_years),
+        "training": inputs.site.training,
+    }
+
+
+def design_reliability(
+    inputs: Inputs,
+    fabric: Fabric,
+    cabling: Cabling,
+    kept: Kept[tuple[Any, ...], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """Time to the first job failure from the design's node-side optical modules, and what a failure
     costs with checkpoint restart vs in-memory recovery (the site's ``[training]`` table).
 
     A node-side module is a server-end transceiver on a GPU-to-leaf link (Cedar-7: one dual-port module
     for two links). Its MTBF: ``cluster.link_mtbf_years`` when the site sets it, else the NIC's own
     ``link_mtbf_years`` (Cedar-7: 4 years per dual-port link), else the medium's ``mtbf_years``.
+
+    ``kept``: the figures of earlier runs by :func:`reliability_key` (a copy is returned: the caller
+    may change its own); None: worked out here.
     """
+    if kept is None:
+        return _reliability(inputs, fabric, cabling)
+    key = tuple(reliability_key(inputs, fabric, cabling).values())
+    return copy.deepcopy(kept.take(key, lambda: _reliability(inputs, fabric, cabling)))
+
+
+def _reliability(inputs: Inputs, fabric: Fabric, cabling: Cabling) -> dict[str, Any]:
     cat = inputs.catalog
     cluster = inputs.site.cluster
     nic = cat.nic[fabric.nic]
-    m = cabling.modules
-    node = m.loc[(m["end"] == "server") & m["backend"]] if not m.empty else m
-    by_media = node.groupby("media", sort=True).agg(links=("links", "sum"), modules=("modules", "sum"))
+    by_media = _node_modules(cabling.modules)
     if "link_mtbf_years" in cluster.model_fields_set:
         source, fixed = "site", cluster.link_mtbf_years
     elif nic.link_mtbf_years is not None:
         source, fixed = "nic", nic.link_mtbf_years
     else:
         source, fixed = "media", None
-    mtbf = np.array(
-        [fixed if fixed is not None else cat.media[str(k)].mtbf_years for k in by_media.index], float
-    )
-    modules = by_media["modules"].to_numpy(np.int64)
+    mtbf = np.array([fixed if fixed is not None else cat.media[k].mtbf_years for k in by_media.media], float)
+    modules = by_media.modules
     ttff = time_to_first_failure_min(mtbf, modules) if len(modules) else math.inf
     srv = cat.server[fabric.server]
     tr = inputs.site.training
@@ -363,12 +431,12 @@ def design_reliability(inputs: Inputs, fabric: Fabric, cabling: Cabling) -> dict
     return {
         "time_to_first_failure_min": None if math.isinf(ttff) else round(ttff, 2),
         "failures_per_day": round(per_day, 3),
-        "node_optical_links": int(by_media["links"].sum()),
+        "node_optical_links": int(by_media.links.sum()),
         "node_optical_modules": int(modules.sum()),
         "mtbf_source": source,
         "by_media": {
-            str(k): {"links": int(r.links), "modules": int(r.modules), "mtbf_years": float(y)}
-            for (k, r), y in zip(by_media.iterrows(), mtbf, strict=True)
+            k: {"links": int(n), "modules": int(u), "mtbf_years": float(y)}
+            for k, n, u, y in zip(by_media.media, by_media.links, by_media.modules, mtbf, strict=True)
         },
         "checkpoint": {
             "gpus": fabric.gpus,
@@ -391,8 +459,42 @@ def design_reliability(inputs: Inputs, fabric: Fabric, cabling: Cabling) -> dict
     }
 
 
+@dataclass(frozen=True)
+class NodeModules:
+    """The node-side optical modules per medium (sorted by name): links and modules of each."""
+
+    media: list[str]
+    links: np.ndarray  # int64
+    modules: np.ndarray  # int64
+
+
+def _node_modules(m: pd.DataFrame) -> NodeModules:
+    """``cabling.modules``' server-end backend rows summed per medium."""
+    if m.empty:
+        return NodeModules([], np.zeros(0, np.int64), np.zeros(0, np.int64))
+    node = (m["end"] == "server").to_numpy(bool) & m["backend"].to_numpy(bool)
+    code, names = pd.factorize(m["media"], sort=True)  # sorted, as groupby sorts; no medium (-1) left out
+    code = code[node]
+    has = code >= 0
+    code = code[has]
+    rows = np.bincount(code, minlength=len(names)) > 0  # the media of the node-side rows
+    links = np.bincount(code, m["links"].to_numpy(np.int64)[node][has], len(names))[rows].astype(np.int64)
+    modules = np.bincount(code, m["modules"].to_numpy(np.int64)[node][has], len(names))[rows].astype(np.int64)
+    return NodeModules([str(x) for x in np.asarray(names, dtype=object)[rows]], links, modules)
+
+
+def _equals(column: pd.Series, value: str) -> np.ndarray:
+    """``column == value`` as a bool array; a categorical column by its codes (no strings)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        cats = column.cat.categories
+        if value not in cats:
+            return np.zeros(len(column), bool)
+        return np.asarray(column.cat.codes.to_numpy() == cats.get_loc(value))
+    return np.asarray((column == value).to_numpy(bool))
+
+
 def _all_links(
-    inputs: Inputs, cabling: Cabling, node: pd.DataFrame, node_mtbf: np.ndarray, loss: CheckpointLoss
+    inputs: Inputs, cabling: Cabling, node: NodeModules, node_mtbf: np.ndarray, loss: CheckpointLoss
 ) -> dict[str, Any]:
     """Time to the first failure of any backend link, each with its medium's MTBF: the node-side
     optical modules as in the seed's figure (``node``: links and modules per medium at ``node_mtbf``),
@@ -400,29 +502,36 @@ def _all_links(
     medium's ``mtbf_years``; and what the failures cost per day, worst case and expected."""
     cat = inputs.catalog
     links = cabling.links
-    code, uniq = pd.factorize(links["media"])  # category codes for the cabling's table: no string copy
-    ids = [str(u) for u in uniq]
+    media = links["media"]
+    if isinstance(media.dtype, pd.CategoricalDtype):  # the cabling's table: its codes, no strings
+        code, ids = media.cat.codes.to_numpy().astype(np.int64), [str(u) for u in media.cat.categories]
+    else:
+        code, uniq = pd.factorize(media)
+        ids = [str(u) for u in uniq]
     known = np.array([u in cat.media for u in ids] + [False])
     optical = np.array([u in cat.media and cat.media[u].optical for u in ids] + [False])
     code = np.where(code >= 0, code, len(ids))
-    be = (links["network"] == "backend").to_numpy() & known[code]
-    node_link = optical[code] & (links["kind"] == "gpu_leaf").to_numpy()
-    per = np.bincount(code[be & ~node_link], minlength=len(ids) + 1)
+    # backend links per (medium, GPU-to-leaf or not): the per-medium flags then apply to the counts
+    gpu_leaf = _equals(links["kind"], "gpu_leaf")
+    pair = (code * 2 + gpu_leaf)[_equals(links["network"], "backend")]
+    counts = np.bincount(pair, minlength=2 * (len(ids) + 1)).reshape(-1, 2)  # [medium, gpu_leaf]
+    per = np.where(known, counts[:, 0] + np.where(optical, 0, counts[:, 1]), 0)  # node-side links apart
+    be_links = int(counts[known].sum())
     rest = {ids[i]: int(per[i]) for i in np.flatnonzero(per[: len(ids)])}
     order = sorted(rest, key=list(cat.media).index)
     mtbf = np.r_[node_mtbf, [cat.media[k].mtbf_years for k in order]].astype(float)
-    units = np.r_[node["modules"].to_numpy(np.int64), [rest[k] for k in order]].astype(np.int64)
+    units = np.r_[node.modules, [rest[k] for k in order]].astype(np.int64)
     ttff = time_to_first_failure_min(mtbf, units) if units.sum() else math.inf
     per_day = 0.0 if math.isinf(ttff) else 24 * 60 / ttff
-    node_rate = float(np.sum(node["modules"].to_numpy(float) / node_mtbf)) if len(node) else 0.0
+    node_rate = float(np.sum(node.modules.astype(float) / node_mtbf)) if len(node.media) else 0.0
     return {
         "network": "backend",
-        "links": int(be.sum()),
+        "links": be_links,
         "time_to_first_failure_min": None if math.isinf(ttff) else round(ttff, 2),
         "failures_per_day": round(per_day, 3),
         "node_side": {
-            "links": int(node["links"].sum()),
-            "modules": int(node["modules"].sum()),
+            "links": int(node.links.sum()),
+            "modules": int(node.modules.sum()),
             "failures_per_day": round(node_rate * 24 * 60 / MINUTES_PER_YEAR, 3),
         },
         "by_media": {k: {"links": int(rest[k]), "mtbf_years": float(cat.media[k].mtbf_years)} for k in order},

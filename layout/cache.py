@@ -12,8 +12,17 @@ part of it:
   grouped for placement (``place.place``), each building's trial and final layout (``place.zones``:
   an edit of one hall lays out its building alone) and each hall's part of the racks and rows tables
   (``place.tables.hall_tables_key``): see :class:`layout.place.PlaceCache`;
+- the power report's loads (``power.rack_loads_key``: kW per device and rack, floor loads, rows and
+  each hall's sums, from the fabric, the catalog, the templates, the placement and the modules' watts;
+  not the halls' limits, which ``power.check`` applies anew every run);
+- each hall's power chain (``power_chain.hall_chain_key``: the hall's power table, it_mw and cooling,
+  the catalog and its racks with their kW: an edit of one hall builds that hall's chain alone), and the
+  whole chain's tables (``power_chain.chain_key``: the halls' parts, the very objects, and the racks);
 - the BOM rows of each fabric's servers, nodes and switches (``bom.fabric_parts_key``: the fabric and
-  the catalog);
+  the catalog), and of each cabling's transceivers, cables and trays (``bom.cabling_parts_key``: the
+  cabling, the very object, and the catalog);
+- the reliability figures of each cabling (``bom.reliability_key``: the fabric, the cabling, the
+  catalog, the cluster's link MTBF and the training table: an edit that re-cables nothing reuses them);
 - the last cablings, by all the cabling stage reads (``media.cabling_key``: an edit of a hall's
   cooling, power budget or floor load that moves no rack re-cables nothing), each fabric's port
   skeleton (every end's port and cage), each hall's piece of the tray network (``trays.hall_trays_key``)
@@ -23,7 +32,9 @@ part of it:
 Each store is a bounded :class:`layout.kept.Kept` keyed by everything its value is made from, so a run
 with a cache gives the same design as one without (tests/unit/test_cache.py and test_hall_edits.py
 check this on every shipped site and on sequences of edits, and that leaving any part out of the
-cabling's key is caught). Values are immutable or only read; a cache may be shared by
+cabling's key is caught; tests/unit/test_cache_power_bom.py the same for the stores after cabling).
+Keys hold immutable values they do not compare by content (a cabling, a hall's chain) as
+:class:`layout.kept.Same`: the very object, weakly. Values are immutable or only read; a cache may be shared by
 the runs of one thread after another (the TUI's design worker), not by runs at the same time.
 """
 
@@ -32,10 +43,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from layout.bom import FABRIC_PARTS_KEPT, FabricParts
+from layout.bom import CABLING_PARTS_KEPT, FABRIC_PARTS_KEPT, RELIABILITY_KEPT, FabricParts, Row
 from layout.kept import Kept
 from layout.media import CableCache
 from layout.place import PlaceCache
+from layout.power import RACK_LOADS_KEPT, RackLoads
+from layout.power_chain import CHAINS_KEPT, HALL_CHAINS_KEPT, HallChain, PowerChain
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric
@@ -54,7 +67,12 @@ class DesignCache:
     fabrics: Kept[FabricKey, Fabric] = field(default_factory=lambda: Kept(FABRICS_KEPT))
     place: PlaceCache = field(default_factory=PlaceCache)
     cable: CableCache = field(default_factory=CableCache)
+    power_loads: Kept[tuple[Any, ...], RackLoads] = field(default_factory=lambda: Kept(RACK_LOADS_KEPT))
+    hall_chains: Kept[tuple[Any, ...], HallChain] = field(default_factory=lambda: Kept(HALL_CHAINS_KEPT))
+    chains: Kept[tuple[Any, ...], PowerChain] = field(default_factory=lambda: Kept(CHAINS_KEPT))
     bom_parts: Kept[tuple[Any, ...], FabricParts] = field(default_factory=lambda: Kept(FABRIC_PARTS_KEPT))
+    bom_cabling: Kept[tuple[Any, ...], list[Row]] = field(default_factory=lambda: Kept(CABLING_PARTS_KEPT))
+    reliability: Kept[tuple[Any, ...], dict[str, Any]] = field(default_factory=lambda: Kept(RELIABILITY_KEPT))
 
     def sizes(self) -> dict[str, Any]:
         """How many values each store holds (for tests and the benchmarks' notes)."""
@@ -70,5 +88,10 @@ class DesignCache:
             "port_skeletons": len(self.cable.skeletons),
             "port_runs": len(self.cable.ports),
             "tray_halls": len(self.cable.tray_halls),
+            "power_loads": len(self.power_loads),
+            "hall_chains": len(self.hall_chains),
+            "chains": len(self.chains),
             "bom_parts": len(self.bom_parts),
+            "bom_cabling": len(self.bom_cabling),
+            "reliability": len(self.reliability),
         }

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -139,17 +140,19 @@ def liquid_loop(inputs: Inputs, placement: Placement, rack_kw: np.ndarray) -> Li
     racks = placement.racks
     if spec is None or not cat.cdu or not len(racks):
         return _empty_loop()
-    tpl = racks["template"].to_numpy()
-    liquid_tpl = {t for t in pd.unique(tpl) if inputs.templates[str(t)].cooling == "liquid"}
-    liq_kw = np.where(np.isin(tpl, list(liquid_tpl)), rack_kw * spec.liquid_fraction, 0.0)
+    tpl_code, tpls = pd.factorize(racks["template"])  # the column's codes: no Python strings per rack
+    liquid_tpl = np.array([inputs.templates[str(t)].cooling == "liquid" for t in tpls], bool)
+    liq_kw = np.where(liquid_tpl[tpl_code], rack_kw * spec.liquid_fraction, 0.0)
     cdus: list[dict[str, Any]] = []
     row_recs: list[dict[str, Any]] = []
     v: list[Violation] = []
-    hall_col = racks["hall"].to_numpy()
+    hall_col: np.ndarray | None = None  # made for the first liquid hall (most sites have none)
     for b, h in inputs.site.halls():
         key = f"{b.id}/{h.id}"
         if h.cooling != "liquid":
             continue
+        if hall_col is None:
+            hall_col = racks["hall"].to_numpy()
         m = (hall_col == key) & (liq_kw > 0)
         if not m.any():
             continue
@@ -230,11 +233,13 @@ def liquid_loop(inputs: Inputs, placement: Placement, rack_kw: np.ndarray) -> Li
 
 def cdu_parts(catalog: Catalog, loop: LiquidLoop) -> list[tuple[str, str, str, int, str, float]]:
     """BOM rows of category ``cooling``: the placed CDUs per model, in catalog order."""
-    placed = loop.cdus.loc[loop.cdus["placed"].astype(bool)]
-    counts = placed["model"].value_counts()
+    cdus = loop.cdus
+    counts = Counter(
+        str(m) for m, p in zip(cdus["model"].tolist(), cdus["placed"].tolist(), strict=True) if bool(p)
+    )
     return [
         ("cooling", f"{catalog.cdu[m].name} ({catalog.cdu[m].flow_l_per_s:g} L/s at rating)", m, int(counts[m]),
          "each", catalog.cdu[m].price_usd)
         for m in catalog.cdu
-        if m in counts.index
+        if m in counts
     ]  # fmt: skip

@@ -141,14 +141,29 @@ def run(inputs: Inputs, progress: Progress | None = None, cache: DesignCache | N
     step("cable")
     cabling = media_mod.cable(inputs, fabric, placement, cache.cable if cache is not None else None)
     step("power")
-    power = power_mod.check(inputs, fabric, placement, module_w=cabling.module_w)
-    chain = chain_mod.build(inputs, placement, power.rack_kw)
+    power = power_mod.check(
+        inputs, fabric, placement, module_w=cabling.module_w, kept=cache.power_loads if cache else None
+    )
+    chain = chain_mod.build(
+        inputs,
+        placement,
+        power.rack_kw,
+        cache.hall_chains if cache else None,
+        cache.chains if cache else None,
+    )
     liquid = cdus_mod.liquid_loop(inputs, placement, power.rack_kw)
     step("bom")
     bom = bom_mod.build(
-        inputs, fabric, placement, cabling, chain, liquid, cache.bom_parts if cache is not None else None
+        inputs,
+        fabric,
+        placement,
+        cabling,
+        chain,
+        liquid,
+        cache.bom_parts if cache is not None else None,
+        cache.bom_cabling if cache is not None else None,
     )
-    reliability = bom_mod.design_reliability(inputs, fabric, cabling)
+    reliability = bom_mod.design_reliability(inputs, fabric, cabling, cache.reliability if cache else None)
     violations = (
         tuple(placement.violations)
         + tuple(cabling.violations)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -28,6 +30,18 @@ class Kept(Generic[K, V]):
         others = [(k, v) for k, v in self._items if k != key]
         self._items = [*others[max(len(others) - (self.limit - 1), 0) :], (key, value)]
 
+    def take(self, key: K, make: Callable[[], V]) -> V:
+        """The value kept for ``key``, else ``make()``; either is then the newest. One pass over the
+        keys (``get`` then ``put`` compares each key twice: for keys holding tables, twice the cost)."""
+        items = self._items
+        for i, (k, v) in enumerate(items):
+            if k == key:
+                self._items = [*items[:i], *items[i + 1 :], (k, v)]
+                return v
+        value = make()
+        self._items = [*items[max(len(items) - (self.limit - 1), 0) :], (key, value)]
+        return value
+
     def known_keys(self) -> list[K]:
         return [k for k, _ in self._items]
 
@@ -52,6 +66,27 @@ class Content:
         if not isinstance(other, Content) or len(other.items) != len(self.items):
             return False
         return all(_same(a, b) for a, b in zip(self.items, other.items, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # compared, never hashed (Kept compares keys with ==)
+
+
+class Same:
+    """An immutable value inside a cache key, compared as the very object (``is``) and held by a weak
+    reference. For values a run takes from an earlier run's store and never changes (a cabling from the
+    CableCache, a placement from the PlaceCache): a hit costs nothing, a miss does not compare their
+    450,000-row tables, and the key does not keep the value alive once its own store has let it go (a
+    dead reference equals nothing)."""
+
+    __slots__ = ("_ref",)
+
+    def __init__(self, value: Any):
+        self._ref = weakref.ref(value)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Same):
+            return False
+        mine = self._ref()
+        return mine is not None and mine is other._ref()
 
     __hash__ = None  # type: ignore[assignment]  # compared, never hashed (Kept compares keys with ==)
 

@@ -23,6 +23,11 @@ Every breach is a :class:`~layout.violations.Violation` (never an exception): ``
 ``building_mw``, ``site_mw``, ``floor_load``, ``cooling`` (a rack needing a better cooling type than its
 hall's, or a hall drawing more than its cooling capacity, layout/cooling.py). Rack-level breaches are reported once per hall
 (and template), with the worst rack as the location and the count in the figures.
+
+What comes from the placement and the modules alone (kW per device, rack and row, floor loads, each
+hall's and building's sums: :class:`RackLoads`) is apart from the halls' limits, which :func:`check`
+applies every run; a front end's DesignCache keeps the loads (:func:`rack_loads_key`), so an edit of a
+hall's max kW, power budget or cooling that moves no rack sums nothing again.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import pandas as pd
 from layout.cooling import hall_cooling_mw, heat_violations
 from layout.estimates import default_module_w
 from layout.fabric import is_switch_role
+from layout.kept import Content, Kept
 from layout.violations import Violation
 
 if TYPE_CHECKING:
@@ -97,10 +103,17 @@ def estimate_module_w(
     return out.astype(float)
 
 
-def switch_power_kw(catalog: Catalog, devices: pd.DataFrame, module_w: np.ndarray) -> np.ndarray:
+Models = tuple[np.ndarray, Any]  # pd.factorize of the devices' model column: codes and distinct models
+
+
+def switch_power_kw(
+    catalog: Catalog, devices: pd.DataFrame, module_w: np.ndarray, by_model: Models | None = None
+) -> np.ndarray:
     """kW per device that is a catalog switch (NaN for the others): ``power_w_copper`` + its modules'
-    ``module_w`` watts, never above ``power_w_optics`` (the catalog maximum)."""
-    model_code, models = pd.factorize(devices["model"])  # the column itself: no Python strings
+    ``module_w`` watts, never above ``power_w_optics`` (the catalog maximum). ``by_model``: the model
+    column factorized, when the caller has it."""
+    # the column itself: no Python strings
+    model_code, models = pd.factorize(devices["model"]) if by_model is None else by_model
     role_code, roles = pd.factorize(devices["role"])
     is_switch = is_switch_role(np.asarray(roles, dtype=object))[role_code]  # per distinct role
     base = np.full(len(models), np.nan)
@@ -119,17 +132,19 @@ def device_power_kw(
     device_rack: np.ndarray,
     link_optical: np.ndarray | None = None,
     module_w: np.ndarray | None = None,
+    by_model: Models | None = None,
 ) -> np.ndarray:
     """kW per device of the fabric (servers and switches), aligned with ``fabric.devices``. ``module_w``:
     the cabling's watts of modules per device (default: :func:`estimate_module_w` from
-    ``link_optical``)."""
+    ``link_optical``); ``by_model``: the model column factorized, when the caller has it."""
     cat = inputs.catalog
     dev = fabric.devices
     mw = estimate_module_w(inputs, fabric, device_rack, link_optical) if module_w is None else module_w
     mw = np.asarray(mw, float)
-    out = np.nan_to_num(switch_power_kw(cat, dev, mw))
-    model_code, models = pd.factorize(dev["model"].to_numpy())
-    is_server = (dev["role"] == "server").to_numpy()
+    by_model = pd.factorize(dev["model"]) if by_model is None else by_model  # no Python strings
+    out = np.nan_to_num(switch_power_kw(cat, dev, mw, by_model))
+    model_code, models = by_model
+    is_server = (dev["role"] == "server").to_numpy(bool)
     if is_server.any():
         nic = cat.nic[fabric.nic] if fabric.nic in cat.nic else cat.nic[inputs.site.cluster.nic]
         for i in np.unique(model_code[is_server]).tolist():
@@ -144,9 +159,9 @@ def device_power_kw(
     return out
 
 
-def device_weight_kg(inputs: Inputs, fabric: Fabric) -> np.ndarray:
+def device_weight_kg(inputs: Inputs, fabric: Fabric, by_model: Models | None = None) -> np.ndarray:
     cat = inputs.catalog
-    model_code, models = pd.factorize(fabric.devices["model"].to_numpy())
+    model_code, models = pd.factorize(fabric.devices["model"]) if by_model is None else by_model
     out = np.zeros(len(model_code))
     for i, model in enumerate(models):
         spec = cat.server.get(str(model)) or cat.switch.get(str(model)) or cat.node.get(str(model))
@@ -185,6 +200,159 @@ class PowerReport:
         }
 
 
+@dataclass(frozen=True)
+class RackLoads:
+    """What :func:`check` works out from the fabric, the placement and the modules' watts alone, none of
+    it from the halls' limits: kW per device and rack, floor load per rack, the rows table, and each
+    hall's and building's racks and kW. Arrays align with the devices or ``placement.racks``."""
+
+    device_kw: np.ndarray
+    rack_kw: np.ndarray
+    rack_floor_kg_m2: np.ndarray
+    rows: pd.DataFrame  # row, hall, racks, it_kw
+    hall_keys: list[str]  # the halls with racks, in the order of their first rack
+    hall_code: np.ndarray  # per rack, its hall's index in hall_keys
+    hall_racks: dict[str, np.ndarray]  # per hall with racks: its racks' indices, ascending
+    hall_templates: dict[str, list[tuple[str, int, int]]]  # per hall: (template, first rack, racks), sorted
+    hall_load: dict[str, tuple[float, int]]  # per hall with racks: kW, racks
+    building_load: dict[str, tuple[float, int]]  # per building with racks: kW, racks
+    it_kw: float
+
+
+RACK_LOADS_KEPT = 2  # the last placement's loads and the one before (an edit, then undo)
+
+
+def rack_loads_key(
+    inputs: Inputs,
+    fabric: Fabric,
+    placement: Placement,
+    device_kw: np.ndarray | None = None,
+    link_optical: np.ndarray | None = None,
+    module_w: np.ndarray | None = None,
+) -> dict[str, Any]:
+    """All :func:`rack_loads` reads, by name: the fabric (the very object), the catalog (device power and
+    weight), the rack templates (empty weights), the cluster's NIC (when the fabric's is not in the
+    catalog), the placement's racks and device racks, and the given per-device kW, optical links or
+    modules' watts. Not the halls: an edit of a hall's limits or cooling that moves no rack reuses it."""
+    return {
+        "fabric": fabric,
+        "catalog": inputs.catalog,
+        "templates": inputs.templates,
+        "nic": inputs.site.cluster.nic,
+        "placement": Content(placement.racks, placement.device_rack),
+        "given": Content(device_kw, link_optical, module_w),
+    }
+
+
+def rack_loads(
+    inputs: Inputs,
+    fabric: Fabric,
+    placement: Placement,
+    device_kw: np.ndarray | None = None,
+    link_optical: np.ndarray | None = None,
+    module_w: np.ndarray | None = None,
+    kept: Kept[tuple[Any, ...], RackLoads] | None = None,
+) -> RackLoads:
+    """The placement's :class:`RackLoads`; from ``kept`` when an earlier run made them from the same
+    :func:`rack_loads_key`, else made (and put there)."""
+    if kept is None:
+        return _rack_loads(inputs, fabric, placement, device_kw, link_optical, module_w)
+    key = tuple(rack_loads_key(inputs, fabric, placement, device_kw, link_optical, module_w).values())
+    return kept.take(key, lambda: _rack_loads(inputs, fabric, placement, device_kw, link_optical, module_w))
+
+
+def _rack_loads(
+    inputs: Inputs,
+    fabric: Fabric,
+    placement: Placement,
+    device_kw: np.ndarray | None,
+    link_optical: np.ndarray | None,
+    module_w: np.ndarray | None,
+) -> RackLoads:
+    racks = placement.racks
+    nr = len(racks)
+    by_model = pd.factorize(fabric.devices["model"])
+    dkw = (
+        device_power_kw(inputs, fabric, placement.device_rack, link_optical, module_w, by_model)
+        if device_kw is None
+        else np.asarray(device_kw, float)
+    )
+    placed = placement.device_rack >= 0
+    rack_kw = np.bincount(placement.device_rack[placed], weights=dkw[placed], minlength=nr)
+    weight = np.bincount(
+        placement.device_rack[placed],
+        weights=device_weight_kg(inputs, fabric, by_model)[placed],
+        minlength=nr,
+    )
+    tpl_code, tpl_names = pd.factorize(racks["template"])
+    tpls = [str(t) for t in tpl_names]
+    empty = (
+        np.array([inputs.templates[t].weight_kg_empty for t in tpls], float)[tpl_code] if nr else np.zeros(0)
+    )
+    area = racks["width_m"].to_numpy() * racks["depth_m"].to_numpy()
+    floor = (weight + empty) / np.where(area > 0, area, 1.0)
+    hall_code, hall_names = pd.factorize(racks["hall"])  # in the order of first appearance, as pd.unique
+    hall_keys = [str(h) for h in hall_names]
+    hall_racks: dict[str, np.ndarray] = {}
+    hall_templates: dict[str, list[tuple[str, int, int]]] = {}
+    hall_load: dict[str, tuple[float, int]] = {}
+    order = np.argsort(hall_code, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(hall_code, minlength=len(hall_keys)))]
+    for h, key in enumerate(hall_keys):
+        idx = order[bounds[h] : bounds[h + 1]]
+        hall_racks[key] = idx
+        hall_load[key] = (float(rack_kw[idx].sum()), len(idx))
+        codes = tpl_code[idx]
+        first = {}
+        for c in np.unique(codes).tolist():
+            at = idx[codes == c]
+            first[tpls[c]] = (int(at[0]), len(at))
+        hall_templates[key] = [(t, *first[t]) for t in sorted(first)]
+    bld_code, bld_names = pd.factorize(racks["building"])
+    building_load: dict[str, tuple[float, int]] = {}
+    for b, name in enumerate(bld_names):
+        idx = np.flatnonzero(bld_code == b)
+        building_load[str(name)] = (float(rack_kw[idx].sum()), len(idx))
+    return RackLoads(
+        device_kw=dkw,
+        rack_kw=rack_kw,
+        rack_floor_kg_m2=floor,
+        rows=_rows(racks, rack_kw),
+        hall_keys=hall_keys,
+        hall_code=hall_code,
+        hall_racks=hall_racks,
+        hall_templates=hall_templates,
+        hall_load=hall_load,
+        building_load=building_load,
+        it_kw=float(dkw.sum()),
+    )
+
+
+def _rows(racks: pd.DataFrame, rack_kw: np.ndarray) -> pd.DataFrame:
+    """Per row (sorted): its hall, racks and kW; as ``groupby("row").agg(...)`` gives it (its it_kw is
+    pandas' own compensated sum, on the rows' codes instead of their names)."""
+    if not len(racks):
+        frame = pd.DataFrame({"row": racks["row"], "hall": racks["hall"], "it_kw": rack_kw})
+        return (
+            frame.groupby("row", sort=True)
+            .agg(hall=("hall", "first"), racks=("it_kw", "size"), it_kw=("it_kw", "sum"))
+            .reset_index()
+        )
+    code, names = pd.factorize(racks["row"], sort=True)
+    n = len(names)
+    first = np.full(n, len(code), np.int64)
+    np.minimum.at(first, code, np.arange(len(code)))
+    kw = pd.Series(rack_kw).groupby(code, sort=True).sum().to_numpy()
+    return pd.DataFrame(
+        {
+            "row": pd.Series(names, dtype=racks["row"].dtype),
+            "hall": racks["hall"].take(first).reset_index(drop=True),
+            "racks": np.bincount(code, minlength=n).astype(np.int64),
+            "it_kw": kw,
+        }
+    )
+
+
 def check(
     inputs: Inputs,
     fabric: Fabric,
@@ -192,50 +360,31 @@ def check(
     device_kw: np.ndarray | None = None,
     link_optical: np.ndarray | None = None,
     module_w: np.ndarray | None = None,
+    kept: Kept[tuple[Any, ...], RackLoads] | None = None,
 ) -> PowerReport:
-    """Sum power per rack, row, hall, building and site; check every budget and the floor load."""
+    """Sum power per rack, row, hall, building and site; check every budget and the floor load.
+    ``kept``: the :class:`RackLoads` of earlier runs (:func:`rack_loads`); None: worked out here."""
     site = inputs.site
     racks = placement.racks
     nr = len(racks)
-    dkw = (
-        device_power_kw(inputs, fabric, placement.device_rack, link_optical, module_w)
-        if device_kw is None
-        else np.asarray(device_kw, float)
-    )
-    placed = placement.device_rack >= 0
-    rack_kw = np.bincount(placement.device_rack[placed], weights=dkw[placed], minlength=nr)
-
+    loads = rack_loads(inputs, fabric, placement, device_kw, link_optical, module_w, kept)
+    dkw, rack_kw, floor = loads.device_kw, loads.rack_kw, loads.rack_floor_kg_m2
     halls_by_key = {f"{b.id}/{h.id}": h for b, h in site.halls()}
-    hall_keys = racks["hall"].to_numpy()
-    limit = np.array([halls_by_key[k].max_rack_kw for k in hall_keys], float) if nr else np.zeros(0)
-
-    weight = np.bincount(
-        placement.device_rack[placed], weights=device_weight_kg(inputs, fabric)[placed], minlength=nr
+    limit = (
+        np.array([halls_by_key[k].max_rack_kw for k in loads.hall_keys], float)[loads.hall_code]
+        if nr
+        else np.zeros(0)
     )
-    tpl = racks["template"].to_numpy()
-    empty = np.array([inputs.templates[t].weight_kg_empty for t in tpl], float) if nr else np.zeros(0)
-    area = racks["width_m"].to_numpy() * racks["depth_m"].to_numpy()
-    floor = (weight + empty) / np.where(area > 0, area, 1.0)
 
-    it_kw = float(dkw.sum())
+    it_kw = loads.it_kw
     it_mw = it_kw / 1000.0
     facility_mw = it_mw * site.site.pue
     annual_kwh = facility_mw * 1000.0 * HOURS_PER_YEAR
-    frame = pd.DataFrame(
-        {"row": racks["row"], "hall": racks["hall"], "building": racks["building"], "it_kw": rack_kw}
-    )
-    rows = (
-        frame.groupby("row", sort=True)
-        .agg(hall=("hall", "first"), racks=("it_kw", "size"), it_kw=("it_kw", "sum"))
-        .reset_index()
-    )
-    bld_keys = racks["building"].to_numpy()
-    v: list[Violation] = _rack_violations(inputs, racks, rack_kw, limit, floor)
+    v: list[Violation] = _rack_violations(inputs, racks, loads, limit)
     hall_rows: list[dict[str, Any]] = []
     for b, h in site.halls():
         key = f"{b.id}/{h.id}"
-        m = hall_keys == key
-        kw, n = float(rack_kw[m].sum()), int(m.sum())
+        kw, n = loads.hall_load.get(key, (0.0, 0))
         cool = hall_cooling_mw(h, inputs.catalog)
         hall_rows.append(
             {"hall": key, "building": b.id, "racks": n, "it_kw": kw, "limit_mw": h.it_mw, "cooling_mw": cool}
@@ -244,8 +393,7 @@ def check(
             v.append(_budget("hall_mw", key, kw / 1000.0, h.it_mw, "hall", n))
     bld_rows: list[dict[str, Any]] = []
     for b in site.building:
-        m = bld_keys == b.id
-        kw, n = float(rack_kw[m].sum()), int(m.sum())
+        kw, n = loads.building_load.get(b.id, (0.0, 0))
         bld_rows.append({"building": b.id, "racks": n, "it_kw": kw, "limit_mw": b.it_mw})
         if b.it_mw is not None and kw / 1000.0 > b.it_mw + 1e-9:
             v.append(_budget("building_mw", b.id, kw / 1000.0, b.it_mw, "building", n))
@@ -272,7 +420,7 @@ def check(
         rack_kw=rack_kw,
         rack_limit_kw=limit,
         rack_floor_kg_m2=floor,
-        rows=rows,
+        rows=loads.rows,
         halls=halls,
         buildings=buildings,
         it_mw=it_mw,
@@ -296,48 +444,48 @@ def _budget(kind: str, where: str, mw: float, limit: float, what: str, racks: in
     )
 
 
-def _worst(mask: np.ndarray, values: np.ndarray) -> tuple[int, int]:
-    """The index of the largest of ``values`` under ``mask`` (any True), and how many ``mask`` holds."""
-    return int(np.flatnonzero(mask)[np.argmax(values[mask])]), int(mask.sum())
+def _worst(idx: np.ndarray, values: np.ndarray) -> tuple[int, int]:
+    """The index of the largest of ``values`` at ``idx`` (ascending, not empty; the first of equals), and
+    how many ``idx`` holds."""
+    return int(idx[np.argmax(values[idx])]), len(idx)
 
 
 def _rack_violations(
-    inputs: Inputs, racks: pd.DataFrame, rack_kw: np.ndarray, limit: np.ndarray, floor: np.ndarray
+    inputs: Inputs, racks: pd.DataFrame, loads: RackLoads, limit: np.ndarray
 ) -> list[Violation]:
     """rack_kw, floor_load and cooling breaches, one per hall (and template) with the worst rack."""
     out: list[Violation] = []
     if not len(racks):
         return out
     halls = {f"{b.id}/{h.id}": h for b, h in inputs.site.halls()}
-    ids = racks["rack_id"].to_numpy()
-    hall_col = racks["hall"].to_numpy()
-    tpl_col = racks["template"].to_numpy()
-    for key in pd.unique(hall_col):
-        hall = halls[str(key)]
-        m = hall_col == key
-        over = m & (rack_kw > limit + 1e-9)
-        if over.any():
+    ids = racks["rack_id"]
+    rack_kw, floor = loads.rack_kw, loads.rack_floor_kg_m2
+    for key in loads.hall_keys:
+        hall = halls[key]
+        m = loads.hall_racks[key]
+        over = m[rack_kw[m] > limit[m] + 1e-9]
+        if len(over):
             i, n = _worst(over, rack_kw)
             out.append(
                 Violation(
                     "rack_kw",
-                    str(ids[i]),
-                    f"{n} rack(s) in {key} exceed the hall's {hall.max_rack_kw:g} kW per rack; worst {ids[i]} "
+                    str(ids.iat[i]),
+                    f"{n} rack(s) in {key} exceed the hall's {hall.max_rack_kw:g} kW per rack; worst {ids.iat[i]} "
                     f"at {rack_kw[i]:.1f} kW",
                     "name a lower-density rack template in cluster.rack_low_density, or raise the hall's "
                     "max_rack_kw (rear-door or liquid cooling)",
                     {"racks": n, "max_kw": round(float(rack_kw[i]), 2), "limit_kw": hall.max_rack_kw},
                 )
             )
-        heavy = m & (floor > hall.floor_load_kg_m2 + 1e-9)
-        if heavy.any():
+        heavy = m[floor[m] > hall.floor_load_kg_m2 + 1e-9]
+        if len(heavy):
             i, n = _worst(heavy, floor)
             out.append(
                 Violation(
                     "floor_load",
-                    str(ids[i]),
+                    str(ids.iat[i]),
                     f"{n} rack(s) in {key} load the floor above its {hall.floor_load_kg_m2:g} kg/m2 rating; "
-                    f"worst {ids[i]} ({tpl_col[i]}) at {floor[i]:.0f} kg/m2",
+                    f"worst {ids.iat[i]} ({racks['template'].iat[i]}) at {floor[i]:.0f} kg/m2",
                     "put these racks on a slab or a reinforced floor, or spread the load with a larger plinth",
                     {
                         "racks": n,
@@ -346,20 +494,18 @@ def _rack_violations(
                     },
                 )
             )
-        for t in sorted(pd.unique(tpl_col[m])):
-            need = inputs.templates[str(t)].cooling
+        for t, i, count in loads.hall_templates[key]:
+            need = inputs.templates[t].cooling
             if COOLING_RANK[need] > COOLING_RANK[hall.cooling]:
-                mt = m & (tpl_col == t)
-                i = int(np.flatnonzero(mt)[0])
                 out.append(
                     Violation(
                         "cooling",
-                        str(ids[i]),
-                        f"{int(mt.sum())} rack(s) of {t} need {need} cooling but hall {key} is {hall.cooling}-cooled",
+                        str(ids.iat[i]),
+                        f"{count} rack(s) of {t} need {need} cooling but hall {key} is {hall.cooling}-cooled",
                         f"place {t} in a {need}-cooled hall or change the hall's cooling",
                         {
-                            "racks": int(mt.sum()),
-                            "template": str(t),
+                            "racks": count,
+                            "template": t,
                             "needs": need,
                             "hall_cooling": hall.cooling,
                         },

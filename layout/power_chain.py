@@ -26,10 +26,15 @@ Per hall (``[building.hall.power]``, defaults in brackets; parts from the catalo
 
 Ids: busways ``B1/H1/R03/A1`` (row, side, number), rack feeds the same, UPS blocks ``B1/H1/UPS-A1`` (2N)
 or ``B1/H1/UPS-1``, switchboards ``B1/H1/SWB-A1`` beside their block.
+
+Each hall's chain is made from that hall alone (:class:`HallChain`, :func:`hall_chain_key`): a front
+end's DesignCache keeps them, and the whole chain's tables by its halls' parts (:func:`chain_key`), so
+an edit of one hall builds that hall's chain alone.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -39,11 +44,12 @@ import numpy as np
 import pandas as pd
 
 from layout.cooling import hall_cooling_mw, pack_in_order
+from layout.kept import Content, Kept, Same
 from layout.violations import Violation
 
 if TYPE_CHECKING:
     from layout.load import Inputs
-    from layout.model import Catalog
+    from layout.model import Catalog, Hall
     from layout.place import Placement
 
 BUSWAY_LEAD_M = 2.0  # per run: drop from the switchboard's cable to the busway's end feed (unverified)
@@ -149,11 +155,54 @@ def _over(kind: str, ids: np.ndarray, load: np.ndarray, rating: np.ndarray, hall
     ]
 
 
-def build(inputs: Inputs, placement: Placement, rack_kw: np.ndarray) -> PowerChain:
-    """The power chain of every hall with racks (see the module docstring)."""
+@dataclass(frozen=True)
+class HallChain:
+    """One hall's part of the power chain: its racks' feeds (in the order of its racks in the racks
+    table), its busway rows (sorted as the busway table is: row, side, id), UPS rows, hall row and
+    violations."""
+
+    feed_a: np.ndarray
+    feed_b: np.ndarray
+    tap: np.ndarray
+    tap_kw: np.ndarray
+    busways: tuple[np.ndarray, ...]  # BUSWAY_COLUMNS
+    ups_rows: tuple[dict[str, Any], ...]
+    hall_row: dict[str, Any]
+    violations: tuple[Violation, ...]
+
+
+HALL_CHAINS_KEPT = 64  # every hall of the campus (8) through several edits each
+CHAINS_KEPT = 2  # the last whole chain and the one before (an edit, then undo)
+
+
+def hall_chain_key(catalog: Catalog, hall: Hall, racks: tuple[np.ndarray, ...]) -> dict[str, Any]:
+    """All one hall's power chain is made from, by name: the hall's ``power`` table and ``it_mw``, what
+    its cooling carries is made from (``cooling.hall_cooling_mw``: its ``cooling_mw``, else its cooling
+    type and floor polygon), the catalog (busways, tap-offs, UPS blocks, switchboards, cooling per m2)
+    and its racks (ids, which name the hall; rows, places in the row, widths and kW, in the racks
+    table's order). Not its max kW or floor load: an edit of those that moves no rack reuses it, and an
+    edit of one hall leaves the other halls' chains as they were."""
+    return {
+        "power": hall.power,
+        "it_mw": hall.it_mw,
+        "cooling": (hall.cooling_mw, hall.cooling, hall.polygon),
+        "catalog": catalog,
+        "racks": Content(*racks),
+    }
+
+
+def build(
+    inputs: Inputs,
+    placement: Placement,
+    rack_kw: np.ndarray,
+    kept: Kept[tuple[Any, ...], HallChain] | None = None,
+    whole: Kept[tuple[Any, ...], PowerChain] | None = None,
+) -> PowerChain:
+    """The power chain of every hall with racks (see the module docstring). ``kept``: the halls' chains
+    of earlier runs (:func:`hall_chain_key`), ``whole``: their whole chains (:func:`chain_key`: the
+    tables again when no hall's part changed); None: made here."""
     cat = inputs.catalog
     racks = placement.racks
-    nr = len(racks)
     if not (cat.busway and cat.tap_off and cat.ups and cat.switchboard):
         feeds = pd.DataFrame(
             {"rack_id": racks["rack_id"], "feed_a": "", "feed_b": "", "tap_off": "", "tap_kw": 0.0},
@@ -164,156 +213,198 @@ def build(inputs: Inputs, placement: Placement, rack_kw: np.ndarray) -> PowerCha
             pd.DataFrame(columns=HALL_COLUMNS),
         )  # fmt: skip
     rack_kw = np.asarray(rack_kw, float)
-    hall_col = racks["hall"].to_numpy()
-    row_col = racks["row"].to_numpy()
-    tap_ids = np.array(sorted(cat.tap_off, key=lambda t: (cat.tap_off[t].rating_kw, t)))
-    tap_ratings = np.array([cat.tap_off[t].rating_kw for t in tap_ids])
-    bw_ids = np.array(sorted(cat.busway, key=lambda t: (cat.busway[t].rating_kw, t)))
-    bw_ratings = np.array([cat.busway[t].rating_kw for t in bw_ids])
+    hall_code, hall_names = pd.factorize(racks["hall"])
+    by_hall = np.argsort(hall_code, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(hall_code, minlength=len(hall_names)))]
+    at = {str(k): by_hall[bounds[i] : bounds[i + 1]] for i, k in enumerate(hall_names)}
+    rack_ids = racks["rack_id"].to_numpy(object)
+    row_col = racks["row"].to_numpy(object)
+    pos = racks["pos"].to_numpy()
+    width = racks["width_m"].to_numpy(float)
+    pieces: list[tuple[str, np.ndarray, HallChain]] = []
+    for b, h in inputs.site.halls():
+        key = f"{b.id}/{h.id}"
+        idx = at.get(key)
+        if idx is None:
+            continue
+        hall_racks = (rack_ids[idx], row_col[idx], pos[idx], width[idx], rack_kw[idx])
+        if kept is None:
+            piece = _hall_chain(cat, key, h, hall_racks)
+        else:
+            k = tuple(hall_chain_key(cat, h, hall_racks).values())
+            piece = kept.take(k, functools.partial(_hall_chain, cat, key, h, hall_racks))
+        pieces.append((key, idx, piece))
+    if whole is None:
+        return _chain(racks, pieces)
+    return whole.take(tuple(chain_key(racks, pieces).values()), lambda: _chain(racks, pieces))
+
+
+def chain_key(racks: pd.DataFrame, pieces: list[tuple[str, np.ndarray, HallChain]]) -> dict[str, Any]:
+    """All the whole chain is made from, by name: each hall's part (the very objects, kept by
+    :func:`hall_chain_key`) and the racks table (rack ids, and where each hall's racks are in it)."""
+    return {"halls": tuple((k, Same(p)) for k, _, p in pieces), "racks": Content(racks)}
+
+
+def _chain(racks: pd.DataFrame, pieces: list[tuple[str, np.ndarray, HallChain]]) -> PowerChain:
+    """The chain's tables from its halls' parts (each with its racks' indices in the racks table)."""
+    nr = len(racks)
     feed_a = np.full(nr, "", dtype=object)
     feed_b = np.full(nr, "", dtype=object)
     tap = np.full(nr, "", dtype=object)
     tap_kw = np.zeros(nr)
-    busways: list[tuple[np.ndarray, ...]] = []
-    ups_rows: list[dict[str, Any]] = []
-    hall_rows: list[dict[str, Any]] = []
-    v: list[Violation] = []
-    width = racks["width_m"].to_numpy(float)
-    for b, h in inputs.site.halls():
-        key = f"{b.id}/{h.id}"
-        idx = np.flatnonzero(hall_col == key)
-        if not len(idx):
-            continue
-        red = h.power.redundancy
-        share = SIDE_SHARE[red]
-        kw = rack_kw[idx]
-        # tap-offs: per rack and side, the smallest that carries its share
-        need = kw * share
-        ti = _smallest(tap_ratings, need)
-        tap[idx] = tap_ids[ti]
-        tap_kw[idx] = tap_ratings[ti]
-        v += _over("tap-off", racks["rack_id"].to_numpy()[idx] + "/A", need, tap_ratings[ti], key, "kW",
-                   "each side of the rack")  # fmt: skip
-        # busways: per row and side
-        rows, inv = np.unique(row_col[idx], return_inverse=True)
-        row_kw = np.bincount(inv, kw, len(rows))
-        row_need = row_kw * share
-        if h.power.busway is not None:
-            fixed = cat.busway[h.power.busway]
-            r_ids = np.full(len(rows), h.power.busway, dtype=object)
-            r_rating = np.full(len(rows), fixed.rating_kw)
-            per_row = np.ones(len(rows), np.int64)
-        else:
-            bi = _smallest(bw_ratings, row_need)
-            r_ids, r_rating = bw_ids[bi], bw_ratings[bi]
-            per_row = np.maximum(1, np.ceil(row_need / r_rating - 1e-9)).astype(np.int64)
-        # a rack's busway in its row: by the middle of its kW along the row's cumulative kW
-        order = np.lexsort((racks["pos"].to_numpy()[idx], inv))
-        cum = np.zeros(len(idx))
-        sorted_kw = kw[order]
-        csum = np.cumsum(sorted_kw)
-        start = np.r_[0.0, csum[:-1]]
-        first = np.r_[0, np.flatnonzero(np.diff(inv[order])) + 1]
-        base = np.repeat(start[first], np.diff(np.r_[first, len(order)]))
-        cum[order] = start - base + sorted_kw / 2
-        k_row = per_row[inv]
-        part = np.where(row_kw[inv] > 0, cum / np.where(row_kw[inv] > 0, row_kw[inv], 1.0), 0.0)
-        bk = np.minimum((part * k_row).astype(np.int64), k_row - 1)  # 0-based busway in the row
-        bw_no = np.r_[0, np.cumsum(per_row)[:-1]][inv] + bk  # hall-wide busway number
-        n_bw = int(per_row.sum())
-        bw_row = np.repeat(np.arange(len(rows)), per_row)
-        bw_in_row = np.arange(n_bw) - np.r_[0, np.cumsum(per_row)[:-1]][bw_row]
-        bw_load = np.bincount(bw_no, kw, n_bw) * share
-        bw_len = np.bincount(bw_no, width[idx], n_bw) + BUSWAY_LEAD_M
-        bw_racks = np.bincount(bw_no, minlength=n_bw)
-        bw_rating = r_rating[bw_row]
-        bw_model = r_ids[bw_row]
-        # UPS blocks: rows onto blocks
-        ups_id = h.power.ups or next(iter(cat.ups))
-        swb_id = h.power.switchboard or next(iter(cat.switchboard))
-        ups, swb = cat.ups[ups_id], cat.switchboard[swb_id]
-        cap_kw = min(ups.rating_mw, swb.rating_mw) * 1000.0
-        if red == "2N":
-            bins = pack_in_order(row_kw.tolist(), cap_kw, split=False)
-            blk = np.zeros(len(rows), np.int64)
-            for k_, members in enumerate(bins):
-                blk[members] = k_
-            n_side = len(bins)
-            names_a = np.array([f"{key}/UPS-A{k_ + 1}" for k_ in range(n_side)], dtype=object)
-            names_b = np.array([f"{key}/UPS-B{k_ + 1}" for k_ in range(n_side)], dtype=object)
-            row_a, row_b = names_a[blk], names_b[blk]
-            side_load = np.bincount(blk, row_kw, n_side)
-            blocks: list[tuple[np.ndarray, str, np.ndarray, np.ndarray]] = [
-                (names_a, "A", side_load / 2, side_load),
-                (names_b, "B", side_load / 2, side_load),
-            ]
-            n_blocks, chain_kw = 2 * n_side, n_side * ups.rating_mw * 1000.0
-        else:
-            n, pa, pb = _distributed(row_kw, cap_kw, red)
-            names = np.array([f"{key}/UPS-{k_ + 1}" for k_ in range(n)], dtype=object)
-            row_a, row_b = names[pa], names[pb]
-            normal = np.bincount(pa, row_kw / 2, n) + np.bincount(pb, row_kw / 2, n)
-            blocks = [(names, "-", normal, _block_loads(row_kw, pa, pb, n, red))]
-            n_blocks = n
-            chain_kw = (n - 1 if red == "N+1" else n) * ups.rating_mw * 1000.0
-        sides = []
-        for side, row_ups in (("A", row_a), ("B", row_b)):
-            ids = np.array(
-                [f"{rows[r]}/{side}{bw_in_row[q] + 1}" for q, r in enumerate(bw_row.tolist())], dtype=object
-            )
-            sides.append(ids)
-            busways.append(
-                (ids, np.full(n_bw, key, dtype=object), rows[bw_row], np.full(n_bw, side, dtype=object), bw_model,
-                 bw_rating, bw_racks, np.round(bw_load, 3), np.round(bw_len, 3), row_ups[bw_row])
-            )  # fmt: skip
-        feed_a[idx], feed_b[idx] = sides[0][bw_no], sides[1][bw_no]
-        v += _over(
-            "busway", sides[0], bw_load, bw_rating, key, "kW", "each side alone" if share == 1 else "half"
-        )
-        count = Counter(np.r_[row_a[bw_row], row_b[bw_row]].tolist())
-        for names, side, normal_kw, load_kw in blocks:
-            swb_names = np.array([n_.replace("/UPS-", "/SWB-") for n_ in names], dtype=object)
-            for k_, name in enumerate(names.tolist()):
-                ups_rows.append(
-                    {"ups_id": name, "hall": key, "side": side, "model": ups_id, "rating_mw": ups.rating_mw,
-                     "normal_mw": round(float(normal_kw[k_]) / 1000.0, 4),
-                     "load_mw": round(float(load_kw[k_]) / 1000.0, 4), "busways": int(count.get(name, 0)),
-                     "switchboard_id": swb_names[k_], "switchboard_model": swb_id,
-                     "switchboard_rating_mw": swb.rating_mw}
-                )  # fmt: skip
-            what = "on the worst single failure" if red == "N+1" else ("alone" if red == "2N" else "normally")
-            v += _over(
-                "UPS block", names, load_kw / 1000.0, np.full(len(names), ups.rating_mw), key, "MW", what
-            )
-            v += _over("switchboard", swb_names, load_kw / 1000.0, np.full(len(names), swb.rating_mw), key, "MW",
-                       what)  # fmt: skip
-        it_mw = float(kw.sum()) / 1000.0
-        cool = hall_cooling_mw(h, cat)
-        chain_mw = chain_kw / 1000.0
-        prov = h.it_mw if h.it_mw is not None else chain_mw
-        stranded = max(0.0, prov - it_mw)
-        by_cooling = max(0.0, prov - max(cool, it_mw)) if cool is not None else 0.0
-        hall_rows.append(
-            {"hall": key, "redundancy": red, "it_mw": round(it_mw, 4),
-             "cooling_mw": round(cool, 4) if cool is not None else math.nan, "ups_model": ups_id,
-             "ups_blocks": n_blocks, "busways": 2 * n_bw, "chain_mw": round(chain_mw, 4),
-             "provisioned_mw": round(prov, 4), "stranded_mw": round(stranded, 4),
-             "stranded_cooling_mw": round(by_cooling, 4), "stranded_space_mw": round(stranded - by_cooling, 4)}
-        )  # fmt: skip
+    for _, idx, p in pieces:
+        feed_a[idx], feed_b[idx], tap[idx], tap_kw[idx] = p.feed_a, p.feed_b, p.tap, p.tap_kw
     feeds = pd.DataFrame(
         {"rack_id": racks["rack_id"], "feed_a": feed_a, "feed_b": feed_b, "tap_off": tap, "tap_kw": tap_kw},
         columns=FEED_COLUMNS,
     )
-    if busways:
-        cols = [np.concatenate([b[j] for b in busways]) for j in range(len(BUSWAY_COLUMNS))]
+    if pieces:
+        # the busway table sorted by hall, row, side and id: each hall's rows come sorted, halls by key
+        ordered = [p for _, _, p in sorted(pieces, key=lambda kp: kp[0])]
+        cols = [np.concatenate([p.busways[j] for p in ordered]) for j in range(len(BUSWAY_COLUMNS))]
         bw = pd.DataFrame(dict(zip(BUSWAY_COLUMNS, cols, strict=True)), columns=BUSWAY_COLUMNS)
-        bw = bw.sort_values(["hall", "row", "side", "busway_id"], kind="stable").reset_index(drop=True)
     else:
         bw = pd.DataFrame(columns=BUSWAY_COLUMNS)
+    ups_rows = [r for _, _, p in pieces for r in p.ups_rows]
     return PowerChain(
-        feeds, bw, pd.DataFrame(ups_rows, columns=UPS_COLUMNS), pd.DataFrame(hall_rows, columns=HALL_COLUMNS),
-        tuple(v),
+        feeds, bw, pd.DataFrame(ups_rows, columns=UPS_COLUMNS),
+        pd.DataFrame([p.hall_row for _, _, p in pieces], columns=HALL_COLUMNS),
+        tuple(v for _, _, p in pieces for v in p.violations),
     )  # fmt: skip
+
+
+def _hall_chain(cat: Catalog, key: str, h: Hall, racks: tuple[np.ndarray, ...]) -> HallChain:
+    """One hall's chain (see the module docstring) from its racks' ids, rows, places, widths and kW."""
+    rack_ids, row_col, pos, width, kw = racks
+    cool = hall_cooling_mw(h, cat)
+    tap_ids = np.array(sorted(cat.tap_off, key=lambda t: (cat.tap_off[t].rating_kw, t)))
+    tap_ratings = np.array([cat.tap_off[t].rating_kw for t in tap_ids])
+    bw_ids = np.array(sorted(cat.busway, key=lambda t: (cat.busway[t].rating_kw, t)))
+    bw_ratings = np.array([cat.busway[t].rating_kw for t in bw_ids])
+    busways: list[tuple[np.ndarray, ...]] = []
+    ups_rows: list[dict[str, Any]] = []
+    v: list[Violation] = []
+    red = h.power.redundancy
+    share = SIDE_SHARE[red]
+    # tap-offs: per rack and side, the smallest that carries its share
+    need = kw * share
+    ti = _smallest(tap_ratings, need)
+    tap = tap_ids[ti].astype(object)
+    tap_kw = tap_ratings[ti]
+    v += _over("tap-off", rack_ids + "/A", need, tap_ratings[ti], key, "kW", "each side of the rack")
+    # busways: per row and side
+    rows, inv = np.unique(row_col, return_inverse=True)
+    row_kw = np.bincount(inv, kw, len(rows))
+    row_need = row_kw * share
+    if h.power.busway is not None:
+        fixed = cat.busway[h.power.busway]
+        r_ids = np.full(len(rows), h.power.busway, dtype=object)
+        r_rating = np.full(len(rows), fixed.rating_kw)
+        per_row = np.ones(len(rows), np.int64)
+    else:
+        bi = _smallest(bw_ratings, row_need)
+        r_ids, r_rating = bw_ids[bi], bw_ratings[bi]
+        per_row = np.maximum(1, np.ceil(row_need / r_rating - 1e-9)).astype(np.int64)
+    # a rack's busway in its row: by the middle of its kW along the row's cumulative kW
+    order = np.lexsort((pos, inv))
+    cum = np.zeros(len(kw))
+    sorted_kw = kw[order]
+    csum = np.cumsum(sorted_kw)
+    start = np.r_[0.0, csum[:-1]]
+    first = np.r_[0, np.flatnonzero(np.diff(inv[order])) + 1]
+    base = np.repeat(start[first], np.diff(np.r_[first, len(order)]))
+    cum[order] = start - base + sorted_kw / 2
+    k_row = per_row[inv]
+    part = np.where(row_kw[inv] > 0, cum / np.where(row_kw[inv] > 0, row_kw[inv], 1.0), 0.0)
+    bk = np.minimum((part * k_row).astype(np.int64), k_row - 1)  # 0-based busway in the row
+    bw_no = np.r_[0, np.cumsum(per_row)[:-1]][inv] + bk  # hall-wide busway number
+    n_bw = int(per_row.sum())
+    bw_row = np.repeat(np.arange(len(rows)), per_row)
+    bw_in_row = np.arange(n_bw) - np.r_[0, np.cumsum(per_row)[:-1]][bw_row]
+    bw_load = np.bincount(bw_no, kw, n_bw) * share
+    bw_len = np.bincount(bw_no, width, n_bw) + BUSWAY_LEAD_M
+    bw_racks = np.bincount(bw_no, minlength=n_bw)
+    bw_rating = r_rating[bw_row]
+    bw_model = r_ids[bw_row]
+    # UPS blocks: rows onto blocks
+    ups_id = h.power.ups or next(iter(cat.ups))
+    swb_id = h.power.switchboard or next(iter(cat.switchboard))
+    ups, swb = cat.ups[ups_id], cat.switchboard[swb_id]
+    cap_kw = min(ups.rating_mw, swb.rating_mw) * 1000.0
+    if red == "2N":
+        bins = pack_in_order(row_kw.tolist(), cap_kw, split=False)
+        blk = np.zeros(len(rows), np.int64)
+        for k_, members in enumerate(bins):
+            blk[members] = k_
+        n_side = len(bins)
+        names_a = np.array([f"{key}/UPS-A{k_ + 1}" for k_ in range(n_side)], dtype=object)
+        names_b = np.array([f"{key}/UPS-B{k_ + 1}" for k_ in range(n_side)], dtype=object)
+        row_a, row_b = names_a[blk], names_b[blk]
+        side_load = np.bincount(blk, row_kw, n_side)
+        blocks: list[tuple[np.ndarray, str, np.ndarray, np.ndarray]] = [
+            (names_a, "A", side_load / 2, side_load),
+            (names_b, "B", side_load / 2, side_load),
+        ]
+        n_blocks, chain_kw = 2 * n_side, n_side * ups.rating_mw * 1000.0
+    else:
+        n, pa, pb = _distributed(row_kw, cap_kw, red)
+        names = np.array([f"{key}/UPS-{k_ + 1}" for k_ in range(n)], dtype=object)
+        row_a, row_b = names[pa], names[pb]
+        normal = np.bincount(pa, row_kw / 2, n) + np.bincount(pb, row_kw / 2, n)
+        blocks = [(names, "-", normal, _block_loads(row_kw, pa, pb, n, red))]
+        n_blocks = n
+        chain_kw = (n - 1 if red == "N+1" else n) * ups.rating_mw * 1000.0
+    sides = []
+    for side, row_ups in (("A", row_a), ("B", row_b)):
+        ids = np.array(
+            [f"{rows[r]}/{side}{bw_in_row[q] + 1}" for q, r in enumerate(bw_row.tolist())], dtype=object
+        )
+        sides.append(ids)
+        busways.append(
+            (ids, np.full(n_bw, key, dtype=object), rows[bw_row], np.full(n_bw, side, dtype=object), bw_model,
+             bw_rating, bw_racks, np.round(bw_load, 3), np.round(bw_len, 3), row_ups[bw_row])
+        )  # fmt: skip
+    v += _over("busway", sides[0], bw_load, bw_rating, key, "kW", "each side alone" if share == 1 else "half")
+    count = Counter(np.r_[row_a[bw_row], row_b[bw_row]].tolist())
+    for names, side, normal_kw, load_kw in blocks:
+        swb_names = np.array([n_.replace("/UPS-", "/SWB-") for n_ in names], dtype=object)
+        for k_, name in enumerate(names.tolist()):
+            ups_rows.append(
+                {"ups_id": name, "hall": key, "side": side, "model": ups_id, "rating_mw": ups.rating_mw,
+                 "normal_mw": round(float(normal_kw[k_]) / 1000.0, 4),
+                 "load_mw": round(float(load_kw[k_]) / 1000.0, 4), "busways": int(count.get(name, 0)),
+                 "switchboard_id": swb_names[k_], "switchboard_model": swb_id,
+                 "switchboard_rating_mw": swb.rating_mw}
+            )  # fmt: skip
+        what = "on the worst single failure" if red == "N+1" else ("alone" if red == "2N" else "normally")
+        v += _over("UPS block", names, load_kw / 1000.0, np.full(len(names), ups.rating_mw), key, "MW", what)
+        v += _over("switchboard", swb_names, load_kw / 1000.0, np.full(len(names), swb.rating_mw), key, "MW",
+                   what)  # fmt: skip
+    it_mw = float(kw.sum()) / 1000.0
+    chain_mw = chain_kw / 1000.0
+    prov = h.it_mw if h.it_mw is not None else chain_mw
+    stranded = max(0.0, prov - it_mw)
+    by_cooling = max(0.0, prov - max(cool, it_mw)) if cool is not None else 0.0
+    hall_row = {
+        "hall": key, "redundancy": red, "it_mw": round(it_mw, 4),
+        "cooling_mw": round(cool, 4) if cool is not None else math.nan, "ups_model": ups_id,
+        "ups_blocks": n_blocks, "busways": 2 * n_bw, "chain_mw": round(chain_mw, 4),
+        "provisioned_mw": round(prov, 4), "stranded_mw": round(stranded, 4),
+        "stranded_cooling_mw": round(by_cooling, 4), "stranded_space_mw": round(stranded - by_cooling, 4),
+    }  # fmt: skip
+    # this hall's busway rows as the table sorts them: by row, side and id
+    cols = [np.concatenate([bw[j] for bw in busways]) for j in range(len(BUSWAY_COLUMNS))]
+    rank = sorted(range(len(cols[0])), key=lambda q: (cols[2][q], cols[3][q], cols[0][q]))
+    return HallChain(
+        feed_a=sides[0][bw_no],
+        feed_b=sides[1][bw_no],
+        tap=tap,
+        tap_kw=tap_kw,
+        busways=tuple(c[rank] for c in cols),
+        ups_rows=tuple(ups_rows),
+        hall_row=hall_row,
+        violations=tuple(v),
+    )
 
 
 def part_counts(catalog: Catalog, chain: PowerChain) -> list[tuple[str, str, str, int, str, float]]:
@@ -322,27 +413,36 @@ def part_counts(catalog: Catalog, chain: PowerChain) -> list[tuple[str, str, str
     out: list[tuple[str, str, str, int, str, float]] = []
     bw = chain.busways
     if len(bw):
-        runs = bw.groupby("model")["busway_id"].size()
-        metres = bw.groupby("model")["length_m"].sum()
+        code, models = pd.factorize(bw["model"])
+        names = [str(m) for m in models]
+        runs = dict(zip(names, np.bincount(code, minlength=len(names)).tolist(), strict=True))
+        # pandas' own (compensated) sum per model, in the table's order, as groupby("model") gives it
+        metres = dict(
+            zip(names, pd.Series(bw["length_m"].to_numpy(float)).groupby(code).sum().tolist(), strict=True)
+        )
         for m in catalog.busway:
-            if m in runs.index:
+            if m in runs:
                 spec = catalog.busway[m]
                 out.append(
                     ("power", f"{spec.name}, run (end feed unit)", m, int(runs[m]), "each", spec.price_usd)
                 )
                 out.append(("power", spec.name, f"{m}/m", int(math.ceil(float(metres[m]) - 1e-9)), "m",
                             spec.price_usd_per_m))  # fmt: skip
-    taps = chain.feeds.loc[chain.feeds["tap_off"] != "", "tap_off"].value_counts()
+    code, kinds = pd.factorize(chain.feeds["tap_off"])
+    taps = {
+        str(t): n
+        for t, n in zip(kinds, np.bincount(code[code >= 0], minlength=len(kinds)).tolist(), strict=True)
+    }
     for t in catalog.tap_off:
-        if t in taps.index:
+        if taps.get(t, 0) > 0:
             out.append(
                 ("power", catalog.tap_off[t].name, t, 2 * int(taps[t]), "each", catalog.tap_off[t].price_usd)
             )
     ups = chain.ups
     if len(ups):
         for col, parts in (("model", catalog.ups), ("switchboard_model", catalog.switchboard)):
-            counts = ups[col].value_counts()
+            counts = Counter(str(m) for m in ups[col].tolist())
             for m in parts:
-                if m in counts.index:
+                if m in counts:
                     out.append(("power", parts[m].name, m, int(counts[m]), "each", parts[m].price_usd))
     return out

@@ -324,40 +324,36 @@ def tray_edge_table(inputs: Inputs, trays: Any, edge_fill: pd.DataFrame, racks: 
     """
     e = trays.edges
     nodes = trays.nodes
+    n = len(e)
     u = e["u"].to_numpy(np.int64)
     v = e["v"].to_numpy(np.int64)
     nx, ny = nodes["x_m"].to_numpy(float), nodes["y_m"].to_numpy(float)
-    out = pd.DataFrame(
-        {
-            "x0_m": nx[u],
-            "y0_m": ny[u],
-            "x1_m": nx[v],
-            "y1_m": ny[v],
-            "kind": e["kind"].astype(str).to_numpy(),
-            "hall": e["hall"].astype(str).to_numpy(),
-            "width_mm": e["width_mm"].to_numpy(float),
-            "cables": edge_fill["cables"].to_numpy(np.int64),
-            "fill": edge_fill["fill"].to_numpy(float),
-        }
-    )
-    out["over"] = edge_fill["over"].to_numpy(bool) if "over" in edge_fill else np.zeros(len(e), bool)
-    side_x, side_y, clear = np.zeros(len(e)), np.zeros(len(e)), np.zeros(len(e))
-    if not racks.empty and "where" in e:
-        first = racks.sort_values("rack_id", kind="stable").drop_duplicates("row")
-        rot = dict(zip(first["row"].astype(str), first["rotation_deg"].astype(float), strict=True))
-        deep = racks.groupby("row")["depth_m"].max().to_dict()
-        kind = out["kind"].tolist()
-        for i, joined in enumerate(e["where"].astype(str).tolist()):
-            w = joined.split("+")[0]  # colinear rows share a tray line: "B1/H1/R01+B1/H1/R02"
-            if kind[i] == "row" and w in rot:
+    cols: dict[str, Any] = {
+        "x0_m": nx[u],
+        "y0_m": ny[u],
+        "x1_m": nx[v],
+        "y1_m": ny[v],
+        "kind": e["kind"].astype(str).to_numpy(),
+        "hall": e["hall"].astype(str).to_numpy(),
+        "width_mm": e["width_mm"].to_numpy(float),
+        "cables": edge_fill["cables"].to_numpy(np.int64),
+        "fill": edge_fill["fill"].to_numpy(float),
+        "over": edge_fill["over"].to_numpy(bool) if "over" in edge_fill else np.zeros(n, bool),
+    }
+    side_x, side_y, clear = np.zeros(n), np.zeros(n), np.zeros(n)
+    row_edges = np.flatnonzero(cols["kind"] == "row")
+    if not racks.empty and "where" in e and len(row_edges):
+        rot, deep = _row_rear(racks)
+        joined = e["where"].astype(str).to_numpy()[row_edges].tolist()
+        for i, where in zip(row_edges.tolist(), joined, strict=True):
+            w = where.split("+")[0]  # colinear rows share a tray line: "B1/H1/R01+B1/H1/R02"
+            if w in rot:
                 a = math.radians(rot[w])  # the front is (0, 1) turned by the rotation: the rear opposite
                 side_x[i], side_y[i] = round(math.sin(a), 9), round(-math.cos(a), 9)
-                clear[i] = float(deep[w]) * 1000.0 / 2.0
-    out["side_x"] = side_x
-    out["side_y"] = side_y
-    out["clear_mm"] = clear
+                clear[i] = deep[w] * 1000.0 / 2.0
+    cols["side_x"], cols["side_y"], cols["clear_mm"] = side_x, side_y, clear
     depth = e["depth_mm"].to_numpy(float)
-    lanes = np.zeros((len(e), len(MEDIA_CLASSES)))
+    lanes = np.zeros((n, len(MEDIA_CLASSES)))
     for k, cls in enumerate(MEDIA_CLASSES):
         ids = [
             mid
@@ -366,28 +362,41 @@ def tray_edge_table(inputs: Inputs, trays: Any, edge_fill: pd.DataFrame, racks: 
         ]
         if not ids:
             continue
-        count = sum(
-            (edge_fill[f"cables_{mid}"].to_numpy(np.int64) for mid in ids), np.zeros(len(e), np.int64)
-        )
+        per_medium = [edge_fill[f"cables_{mid}"].to_numpy(np.int64) for mid in ids]
+        count = sum(per_medium, np.zeros(n, np.int64))
         area = sum(
             (
-                edge_fill[f"cables_{mid}"].to_numpy(float)
-                * math.pi
-                * (inputs.catalog.media[mid].diameter_mm / 2) ** 2
-                for mid in ids
+                c.astype(float) * math.pi * (inputs.catalog.media[mid].diameter_mm / 2) ** 2
+                for c, mid in zip(per_medium, ids, strict=True)
             ),
-            np.zeros(len(e)),
+            np.zeros(n),
         )
-        out[f"cables_{cls}"] = count
+        cols[f"cables_{cls}"] = count
         lanes[:, k] = area / np.maximum(depth, 1.0)
     # an over-full tray still draws its bundles inside the tray: squeeze the lanes to its width
     total = lanes.sum(axis=1)
-    width = out["width_mm"].to_numpy(float)
+    width = cols["width_mm"]
     squeeze = np.where(total > width, width / np.maximum(total, 1e-9), 1.0)
     for k, cls in enumerate(MEDIA_CLASSES):
-        if f"cables_{cls}" in out:
-            out[f"lane_mm_{cls}"] = np.round(lanes[:, k] * squeeze, 1)
-    return out
+        if f"cables_{cls}" in cols:
+            cols[f"lane_mm_{cls}"] = np.round(lanes[:, k] * squeeze, 1)
+    return pd.DataFrame(cols)
+
+
+def _row_rear(racks: pd.DataFrame) -> tuple[dict[str, float], dict[str, float]]:
+    """Per row id: the rotation of its first rack (by rack id) and its deepest rack's depth."""
+    code, names = pd.factorize(racks["row"])
+    ids = racks["rack_id"].to_numpy().astype(str)  # numpy orders them as pandas does: by code point
+    rank = np.empty(len(ids), np.int64)
+    rank[np.argsort(ids, kind="stable")] = np.arange(len(ids))
+    smallest = np.full(len(names), len(ids), np.int64)
+    np.minimum.at(smallest, code, rank)  # each row's smallest id, as its rank among all ids
+    first = np.argsort(rank)[smallest]
+    deep = np.full(len(names), -np.inf)
+    np.maximum.at(deep, code, racks["depth_m"].to_numpy(float))
+    rotation = racks["rotation_deg"].to_numpy(float)[first]
+    keys = [str(r) for r in names]
+    return dict(zip(keys, rotation.tolist(), strict=True)), dict(zip(keys, deep.tolist(), strict=True))
 
 
 # ------------------------------------------------------------------------------------------ campus

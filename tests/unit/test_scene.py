@@ -226,3 +226,22 @@ def test_pods_by_hall_lists_each_halls_pods_of_placed_servers_sorted() -> None:
     assert list(got) == sorted(got)
     none = SimpleNamespace(device_rack=np.full(8, -1), racks=racks)
     assert pods_by_hall(SimpleNamespace(devices=devices), none) == {}
+
+
+def test_a_row_trays_label_side_follows_the_rotation_of_the_rows_first_rack_by_id() -> None:
+    from layout.scene.build import _row_rear
+
+    racks = pd.DataFrame(
+        {
+            "rack_id": ["B1/H1/R02/K02", "B1/H1/R01/K10", "B1/H1/R01/K02", "B1/H1/R02/K01"],
+            "row": ["B1/H1/R02", "B1/H1/R01", "B1/H1/R01", "B1/H1/R02"],
+            "rotation_deg": [0.0, 180.0, 90.0, 270.0],
+            "depth_m": [1.2, 1.0, 1.4, 1.1],
+        }
+    )
+    rotation, deep = _row_rear(racks)
+    # R01's smallest id is K02 (third in the table), R02's is K01 (last): pandas' sort and dedup agree
+    assert rotation == {"B1/H1/R01": 90.0, "B1/H1/R02": 270.0}
+    assert deep == {"B1/H1/R01": 1.4, "B1/H1/R02": 1.2}
+    first = racks.sort_values("rack_id", kind="stable").drop_duplicates("row")
+    assert dict(zip(first["row"], first["rotation_deg"], strict=True)) == rotation
