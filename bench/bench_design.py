@@ -117,13 +117,14 @@ def one_hall_edits(site: str, runs: int) -> None:
 
     The cable stage of these edits before (main d53d03c) and after the cable stage kept its per-hall
     tray pieces and redid only what the edit moved in the port map, module rows and cable counts
-    (cable-hall 5a2240d), runs of the two interleaved twice, CPU s, best of 5 each, 2 shared cores: a
-    user row cable 0.152 -> 0.090 (design.run 0.298 -> 0.202); the low-density rack 0.137 -> 0.086
-    (0.265 -> 0.193); ``it_mw -> 18`` re-cables nothing either way (0.002). Inside ``media._cable``
-    (each line timed, CPU ms, best of 3 runs of 3): trays.build 29 -> 16, ports.finish 14 -> 4,
-    PortMap.modules 20 -> 6 (rows 2.6 + table 3.7), route.link_ends 10 -> 7, route.edge_loads 12 -> 9,
-    route.tray_paths 17 -> 15 (the Dijkstra, ~6, is most of what is left), cable counts 5 -> 1.5,
-    tray fill table 4 -> 1; ~150 -> ~93 in all.
+    (cable-hall f3591a3), the two interleaved twice, CPU s, best of 5 each, 2 shared cores: a user row
+    cable 0.116 -> 0.081 (design.run 0.212 -> 0.164); the low-density rack 0.112 -> 0.082 (0.217 ->
+    0.152); ``it_mw -> 18`` re-cables nothing either way (0.001). Under heavier load another pair of
+    runs gave 0.152 -> 0.090 and 0.137 -> 0.086. Inside ``media._cable`` (each line timed, CPU ms, best
+    of 3 runs of 3): trays.build 29 -> 14, ports.finish 14 -> 4, PortMap.modules 20 -> 6 (rows 2.6 +
+    table 3.7), route.link_ends 10 -> 6, route.edge_loads 12 -> 9, route.tray_paths 17 -> 14 (its
+    Dijkstra, ~6, is most of what is left), cable counts 5 -> 1.5, tray fill table 4 -> 1.5; ~150 -> ~93
+    in all (the ticks add ~5).
     """
     tmp = Path(tempfile.mkdtemp())
     path = tmp / Path(site).name
