@@ -124,7 +124,7 @@ def one_hall_edits(site: str, runs: int) -> None:
     of 3 runs of 3): trays.build 29 -> 14, ports.finish 14 -> 4, PortMap.modules 20 -> 6 (rows 2.6 +
     table 3.7), route.link_ends 10 -> 6, route.edge_loads 12 -> 9, route.tray_paths 17 -> 14 (its
     Dijkstra, ~6, is most of what is left), cable counts 5 -> 1.5, tray fill table 4 -> 1.5; ~150 -> ~93
-    in all (the ticks add ~5).
+    in all. (design.run's own figures also hold main's later power and bom work.)
     """
     tmp = Path(tempfile.mkdtemp())
     path = tmp / Path(site).name
