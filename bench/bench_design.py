@@ -114,6 +114,17 @@ def one_hall_edits(site: str, runs: int) -> None:
     design.run 0.233 -> 0.102 (place 0.120 -> 0.041, bom 0.054 -> 0.025); a user row 0.490 -> 0.373
     (place 0.132 -> 0.050); the low-density rack 0.431 -> 0.372 (place 0.111 -> 0.048); the cable stage
     stays at 0.23 s, a whole-site pass.
+
+    The cable stage of these edits before (main d53d03c) and after the cable stage kept its per-hall
+    tray pieces and redid only what the edit moved in the port map, module rows and cable counts
+    (cable-hall f3591a3), the two interleaved twice, CPU s, best of 5 each, 2 shared cores: a user row
+    cable 0.116 -> 0.081 (design.run 0.212 -> 0.164); the low-density rack 0.112 -> 0.082 (0.217 ->
+    0.152); ``it_mw -> 18`` re-cables nothing either way (0.001). Under heavier load another pair of
+    runs gave 0.152 -> 0.090 and 0.137 -> 0.086. Inside ``media._cable`` (each line timed, CPU ms, best
+    of 3 runs of 3): trays.build 29 -> 14, ports.finish 14 -> 4, PortMap.modules 20 -> 6 (rows 2.6 +
+    table 3.7), route.link_ends 10 -> 6, route.edge_loads 12 -> 9, route.tray_paths 17 -> 14 (its
+    Dijkstra, ~6, is most of what is left), cable counts 5 -> 1.5, tray fill table 4 -> 1.5; ~150 -> ~93
+    in all. (design.run's own figures also hold main's later power and bom work.)
     """
     tmp = Path(tempfile.mkdtemp())
     path = tmp / Path(site).name

@@ -293,7 +293,7 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     jcode = np.full(n, -1, dtype=np.int64)
     cand = ends.jumper != routing.JUMPER_NONE
     jcode[cand] = mt.pick(ends.jumper_length_m[cand], speed[cand])
-    copper = (jcode >= 0) & ~mt.optical[np.clip(jcode, 0, None)]
+    copper = np.r_[~mt.optical, False][jcode]  # a medium that is not optical (code -1: none, not copper)
     is_jumper = (ends.jumper == routing.JUMPER_RACK) | ((ends.jumper == routing.JUMPER_ADJACENT) & copper)
     placed = ends.placed
     need = placed & ~is_jumper
@@ -301,8 +301,12 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     ra, rb = ends.rack_a[ti], ends.rack_b[ti]
     paths = routing.tray_paths(trays, ra, rb)
     run = paths.dist_m[paths.pair]
-    drops = np.abs(trays.rack_z_m[ra] - ends.port_z_a_m[ti]) + np.abs(
-        trays.rack_z_m[rb] - ends.port_z_b_m[ti]
+    # the drop from the tray to the port at each end, once per device (a placed device's rack's tray)
+    dev_drop = np.abs(trays.rack_z_m[ends.device_rack] - ends.device_z_m) if len(trays.rack_z_m) else None
+    drops = (
+        dev_drop[ends.device_a[ti]] + dev_drop[ends.device_b[ti]]
+        if dev_drop is not None
+        else np.zeros(len(ti))
     )
     tray_len = run + drops + routing.SLACK_M["tray"]
 
@@ -361,7 +365,7 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     route_code = np.zeros(n, dtype=np.int8)  # ROUTES
     route_code[is_jumper & (ends.jumper == routing.JUMPER_RACK)] = 1
     route_code[is_jumper & (ends.jumper == routing.JUMPER_ADJACENT)] = 2
-    route_code[ti[np.isfinite(run)]] = 3
+    route_code[ti if np.isfinite(paths.dist_m).all() else ti[np.isfinite(run)]] = 3
     none = len(mt.ids)
     mcode = np.where(code >= 0, code, none)
     classes = sorted(set(mt.classes)) + [""]
@@ -374,22 +378,23 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
             **{c: links[c] for c in links.columns},
             "rack_a": ends.rack_a,
             "rack_b": ends.rack_b,
-            "route": pd.Categorical.from_codes(route_code, categories=pd.Index(ROUTES)),
+            "route": pd.Categorical.from_codes(route_code, categories=pd.Index(ROUTES), validate=False),
             "tray_m": tray_m,
             "length_m": length,
-            "media": pd.Categorical.from_codes(mcode, categories=pd.Index([*mt.ids, ""])),
+            "media": pd.Categorical.from_codes(mcode, categories=pd.Index([*mt.ids, ""]), validate=False),
             "media_class": pd.Categorical.from_codes(
                 np.array([classes.index(c) for c in (*mt.classes, "")])[mcode], categories=pd.Index(classes)
             ),
             "stock_length_m": stock,
-            "status": pd.Categorical.from_codes(status, categories=pd.Index(STATUS)),
+            "status": pd.Categorical.from_codes(status, categories=pd.Index(STATUS), validate=False),
         },
         copy=False,
     )
 
     # tray fill (cables on trays only; media index len(ids) = links without a medium)
     k = len(mt.ids) + 1
-    tcode = np.where(code[ti] >= 0, code[ti], len(mt.ids))
+    tcode = code[ti]
+    tcode = np.where(tcode >= 0, tcode, len(mt.ids))
     area = np.r_[mt.area_mm2, 0.0][tcode]
     load = routing.edge_loads(trays, paths, area, tcode, k)
     edge_fill = _edge_fill(trays, load, mt)
@@ -412,7 +417,7 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
         trays=trays,
         links=out,
         edge_fill=edge_fill,
-        link_optical=np.where(code >= 0, mt.optical[np.clip(code, 0, None)], ends.rack_a != ends.rack_b),
+        link_optical=np.where(code >= 0, mt.is_optical(code), ends.rack_a != ends.rack_b),
         switch_power_kw=power_kw,
         optical_ports=optical_ports,
         modules=modules,
@@ -434,14 +439,21 @@ class ElementMemo:
     def same(self, inputs: tuple[np.ndarray, ...]) -> np.ndarray | None:
         """Per link, whether its inputs equal this memo's (None: not comparable, e.g. another fabric's
         links). NaN is never the same, so it is computed again."""
+        moved = self.moved(inputs)
+        return None if moved is None else ~moved
+
+    def moved(self, inputs: tuple[np.ndarray, ...]) -> np.ndarray | None:
+        """Per link, whether some input differs from this memo's (NaN always does); None as ``same``."""
         if len(inputs) != len(self.inputs) or any(
             a.shape != b.shape or a.dtype != b.dtype for a, b in zip(inputs, self.inputs, strict=True)
         ):
             return None
-        same = np.ones(len(self.output), dtype=bool)
-        for a, b in zip(inputs, self.inputs, strict=True):
-            same &= a == b
-        return same
+        if not inputs:
+            return np.zeros(len(self.output), dtype=bool)
+        moved = np.asarray(inputs[0] != self.inputs[0])
+        for a, b in zip(inputs[1:], self.inputs[1:], strict=True):
+            moved |= a != b
+        return moved
 
 
 @dataclass(frozen=True)
@@ -476,11 +488,11 @@ def _again(
     inputs: tuple[np.ndarray, ...],
     earlier: ElementMemo | None,
 ) -> np.ndarray:
-    same = earlier.same(inputs) if earlier is not None else None
-    if earlier is None or same is None:
+    moved = earlier.moved(inputs) if earlier is not None else None
+    if earlier is None or moved is None:
         return compute(slice(None))
     out = earlier.output.copy()
-    todo = np.flatnonzero(~same)
+    todo = np.flatnonzero(moved)
     if len(todo):
         out[todo] = compute(todo)
     return out

@@ -653,8 +653,9 @@ def _finish_todo(
     moved = np.flatnonzero((code != was_code) | ~(length == was_length))
     if not len(moved) or not len(sk.comp_starts):
         return moved
-    comps = np.unique(sk.comp_of[moved])
-    return np.sort(_ranges(sk.comp_order, sk.comp_starts[comps], sk.comp_size[comps]))
+    hit = np.zeros(len(sk.comp_starts), dtype=bool)  # the components with a moved link
+    hit[sk.comp_of[moved]] = True
+    return np.flatnonzero(hit[sk.comp_of])
 
 
 def _ranges(values: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:

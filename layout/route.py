@@ -49,14 +49,25 @@ class LinkEnds:
 
     rack_a: np.ndarray  # rack number of the a end, -1 if the device is not placed
     rack_b: np.ndarray
-    port_z_a_m: np.ndarray
-    port_z_b_m: np.ndarray
     jumper: np.ndarray  # JUMPER_NONE / JUMPER_RACK / JUMPER_ADJACENT
     jumper_length_m: np.ndarray  # NaN when the link cannot be a jumper
+    device_a: np.ndarray  # the device of the a end (``links["a"]``)
+    device_b: np.ndarray
+    device_rack: np.ndarray  # per device: its rack (-1: not placed)
+    device_z_m: np.ndarray  # per device: its port height above the floor
 
     @property
     def placed(self) -> np.ndarray:
         return (self.rack_a >= 0) & (self.rack_b >= 0)
+
+    @property
+    def port_z_a_m(self) -> np.ndarray:
+        """Height of the a end's port (its device's)."""
+        return self.device_z_m[self.device_a]
+
+    @property
+    def port_z_b_m(self) -> np.ndarray:
+        return self.device_z_m[self.device_b]
 
 
 def link_ends(links: pd.DataFrame, placement: object, rack_height_ru: np.ndarray) -> LinkEnds:
@@ -75,8 +86,6 @@ def link_ends(links: pd.DataFrame, placement: object, rack_height_ru: np.ndarray
     ru = device_ru.astype(float)
     mid = rack_height_ru[np.clip(device_rack, 0, None)] / 2 if len(rack_height_ru) else np.zeros(len(ru))
     device_z = np.where(ru > 0, ru, mid) * RU_M
-    za = device_z[a]
-    zb = device_z[b]
     jumper = np.zeros(len(a), dtype=np.int8)
     jlen = np.full(len(a), np.nan)
     if len(racks) and placed.any():
@@ -84,20 +93,22 @@ def link_ends(links: pd.DataFrame, placement: object, rack_height_ru: np.ndarray
         pos = racks["pos"].to_numpy(np.int64)
         x = racks["x_m"].to_numpy(float)
         y = racks["y_m"].to_numpy(float)
-        ia, ib = np.maximum(ra, 0), np.maximum(rb, 0)
-        same = placed & (ra == rb)
+        same = np.flatnonzero(placed & (ra == rb))
         # neighbours: one row, positions one apart; as one packed key per rack, row x m + pos, with m
-        # twice the span of positions, so racks of two rows are always more than one apart
+        # twice the span of positions, so racks of two rows are always more than one apart, and an
+        # unplaced end (rack -1) the appended key, more than one above every rack's: a link of one rack
+        # or with an unplaced end is never one apart
         m = 2 * (int(pos.max()) - int(pos.min()) + 2)
         row_pos = row_code.astype(np.int64) * m + pos
-        adj = placed & ~same & (np.abs(row_pos[ia] - row_pos[ib]) == 1)
-        dz = np.abs(za - zb)
+        row_pos = np.r_[row_pos, row_pos.max() + 2]
+        adj = np.flatnonzero(np.abs(row_pos[ra] - row_pos[rb]) == 1)
         jumper[same] = JUMPER_RACK
         jumper[adj] = JUMPER_ADJACENT
-        jlen[same] = dz[same] + SLACK_M["rack"]
-        pa, pb = ia[adj], ib[adj]
-        jlen[adj] = np.hypot(x[pa] - x[pb], y[pa] - y[pb]) + dz[adj] + SLACK_M["adjacent"]
-    return LinkEnds(ra, rb, za, zb, jumper, jlen)
+        jlen[same] = np.abs(device_z[a[same]] - device_z[b[same]]) + SLACK_M["rack"]
+        pa, pb = ra[adj], rb[adj]
+        dz = np.abs(device_z[a[adj]] - device_z[b[adj]])
+        jlen[adj] = np.hypot(x[pa] - x[pb], y[pa] - y[pb]) + dz + SLACK_M["adjacent"]
+    return LinkEnds(ra, rb, jumper, jlen, a, b, device_rack, device_z)
 
 
 @dataclass(frozen=True)
@@ -130,9 +141,11 @@ class TrayPaths:
 def tray_paths(trays: Trays, rack_a: np.ndarray, rack_b: np.ndarray) -> TrayPaths:
     """Shortest tray routes between the racks of each link (all racks placed: rack numbers >= 0)."""
     n_racks = max(len(trays.rack_edge), 1)
-    lo = np.minimum(rack_a, rack_b).astype(np.int64)
-    hi = np.maximum(rack_a, rack_b).astype(np.int64)
-    keys, pair = unique_inverse(lo * n_racks + hi)
+    lo = np.minimum(rack_a, rack_b).astype(np.int64, copy=False)
+    hi = np.maximum(rack_a, rack_b).astype(np.int64, copy=False)
+    lo *= n_racks  # a fresh array: the key built in place
+    lo += hi
+    keys, pair = unique_inverse(lo)
     pa, pb = keys // n_racks, keys % n_racks
     # the rack with more partners is the Dijkstra source
     partners = np.bincount(np.r_[pa, pb], minlength=n_racks)
@@ -157,7 +170,10 @@ def tray_paths(trays: Trays, rack_a: np.ndarray, rack_b: np.ndarray) -> TrayPath
         i = np.nonzero(ok)[0]
         e1, e2 = es[i], ed[i]
         o1, o2 = trays.rack_offset_m[src[i]], trays.rack_offset_m[dst[i]]
-        sources = np.unique(np.r_[eu[e1], ev[e1]])
+        need = np.zeros(trays.n_nodes, dtype=bool)  # the end nodes of the source racks' edges, sorted
+        need[eu[e1]] = True
+        need[ev[e1]] = True
+        sources = np.flatnonzero(need)
         dmat, pred = dijkstra(trays.adjacency(), directed=False, indices=sources, return_predecessors=True)
         row = np.full(trays.n_nodes, -1, dtype=np.int64)
         row[sources] = np.arange(len(sources))
@@ -216,17 +232,19 @@ def edge_loads(
     ``paths.pair``). ``cable_kind`` in 0..n_kinds-1 (e.g. the medium)."""
     n_edges = len(trays.edges)
     n_pairs = paths.n_pairs
-    if (paths.dist_m < np.inf).all():  # every pair has a path: every link counts (no masked copies)
-        pair, kind, area = paths.pair, cable_kind.astype(np.int64, copy=False), area_mm2
-    else:
-        ok_link = paths.dist_m[paths.pair] < np.inf
-        pair, kind, area = paths.pair[ok_link], cable_kind[ok_link].astype(np.int64), area_mm2[ok_link]
-    w_pair = np.bincount(pair, weights=area, minlength=n_pairs)
+    # every link summed into its pair, then the pairs without a path emptied: a pair's sums are of its
+    # own links alone, in link order, so they are those of the links that have a path (no masked copies)
+    pair = paths.pair
+    w_pair = np.bincount(pair, weights=area_mm2, minlength=n_pairs)
     c_pair = (
-        np.bincount(pair * n_kinds + kind, minlength=n_pairs * n_kinds)
+        np.bincount(pair * n_kinds + cable_kind.astype(np.int64, copy=False), minlength=n_pairs * n_kinds)
         .reshape(n_pairs, n_kinds)
         .astype(float)
     )
+    no_path = ~(paths.dist_m < np.inf)
+    if no_path.any():
+        w_pair[no_path] = 0.0
+        c_pair[no_path] = 0.0
     through = np.zeros(n_edges)
     cables = np.zeros((n_edges, n_kinds))
 
@@ -262,6 +280,8 @@ def edge_loads(
     slots_total = int(trays.edge_slots.sum())
     diff = np.zeros(slots_total + 1)
     reach = (paths.dist_m < np.inf) & (w_pair > 0)
+    on_edge: list[np.ndarray] = []  # the row-tray edge of each pair's stretch below
+    of_pair: list[np.ndarray] = []
     for rack, end in ((paths.src_rack, paths.src_end), (paths.dst_rack, paths.dst_end)):
         m = reach & (end >= 0)
         e = trays.rack_edge[rack[m]]
@@ -271,14 +291,20 @@ def edge_loads(
         start = np.where(end[m] == 0, base, base + r + 1)
         stop = np.where(end[m] == 0, base + r, base + last)
         _span(diff, start, stop, w_pair[m])
-        _add_by_edge(cables, e, c_pair[m])
+        on_edge.append(e)
+        of_pair.append(np.flatnonzero(m))
     d = reach & (paths.src_end < 0) & (paths.src_rack != paths.dst_rack)
     if d.any():
         e = trays.rack_edge[paths.src_rack[d]]
         r1, r2 = trays.rack_slot[paths.src_rack[d]], trays.rack_slot[paths.dst_rack[d]]
         base = trays.edge_slot_base[e]
         _span(diff, base + np.minimum(r1, r2) + 1, base + np.maximum(r1, r2), w_pair[d])
-        _add_by_edge(cables, e, c_pair[d])
+        on_edge.append(e)
+        of_pair.append(np.flatnonzero(d))
+    # the pairs' cable counts on their row-tray edges, all at once: an edge x pair incidence (a pair
+    # twice on one edge counts twice) times the counts (whole numbers: exact in any order)
+    e_all, p_all = np.concatenate(on_edge), np.concatenate(of_pair)
+    cables += csr_matrix((np.ones(len(e_all)), (e_all, p_all)), shape=(n_edges, n_pairs)) @ c_pair
     local = np.cumsum(diff)[:slots_total]
     peak = through.copy()
     peak_at = trays.edges["length_m"].to_numpy(float) / 2
@@ -290,11 +316,6 @@ def edge_loads(
         peak[has] += local[top]
         peak_at[has] = (trays.slot_lo_m[top] + trays.slot_hi_m[top]) / 2
     return EdgeLoad(peak_area_mm2=peak, cables=cables, peak_at_m=peak_at)
-
-
-def _add_by_edge(cables: np.ndarray, edge: np.ndarray, counts: np.ndarray) -> None:
-    """Add each row of ``counts`` (per item, cables per kind) to its edge's row of ``cables``."""
-    cables += _sum_rows(edge, counts, len(cables))
 
 
 def _sum_rows(group: np.ndarray, rows: np.ndarray, n_groups: int) -> np.ndarray:

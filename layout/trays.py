@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -268,11 +268,8 @@ def build(inputs: Inputs, placement: object, cache: Kept[tuple[Any, ...], HallTr
         # extra split points on the ring: the door towards the entry and pass-throughs to other halls
         points = (doors[hkey], *(pt for (hk, pt, _) in passes if hk == hkey))
         key = tuple(hall_trays_key(hkey, hall_rows[hkey], rings[hkey], tray, points).values())
-        piece = cache.get(key) if cache is not None else None
-        if piece is None:
-            piece = _hall_piece(hkey, hall_rows[hkey], rings[hkey], tray, points)
-        if cache is not None:
-            cache.put(key, piece)
+        lay = partial(_hall_piece, hkey, hall_rows[hkey], rings[hkey], tray, points)
+        piece = cache.take(key, lay) if cache is not None else lay()
         n_lines = _add_piece(g, piece, line_of_row, n_lines)
 
     # trunks: hall door -> building entry (L-shaped at tray height), riser down to the entry
