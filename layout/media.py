@@ -317,7 +317,7 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     length[ti] = np.where(np.isfinite(tray_len), tray_len, np.nan)
     tray_m[ti] = np.where(np.isfinite(paths.dist_m), paths.dist_m, np.nan)[paths.pair]
     length = np.round(length, 6)  # no float dust at stock-length and reach boundaries
-    earlier = cache.picks.get(catalog) if cache is not None else None
+    earlier = cache.picks.get(link_memo_key(fabric, catalog)) if cache is not None else None
     picked = pick_again(mt, length, speed, earlier.pick if earlier is not None else None)
     code = picked.copy()
     status = np.zeros(n, dtype=np.int8)
@@ -336,7 +336,7 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     code.flags.writeable = length.flags.writeable = False  # kept by the port map (ports.finish)
     # ports and cages: one medium per cage (the longest link sharing it decides), copper assemblies
     rack_ids = racks["rack_id"].to_numpy() if len(racks) else np.zeros(0, dtype=object)
-    runs = cache.ports.get(port_runs_key(fabric, catalog)) if cache is not None else None
+    runs = cache.ports.get(link_memo_key(fabric, catalog)) if cache is not None else None
     port_map = portlib.finish(
         port_skeleton(fabric, catalog, cache),
         devices,
@@ -354,7 +354,7 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     counts = cable_counts_again(code, stock, earlier.counts if earlier is not None else None)
     if cache is not None:
         cache.picks.put(
-            catalog,
+            link_memo_key(fabric, catalog),
             LinkPicks(
                 pick=ElementMemo((length, speed), picked),
                 stock=ElementMemo((port_map.stock_basis_m.copy(), code.copy()), stock),
@@ -402,7 +402,7 @@ def _cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None
     module_rows = port_map.module_rows(mt, runs.module_rows if runs is not None else None)
     modules = module_rows.table(devices, mt)  # as plugged: one per optical cage
     if cache is not None:
-        cache.ports.put(port_runs_key(fabric, catalog), PortRuns(port_map, module_rows))
+        cache.ports.put(link_memo_key(fabric, catalog), PortRuns(port_map, module_rows))
     module_w = module_power_w(devices, links, code, mt, catalog, modules)
     optical_ports = _optical_ports(devices, links, code, mt)
     power_kw = powerlib.switch_power_kw(catalog, devices, module_w)
@@ -508,13 +508,17 @@ class PortRuns:
     module_rows: portlib.ModuleRows
 
 
-def port_runs_key(fabric: Any, catalog: Catalog) -> tuple[Any, Catalog]:
-    """What a :class:`PortRuns` is kept by: the fabric (the very object) and the catalog (its media)."""
+def link_memo_key(fabric: Any, catalog: Catalog) -> tuple[Any, Catalog]:
+    """What a run's per-link memos (:class:`LinkPicks`, :class:`PortRuns`) are kept by: the fabric (the
+    very object: its links are the memos' rows) and the catalog (its media)."""
     return (fabric, catalog)
 
 
-PICKS_KEPT = 1  # the last run's picks: an edit compares with the design it changes
-PORT_RUNS_KEPT = 1  # the last run's port map: an edit compares with the design it changes
+# the last run's picks and port map of each of the last two fabrics: an edit compares with the design it
+# changes, also after a fabric toggled and undone (rail -> middle-of-rack -> undo -> an edit of a hall:
+# with one memo, that edit found the other fabric's and priced and ported all 450,000 links again)
+PICKS_KEPT = 2
+PORT_RUNS_KEPT = 2
 PORT_SKELETONS_KEPT = 4  # as many as the fabrics a DesignCache keeps
 CABLINGS_KEPT = 2  # the design shown and the one before (undo and redo show a recent design anyway)
 
@@ -526,10 +530,11 @@ class CableCache:
     (:func:`cabling_key`: an edit of a hall's power or cooling that moves no rack re-cables nothing), and
     each fabric's port skeleton (layout.ports: every end's port and cage, which links share a cage), by
     the fabric (compared as the very object: a fabric is immutable), the catalog and the NIC; and the
-    last run's media picks and stock lengths per link (:class:`LinkPicks`, by the catalog), which the
+    last run's media picks and stock lengths per link (:class:`LinkPicks`, by the fabric and catalog: the
+    last two fabrics'), which the
     next run takes for every link whose length and speed (basis and medium) are bitwise the same: both
     are functions of a link's own values, so only the links an edit moved are priced again; and the
-    last run's port map and module rows (:class:`PortRuns`, by the fabric and catalog), from which
+    last run's port map and module rows (:class:`PortRuns`, likewise), from which
     ``ports.finish`` takes every cage-sharing component whose links' codes and lengths are the same and
     ``PortMap.module_rows`` every device whose cages' media are; and each hall's piece of the tray
     network (layout.trays.HallTrays, by all it is made from: ``trays.hall_trays_key``), so an edit of
@@ -539,7 +544,7 @@ class CableCache:
     skeletons: Kept[tuple[Any, Catalog, str], portlib.PortSkeleton] = field(
         default_factory=lambda: Kept(PORT_SKELETONS_KEPT)
     )
-    picks: Kept[Catalog, LinkPicks] = field(default_factory=lambda: Kept(PICKS_KEPT))
+    picks: Kept[tuple[Any, Catalog], LinkPicks] = field(default_factory=lambda: Kept(PICKS_KEPT))
     ports: Kept[tuple[Any, Catalog], PortRuns] = field(default_factory=lambda: Kept(PORT_RUNS_KEPT))
     tray_halls: Kept[tuple[Any, ...], traylib.HallTrays] = field(
         default_factory=lambda: Kept(traylib.HALL_TRAYS_KEPT)

@@ -146,6 +146,25 @@ def test_an_edit_that_moves_no_rack_recables_nothing_and_one_that_does_recables(
     same_design(moved, design.run(inputs_of(low)))
 
 
+def test_after_a_fabric_toggled_and_back_an_edit_finds_its_own_fabrics_link_memos(same_design: Same) -> None:
+    """rail -> middle-of-rack -> rail (the undo) -> a hall edit: the edit's cabling compares with the
+    rail fabric's picks and port map, kept beside the other fabric's, and gives the cold design."""
+    cache = DesignCache()
+    rail = design.run(inputs_of(TWO_HALLS), cache=cache)
+    mor_data = patch(TWO_HALLS, lambda d: d["cluster"].update(design="mor"))
+    mor = design.run(inputs_of(mor_data), cache=cache)
+    assert mor.fabric is not rail.fabric
+    back = design.run(inputs_of(TWO_HALLS), cache=cache)
+    assert back.fabric is rail.fabric and back.cabling is rail.cabling  # kept: nothing run again
+    kept = {k[0] for k in cache.cable.picks.known_keys()}
+    assert kept == {rail.fabric, mor.fabric} == {k[0] for k in cache.cable.ports.known_keys()}
+    low = patch(TWO_HALLS, HALL_EDITS[2][1])  # the low-density rack in one hall: racks move
+    edited = design.run(inputs_of(low), cache=cache)
+    assert edited.fabric is rail.fabric and edited.cabling is not rail.cabling
+    same_design(edited, design.run(inputs_of(low)))
+    assert len(cache.cable.picks) == len(cache.cable.ports) == 2
+
+
 @pytest.mark.parametrize("stem", ["superpod-4su", "seed002-32k", "gb200-hall"])
 def test_the_tuis_hall_edits_on_shipped_sites_warm_give_cold(
     stem: str, tmp_path: Path, same_design: Same
