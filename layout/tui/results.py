@@ -117,14 +117,29 @@ def _categorical(column: pd.Series) -> pd.Series:
     return column if isinstance(column.dtype, pd.CategoricalDtype) else column.astype("category")
 
 
+FULL_COLLECTIONS_NEVER = 1 << 30  # gc threshold for the oldest generation: no automatic full collections
+
+
 def settle_gc() -> None:
     """Take every object alive now (modules, the app's widgets, the first design) out of the garbage
-    collector's sight for good (gc.freeze, after one collection so no garbage is kept). Otherwise every
-    full collection walks these ~130,000 objects again: on the 100k campus that is 0.06-0.1 s, in every
-    second or third design run. Frozen objects that die later are still freed by reference counting (a
-    Design and a Result hold no reference cycles)."""
+    collector's sight for good (gc.freeze, after one collection so no garbage is kept), and leave full
+    collections to :func:`collect_when_idle`. Otherwise every full collection walks these ~130,000
+    objects again (on the 100k campus 0.06-0.1 s, in every second or third design run), and even after
+    the freeze the objects the screen and the later designs leave in the oldest generation made
+    automatic full collections of 45-90 ms in the middle of an edit (the UI thread's, measured in
+    bench/bench_tui.py's sequence). Frozen objects that die later are still freed by reference counting
+    (a Design and a Result hold no reference cycles); the young generations are collected as before."""
     gc.collect()
     gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_COLLECTIONS_NEVER)
+
+
+def collect_when_idle() -> int:
+    """The full collection that :func:`settle_gc` takes out of the design runs: the front end calls it
+    when nothing runs (a design of the campus leaves ~12 objects in reference cycles, so it is seldom
+    worth more). Returns what the collector found unreachable."""
+    return gc.collect()
 
 
 def tree_rows(result: Result) -> list[tuple[str, str, str]]:
