@@ -167,6 +167,9 @@ async def main(site: str) -> None:
         ]
         for label, prepare, key in edits:
             await pilot.press(*prepare)
+            if prepare:  # the dialog drawn and the app idle, as when a person has typed the value
+                await pilot.pause()
+                await asyncio.sleep(0.3)
             before = app.designs_shown
             t, cpu, all_cpu = time.perf_counter(), time.thread_time(), time.process_time()
             await pilot.press(key)
