@@ -79,7 +79,7 @@ class Placer:
         # each SU carries its share of the spines in the power budgets of halls and buildings (spines
         # stand in the halls of their leaves); the MDF is charged to the hall it stands in (see trial);
         # a pod's share of both decides which building can take it
-        su_kw = sum(self.groups.block(su, first_gpu).kw for su in range(self.n_su))
+        su_kw = sum(self.groups.block_kw(su, first_gpu) for su in range(self.n_su))
         spine_kw = float(self.d.est_kw[self.d.spine].sum())
         mdf_kw = float(self.d.est_kw[self.d.mdf].sum())
         self.overhead = 1.0 + spine_kw / su_kw if su_kw > 0 else 1.0
@@ -187,7 +187,7 @@ class Placer:
         gpu = self.halls[0].gpu
         for su in sus:
             g = self.d.su_group[su]
-            out[g] = out.get(g, 0.0) + self.groups.block(su, gpu).kw * self.overhead
+            out[g] = out.get(g, 0.0) + self.groups.block_kw(su, gpu) * self.overhead
         return out
 
     def _put_any(
@@ -212,7 +212,7 @@ class Placer:
 
     def pod_kw(self, pod: int) -> float:
         return self.pod_overhead * sum(
-            self.groups.block(su, self.halls[0].gpu).kw for su in self.d.pod_sus[pod]
+            self.groups.block_kw(su, self.halls[0].gpu) for su in self.d.pod_sus[pod]
         )
 
     # ------------------------------------------------------------------------------------- final

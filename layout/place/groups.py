@@ -332,6 +332,46 @@ class RackGroups:
                 devices = devices[~mask]
         return self.pack_items(self.t_core, devices) + items
 
+    def _network(self, su: int, gpu: GpuRack) -> tuple[list[tuple[int, int]], np.ndarray]:
+        """An SU's switches with this GPU rack: the leaves that go into a GPU rack (middle-of-rack: the
+        rack of each one's first servers, one leaf a rack) as (rack, leaf), and those left for network
+        racks, in the order they are packed (priority, then device)."""
+        d = self.devices
+        net = d.su_switches.get(su, np.zeros(0, np.int64))
+        if self.fabric.design != "mor" or not len(net):
+            return [], net
+        spr = max(gpu.servers, 1)
+        leaf_ru = self.inputs.templates[gpu.template].leaf_slot()
+        is_leaf = d.role[net] == "leaf"
+        taken: set[int] = set()
+        moved, stay = [], []
+        for s in net[is_leaf].tolist():
+            k = int(d.pos_in_su[d.first_server[s]]) // spr
+            if leaf_ru is not None and k not in taken:
+                taken.add(k)
+                moved.append((k, s))
+            else:
+                stay.append(s)
+        return moved, np.asarray(
+            sorted(stay + net[~is_leaf].tolist(), key=lambda x: (d.prio[x], x)), np.int64
+        )
+
+    def _kw(self, su: int, gpu: GpuRack, net: np.ndarray) -> float:
+        """An SU block's estimated kW: its servers at the GPU rack's kW per server, and ``net``'s."""
+        return len(self.devices.su_servers[su]) * gpu.est_kw / max(gpu.servers, 1) + float(
+            self.devices.est_kw[net].sum()
+        )
+
+    def block_kw(self, su: int, gpu: GpuRack | None) -> float:
+        """``block(su, gpu).kw`` without building the block's racks (the power budgets ask for every SU's
+        kW with the first hall's GPU rack: an edit of that hall's max kW built a block per SU of the
+        campus, ~40 ms, for their kW alone)."""
+        assert gpu is not None
+        key = (su, gpu.template, gpu.servers, gpu.est_kw)
+        if key in self._blocks:
+            return self._blocks[key].kw
+        return self._kw(su, gpu, self._network(su, gpu)[1])
+
     def block(self, su: int, gpu: GpuRack | None) -> Block:
         assert gpu is not None
         key = (su, gpu.template, gpu.servers, gpu.est_kw)  # all a block takes from the GPU rack
@@ -345,21 +385,12 @@ class RackGroups:
         n_racks = -(-len(servers) // spr)
         gpu_dev = [servers[k * spr : (k + 1) * spr] for k in range(n_racks)]  # views: never written
         gpu_ru = [slots[: len(g)] for g in gpu_dev]
-        net = d.su_switches.get(su, np.zeros(0, np.int64))
         leaf_ru = tpl.leaf_slot()
-        if self.fabric.design == "mor" and len(net):
-            is_leaf = d.role[net] == "leaf"
-            taken: set[int] = set()
-            stay = []
-            for s in net[is_leaf].tolist():
-                k = int(d.pos_in_su[d.first_server[s]]) // spr
-                if leaf_ru is not None and k not in taken:
-                    taken.add(k)
-                    gpu_dev[k] = np.append(gpu_dev[k], s)
-                    gpu_ru[k] = np.append(gpu_ru[k], leaf_ru)
-                else:
-                    stay.append(s)
-            net = np.asarray(sorted(stay + net[~is_leaf].tolist(), key=lambda x: (d.prio[x], x)), np.int64)
+        moved, net = self._network(su, gpu)
+        for k, s in moved:  # only with a leaf slot (_network)
+            assert leaf_ru is not None
+            gpu_dev[k] = np.append(gpu_dev[k], s)
+            gpu_ru[k] = np.append(gpu_ru[k], leaf_ru)
         joined = self._leaf_spans(net_leaves(d, su), spr, n_racks) if self.fabric.design == "mor" else None
         gpu_items = [
             RackItem(
@@ -380,8 +411,7 @@ class RackGroups:
             cuts = [k for k in range(n_racks + 1) if k == n_racks or not joined[k]]
             half = min(cuts, key=lambda k: (abs(k - n_racks // 2), k))
         items = gpu_items[:half] + net_items + gpu_items[half:]
-        kw = len(servers) * gpu.est_kw / spr + float(d.est_kw[net].sum())
-        blk = Block(su, items, kw)
+        blk = Block(su, items, self._kw(su, gpu, net))
         self._blocks[key] = blk
         return blk
 

@@ -70,3 +70,27 @@ def test_every_shipped_site_switched_to_middle_of_rack(
     assert d.placement.racks_missing == 0
     servers = int((d.fabric.devices["role"] == "server").sum())
     assert check_pairs(d) == servers * inputs.catalog.server[inputs.site.cluster.server].backend_ports
+
+
+@pytest.mark.parametrize("layout", ["rail", "mor"])
+@pytest.mark.parametrize("stem", ["superpod-4su", "seed002-32k"])
+def test_an_su_blocks_kw_alone_is_its_blocks_kw_and_builds_no_block(
+    stem: str, layout: str, inputs_of: Callable[[str], Inputs]
+) -> None:
+    from layout.place.groups import RackGroups
+    from layout.place.templates import GpuRack, gpu_racks
+
+    inputs = inputs_of(stem) if layout == "rail" else mor(inputs_of(stem))
+    fabric = design.build_fabric(inputs)
+    first = next(iter(gpu_racks(inputs).values()))
+    # the hall's GPU rack, and the same template with fewer servers a rack (a lower max kW)
+    racks = [first, GpuRack(first.template, max(first.servers // 2, 1), first.est_kw / 2, True)]
+    alone, built = RackGroups(inputs, fabric), RackGroups(inputs, fabric)
+    n_su = len(built.devices.su_servers)
+    assert n_su > 0
+    for gpu in racks:
+        for su in range(n_su):
+            kw = alone.block_kw(su, gpu)
+            assert kw == built.block(su, gpu).kw  # the very same float
+            assert kw > 0
+    assert not alone._blocks  # kW alone: no block (and no rack item) was built for it
