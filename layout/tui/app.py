@@ -48,7 +48,7 @@ from layout.tui import optimizer
 from layout.tui.find import Found, find
 from layout.tui.floor import HallFloor, UserRowBox, floor_plan, hall_floors, with_design_of
 from layout.tui.panels import cabling, trace_links
-from layout.tui.results import Result, collect_when_idle, settle_gc
+from layout.tui.results import Result, collect_when_idle, settle_gc, young_collections_paused
 from layout.tui.runner import Outcome, RunCancelled, RunFinished, run_daemon
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
 from layout.tui.screens.find import FindScreen
@@ -867,7 +867,8 @@ class DCLayoutApp(App[None]):
 
         def work() -> Result:
             # with the session's cache; the next edit's document is parsed here, not in the UI thread
-            result = session.compute(inputs, text, progress)
+            with young_collections_paused(not settle):
+                result = session.compute(inputs, text, progress)
             if settle:  # once, when the pipeline's modules are loaded: see settle_gc
                 settle_gc()
             return result

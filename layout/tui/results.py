@@ -8,7 +8,8 @@ only as a type).
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -133,6 +134,21 @@ def settle_gc() -> None:
     gc.freeze()
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, FULL_COLLECTIONS_NEVER)
+
+
+@contextmanager
+def young_collections_paused(pause: bool = True) -> Iterator[None]:
+    """No garbage collection while the block runs (a design: ~100 young collections of 0.3 ms each on
+    the 100k campus, walking the same surviving tables' objects again and again), then the collector as
+    it was; the next young collection sees each object once. ``pause`` False: as it is."""
+    was = gc.isenabled()
+    if pause:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def collect_when_idle() -> int:

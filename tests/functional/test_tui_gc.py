@@ -7,6 +7,7 @@ import asyncio
 import gc
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_tui import copy_site, designed, sync
@@ -40,3 +41,47 @@ async def test_no_automatic_full_collection_after_the_first_design_and_one_when_
         await asyncio.sleep(0.5)
         await pilot.pause()
         assert app.idle_collections >= collected + 1 > before
+
+
+def test_young_collections_paused_restores_the_collector_as_it_was() -> None:
+    from layout.tui.results import young_collections_paused
+
+    assert gc.isenabled()
+    with young_collections_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(ValueError), young_collections_paused():
+        raise ValueError("a failed design")
+    assert gc.isenabled()
+    with young_collections_paused(False):
+        assert gc.isenabled()
+    gc.disable()
+    try:
+        with young_collections_paused():
+            pass
+        assert not gc.isenabled()  # it was off: it stays off
+    finally:
+        gc.enable()
+
+
+@sync
+async def test_the_design_runs_after_the_first_have_no_collections(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from layout.tui import session as session_mod
+
+    seen: list[bool] = []
+    compute = session_mod.Session.compute
+
+    def recording(self: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return compute(self, *args, **kwargs)
+
+    monkeypatch.setattr(session_mod.Session, "compute", recording)
+    app = DCLayoutApp(copy_site("superpod-4su", tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        await pilot.press("k", *"30", "enter")
+        await designed(pilot)
+        assert gc.isenabled()  # the UI thread's collector is on between runs
+    assert seen == [True, False]  # the first run before settle_gc, the edit's without collections
