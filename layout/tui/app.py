@@ -939,8 +939,9 @@ class DCLayoutApp(App[None]):
 
     def schedule_collection(self) -> None:
         """The full garbage collection that settle_gc takes out of the design runs, made when the app
-        has shown a design and nothing has run for IDLE_COLLECT_S (45-90 ms on the 100k campus: in the
-        middle of the next edit, automatic ones delayed its figures by as much)."""
+        has shown a design and then nothing has run and the map cursor has not moved for IDLE_COLLECT_S
+        (45-90 ms on the 100k campus: in the middle of the next edit, automatic ones delayed its
+        figures by as much; in a run of cursor moves, one move)."""
         if not self.gc_settled:
             return
         if self.garbage_timer is not None:
@@ -1068,6 +1069,8 @@ class DCLayoutApp(App[None]):
 
     def cursor_followed(self, event: HallMap.CursorMoved) -> None:
         """The map's cursor moved (called by the map at once, so the inspector is painted with it)."""
+        if self.garbage_timer is not None:  # the due collection waits until the cursor rests too
+            self.schedule_collection()
         self.update_inspector()
         self._inspected = (event.hall, event.x_m, event.y_m, event.rack)
 

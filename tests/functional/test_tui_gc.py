@@ -85,3 +85,23 @@ async def test_the_design_runs_after_the_first_have_no_collections(
         await designed(pilot)
         assert gc.isenabled()  # the UI thread's collector is on between runs
     assert seen == [True, False]  # the first run before settle_gc, the edit's without collections
+
+
+@sync
+async def test_the_idle_collection_waits_while_the_cursor_moves(tmp_path: Path) -> None:
+    app = DCLayoutApp(copy_site("superpod-4su", tmp_path))
+    app.IDLE_COLLECT_S = 0.4
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        await asyncio.sleep(0.6)  # the first design's collection
+        await pilot.pause()
+        await pilot.press("k", *"30", "enter")
+        await designed(pilot)
+        done = app.idle_collections
+        for key in ["right", "left"] * 5:  # ~0.1 s apart: never 0.4 s at rest
+            await pilot.press(key)
+            await asyncio.sleep(0.1)
+        assert app.idle_collections == done
+        await asyncio.sleep(0.6)
+        await pilot.pause()
+        assert app.idle_collections == done + 1
