@@ -13,16 +13,16 @@ Edits report wall time and the CPU time of the process (both threads), which the
 programs on a shared machine does not inflate. An edit made in a dialog (``k 40``) is timed from its
 Enter, with the dialog drawn and the app idle first (as when a person has typed the value).
 
-Figures (100k campus, 2-core machine, idle; key to figures, wall; three runs each):
+Figures (100k campus, 2-core machine, idle; key to figures, wall; six runs):
 
 | edit | 2026-12-03 start (31d1001) | after this round's last session |
 |---|---|---|
 | hall max kW 50 -> 45 (moves no rack) | 0.19 s | 0.09-0.13 s |
-| hall max kW 45 -> 40 (B1/H1 re-laid, its building's other hall kept) | 0.57 s (0.54-0.81) | 0.37-0.39 s |
+| hall max kW 45 -> 40 (B1/H1 re-laid, its building's other hall kept) | 0.57 s (0.54-0.81) | 0.31-0.44 s, median 0.37 |
 | cooling -> liquid | 0.41 s | 0.13-0.18 s |
-| next hall max kW 50 -> 40 (B1/H2) | 0.55 s | 0.34-0.38 s |
+| next hall max kW 50 -> 40 (B1/H2) | 0.55 s | 0.32-0.38 s, median 0.35 |
 | rail -> middle-of-rack (every hall re-laid) | 0.99 s | 0.94-1.2 s |
-| cursor move, key to frame | 10 ms median | 13-16 ms median, 31 ms worst |
+| cursor move, key to frame | 10 ms median | 13-16 ms median, 22 ms worst |
 
     .venv/bin/python bench/bench_tui.py [SITE]
 """
