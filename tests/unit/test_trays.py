@@ -110,18 +110,21 @@ def test_parallel_rows_meet_on_the_ring(axis: str) -> None:
     assert dist(t, 1, 3) == pytest.approx(0.9 + 3.0 + 0.9)
 
 
+def _two_halls(data: dict) -> None:
+    """One building of two halls side by side: H1 x 0..20 and H2 x 22..42 (a 2 m wall), y 0..10, its
+    entry 30 m south."""
+    b = data["building"][0]
+    b["footprint"] = [[0, -30], [42, -30], [42, 10], [0, 10]]
+    b["entry"] = [21, -30]
+    b["hall"] = [
+        {"id": "H1", "polygon": [[0, 0], [20, 0], [20, 10], [0, 10]]},
+        {"id": "H2", "polygon": [[22, 0], [42, 0], [42, 10], [22, 10]]},
+    ]
+
+
 def test_neighbour_halls_get_a_pass_through_trunk() -> None:
     # H1 x 0..20 and H2 x 22..42 (2 m wall); rows on y = 5; rings H1 x 13.4..15.8, H2 x 26.2..28.6;
     # the pass-through joins (15.8, 5) and (26.2, 5): 10.4 m; the entry is 30 m south
-    def halls(data: dict) -> None:
-        b = data["building"][0]
-        b["footprint"] = [[0, -30], [42, -30], [42, 10], [0, 10]]
-        b["entry"] = [21, -30]
-        b["hall"] = [
-            {"id": "H1", "polygon": [[0, 0], [20, 0], [20, 10], [0, 10]]},
-            {"id": "H2", "polygon": [[22, 0], [42, 0], [42, 10], [22, 10]]},
-        ]
-
     racks = hb.racks_table(
         [
             ("B1/H1/R01/K01", 14.3, 5),
@@ -130,7 +133,7 @@ def test_neighbour_halls_get_a_pass_through_trunk() -> None:
             ("B1/H2/R01/K02", 27.7, 5),
         ]
     )
-    t = build(hb.site_edited("one-row", halls), hb.placement(racks, [], []))
+    t = build(hb.site_edited("one-row", _two_halls), hb.placement(racks, [], []))
     passes = t.edges[t.edges["where"].str.contains("pass-through")]
     assert passes["length_m"].tolist() == pytest.approx([10.4])
     assert dist(t, 1, 2) == pytest.approx(0.9 + 10.4 + 0.9)
@@ -269,15 +272,6 @@ def test_an_edit_of_one_hall_lays_that_halls_trays_alone() -> None:
     from layout.kept import Kept
     from layout.trays import HALL_TRAYS_KEPT
 
-    def halls(data: dict) -> None:
-        b = data["building"][0]
-        b["footprint"] = [[0, -30], [42, -30], [42, 10], [0, 10]]
-        b["entry"] = [21, -30]
-        b["hall"] = [
-            {"id": "H1", "polygon": [[0, 0], [20, 0], [20, 10], [0, 10]]},
-            {"id": "H2", "polygon": [[22, 0], [42, 0], [42, 10], [22, 10]]},
-        ]
-
     def place(h2_y: float) -> object:
         specs = [
             ("B1/H1/R01/K01", 14.3, 5),
@@ -289,7 +283,7 @@ def test_an_edit_of_one_hall_lays_that_halls_trays_alone() -> None:
         ]
         return hb.placement(hb.racks_table(specs), [], [])
 
-    inputs = hb.site_edited("one-row", halls)
+    inputs = hb.site_edited("one-row", _two_halls)
     cache: Kept = Kept(HALL_TRAYS_KEPT)
     build(inputs, place(7.0), cache)
     h1 = [k for k in cache.known_keys() if k[0] == "B1/H1"]
