@@ -135,11 +135,9 @@ def fabric_parts(
     if kept is None:
         return _servers(inputs, fabric), _nodes(inputs, fabric), _switches(inputs, fabric)
     key = tuple(fabric_parts_key(inputs, fabric).values())
-    got = kept.get(key)
-    if got is None:
-        got = (_servers(inputs, fabric), _nodes(inputs, fabric), _switches(inputs, fabric))
-    kept.put(key, got)
-    return got
+    return kept.take(
+        key, lambda: (_servers(inputs, fabric), _nodes(inputs, fabric), _switches(inputs, fabric))
+    )
 
 
 CABLING_PARTS_KEPT = 2  # the last cabling and the one before (an edit, then undo)

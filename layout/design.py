@@ -109,11 +109,7 @@ def build_fabric(inputs: Inputs, cache: DesignCache | None = None) -> Fabric:
         return fabric_mod.build(cluster, inputs.catalog, spr, str(inputs.path))
     # == ignores which fields were given; fabric.build does not (a default NIC MTBF vs the one given)
     key: FabricKey = (cluster, frozenset(cluster.model_fields_set), inputs.catalog, spr, str(inputs.path))
-    fabric = cache.fabrics.get(key)
-    if fabric is None:
-        fabric = fabric_mod.build(cluster, inputs.catalog, spr, str(inputs.path))
-    cache.fabrics.put(key, fabric)
-    return fabric
+    return cache.fabrics.take(key, lambda: fabric_mod.build(cluster, inputs.catalog, spr, str(inputs.path)))
 
 
 def check(inputs: Inputs, cache: DesignCache | None = None) -> Fabric:

@@ -250,11 +250,7 @@ def cable(inputs: Inputs, fabric: Any, placement: Any, cache: CableCache | None 
     if cache is None:
         return _cable(inputs, fabric, placement, None)
     key = tuple(cabling_key(inputs, fabric, placement).values())
-    got = cache.cablings.get(key)
-    if got is None:
-        got = _cable(inputs, fabric, placement, cache)
-    cache.cablings.put(key, got)
-    return got
+    return cache.cablings.take(key, lambda: _cable(inputs, fabric, placement, cache))
 
 
 def cabling_key(inputs: Inputs, fabric: Any, placement: Any) -> dict[str, Any]:
@@ -557,11 +553,7 @@ def port_skeleton(fabric: Any, catalog: Catalog, cache: CableCache | None = None
     if cache is None:
         return portlib.skeleton(fabric.devices, fabric.links, catalog, nic)
     key = (fabric, catalog, nic)
-    got = cache.skeletons.get(key)
-    if got is None:
-        got = portlib.skeleton(fabric.devices, fabric.links, catalog, nic)
-    cache.skeletons.put(key, got)
-    return got
+    return cache.skeletons.take(key, lambda: portlib.skeleton(fabric.devices, fabric.links, catalog, nic))
 
 
 def _edge_fill(trays: traylib.Trays, load: routing.EdgeLoad, mt: MediaTable) -> pd.DataFrame:
