@@ -83,7 +83,7 @@ class SiteTree(Tree[NodeData]):
             self.root.set_label(inputs.site.site.name)
         if shape == self._shape:
             self._pending = None
-            self._relabel(self.root, planned)
+            self._sync(self.root, planned)  # the same nodes: labels only
             return
         first = self._pending is None
         self._pending = (planned, shape)
@@ -123,12 +123,6 @@ class SiteTree(Tree[NodeData]):
                 parent.add(p.label, data=p.data, expand=p.expand)
             else:
                 parent.add_leaf(p.label, data=p.data)
-
-    def _relabel(self, parent: TreeNode[NodeData], planned: list[Planned]) -> None:
-        for node, p in zip(parent.children, planned, strict=True):
-            if str(node.label) != p.label:
-                node.set_label(p.label)
-            self._relabel(node, p.children)
 
     def show_hall(self, key: str) -> None:
         """Put the tree's cursor on hall ``key`` (expanded, its building too): the tree follows ] and [
