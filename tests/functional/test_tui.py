@@ -31,6 +31,7 @@ from layout.tui.floor import COLUMN, KEEPOUT, OUTSIDE, RACK, RACK_KINDS, TRAY, G
 from layout.tui.panels import top_n
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
 from layout.tui.widgets.hall_map import HallMap
+from layout.tui.widgets.site_tree import SiteTree
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,11 +53,17 @@ def copy_site(name: str, folder: Path) -> Path:
 
 
 async def designed(pilot: Pilot[Any], timeout_s: float = 120.0) -> None:
-    """Wait until the design of the site as it is now is on screen."""
+    """Wait until the design of the site as it is now is on screen, the site tree's nodes too (they
+    follow the figures a frame later)."""
     await settled(
         pilot,
         timeout_s,
-        lambda app: app.editor is not None and app.result is not None and app.result.text == app.editor.text,
+        lambda app: (
+            app.editor is not None
+            and app.result is not None
+            and app.result.text == app.editor.text
+            and app.query_one(SiteTree).settled
+        ),
     )
 
 

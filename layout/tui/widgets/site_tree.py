@@ -90,6 +90,11 @@ class SiteTree(Tree[NodeData]):
         if first:
             self.call_after_refresh(self._apply_pending)
 
+    @property
+    def settled(self) -> bool:
+        """The tree shows the nodes of the last fill (none are still due after a refresh)."""
+        return self._pending is None
+
     def _apply_pending(self) -> None:
         if self._pending is None:
             return
