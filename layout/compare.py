@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from layout.errors import InputError
-from layout.figures import figure_columns, figures, table
+from layout.figures import figure_columns, table
 from layout.model import Cluster
+from layout.model.site import changed_cluster
 
 if TYPE_CHECKING:
     from layout.load import Inputs
@@ -78,23 +79,21 @@ def variants() -> list[Variant]:
 def variant_cluster(cluster: Cluster, variant: Variant) -> Cluster:
     """The site's cluster changed into ``variant`` (validated again)."""
     opt = FABRICS[variant.fabric]
-    data = cluster.model_dump(exclude_unset=True)
     pod_gpus = 0
     if opt.pods:
         pod_gpus = cluster.pod_gpus or DEFAULT_POD_GPUS
         if pod_gpus >= cluster.gpus:
             pod_gpus = 0  # the whole cluster fits in one pod
-    data.update(
+    data = dict(
         switch=opt.switch,
         design=variant.design,
         nic=variant.nic,
         pod_gpus=pod_gpus,
         oversubscription=PODS_OVERSUBSCRIPTION if pod_gpus else 1.0,
     )
-    data.pop("tiers", None)  # as many as the radix needs
-    if variant.nic != cluster.nic:
-        data.pop("link_mtbf_years", None)
-    return Cluster.model_validate(data)
+    base = cluster.model_dump(exclude_unset=True)
+    base.pop("tiers", None)  # as many as the radix needs
+    return Cluster.model_validate(changed_cluster(base, data))
 
 
 def variant_inputs(inputs: Inputs, variant: Variant) -> Inputs:
@@ -119,7 +118,7 @@ def run_variant(inputs: Inputs, variant: Variant) -> dict[str, Any]:
     except InputError as e:
         row["error"] = "; ".join(f"{p.key}: {p.problem}" for p in e.problems)
         return row
-    row.update(figures(vin, design))
+    row.update(design.figure_row())
     return row
 
 

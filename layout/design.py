@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import pandas as pd
@@ -18,6 +19,7 @@ import pandas as pd
 from layout import bom as bom_mod
 from layout import cdus as cdus_mod
 from layout import fabric as fabric_mod
+from layout import figures as figures_mod
 from layout import media as media_mod
 from layout import place as place_mod
 from layout import power as power_mod
@@ -51,6 +53,23 @@ class Design:
     violations: tuple[Violation, ...]
     chain: PowerChain  # UPS blocks, busways and every rack's A and B feeds (layout/power_chain.py)
     liquid: LiquidLoop  # the CDUs of liquid halls (layout/cooling.py)
+
+    @cached_property
+    def figures(self) -> figures_mod.Figures:
+        """The headline figures (layout/figures.py), worked out once; every output prints them from here."""
+        return figures_mod.of(
+            self.fabric,
+            self.placement,
+            self.cabling,
+            self.power,
+            self.bom,
+            self.reliability,
+            len(self.violations),
+        )
+
+    def figure_row(self) -> dict[str, Any]:
+        """This design's row of ``compare`` / ``sweep`` (layout.figures.row)."""
+        return figures_mod.row(self.inputs.catalog, self.fabric, self.cabling, self.figures)
 
     def summary(self) -> dict[str, Any]:
         """The ``summary.json`` object of DESIGN.md."""
@@ -95,6 +114,7 @@ class Design:
             "reliability": self.reliability,
             "cost_usd": bom_mod.totals(self.bom),
             "violations": [v.to_dict() for v in self.violations],
+            "figures": self.figures.to_json(),
         }
 
 

@@ -1,81 +1,273 @@
-"""The figures of one designed variant, as ``dclayout compare`` and ``dclayout sweep`` tabulate them:
-backend switches per tier; transceivers per medium (both ends, every network) and the node-side ones;
-the copper share of the GPU (backend) fabric's links; cable bought (stock lengths, km); network power
-(every switch, with its optics, plus the server-end modules, MW); cost (BOM total and its network
-part); time to the first job failure (node-side optics, and every backend link with its medium's MTBF);
-design-rule violations. ``table`` makes rows of them one typed table.
+"""Every headline figure of a design, computed once and printed from here by every output.
+
+A design's :class:`Figures` (``Design.figures``) holds each headline figure's value; :data:`SPECS` gives
+each its one label, unit and definition, and :func:`text` its one way of being written. summary.json,
+the CLI, the PDF, the XLSX, the drawings' notes, ``compare``, ``sweep``, ``optimize`` and the TUI all
+read the value from a design's figures and write it with the label and text of its spec, so one figure
+never has two values or two names.
+
+``row`` adds the breakdowns ``compare`` and ``sweep`` tabulate beside the headline figures (switches per
+tier, transceivers per medium); ``table`` makes rows of them one typed table.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from layout import bom
-from layout import media as media_mod
-
 if TYPE_CHECKING:
-    from layout.load import Inputs
+    from layout.fabric import Fabric
+    from layout.media import Cabling
+    from layout.model import Catalog
+    from layout.place import Placement
+    from layout.power import PowerReport
 
 TIER_ROLES = ("leaf", "spine", "core", "super")
-INT_COLUMNS = {"gpus", "tiers", "pods", "pod_gpus", "node_optics", "violations"}  # plus switches_*, optics_*
+INT_COLUMNS = {
+    "gpus",
+    "tiers",
+    "pods",
+    "pod_gpus",
+    "node_optics",
+    "violations",
+    "racks",
+    "links_cross_building",
+}
 
 
-def figures(vin: Inputs, design: Any) -> dict[str, Any]:
-    """A designed variant's figures: the table's columns from ``gpus`` on (``figure_columns``)."""
-    cat = vin.catalog
-    row: dict[str, Any] = {}
-    fabric, placement, cabling = design.fabric, design.placement, design.cabling
-    table = bom.build(vin, fabric, placement, cabling)
-    cost = bom.totals(table)
-    rel = bom.design_reliability(vin, fabric, cabling)
+@dataclass(frozen=True)
+class Spec:
+    """What a headline figure is: its key (a column of ``compare``/``sweep``, a key of summary.json's
+    ``figures``), its label (the words every output prints), its unit and its definition."""
+
+    key: str
+    label: str
+    unit: str  # "" (a count), "USD", "MW", "kW", "TWh", "min", "%", "km"
+    definition: str
+    summary_key: str = ""  # the dotted summary.json key that holds the same value, if any
+
+
+def summary_label(dotted: str) -> str | None:
+    """The label of the headline figure that summary.json's ``dotted`` key holds, if it holds one."""
+    return SUMMARY_LABELS.get(dotted)
+
+
+SPECS: tuple[Spec, ...] = (
+    Spec("gpus", "GPUs", "", "GPUs of the cluster (servers x GPUs per server).", "gpus"),
+    Spec("racks", "racks", "", "Racks placed on the halls' floors, of every template.", "racks.total"),
+    Spec("it_mw", "IT power (critical load)", "MW", "Sum of every placed rack's design kW.", "power.it_mw"),
+    Spec("facility_mw", "facility power", "MW", "IT power x the site's PUE.", "power.facility_mw"),
+    Spec("annual_twh", "annual energy", "TWh", "Facility power over 8,760 h a year at nameplate.", "power.annual_twh"),
+    Spec("annual_cost_usd", "annual electricity cost", "USD", "Annual energy x the site's electricity price.", "power.annual_cost_usd"),
+    Spec("max_rack_kw", "most loaded rack", "kW", "The highest design kW of any placed rack.", "power.max_rack_kw"),
+    Spec("switches_backend", "switches of the GPU fabric", "", "Leaf, spine, core and super switches of the backend.", "switches.total"),
+    Spec("switches_all", "switches of every network", "", "Backend, frontend, storage and management switches.", "switches_all_networks"),
+    Spec("optics_total", "transceivers", "", "Optical modules at both ends of every optical link, every network."),
+    Spec("node_optics", "node-side optical modules", "", "Optical modules in the GPU servers' NIC cages.", "node_optics"),
+    Spec(
+        "copper_share_pct", "copper share of the GPU fabric's links", "%",
+        "Backend links on DAC or AEC copper, per cent of backend links with a medium.", "copper_share_pct",
+    ),
+    Spec("cable_km", "cable at stock lengths", "km", "Every cable as bought: its stock length, summed."),
+    Spec(
+        "network_power_mw", "network power", "MW",
+        "Every switch with its optics, plus the server-end modules.",
+    ),
+    Spec(
+        "cost_total_usd", "capital cost, power chain included", "USD",
+        "The whole bill of materials: servers, network, racks, trays, cooling and the power chain.", "cost_usd.total",
+    ),
+    Spec(
+        "cost_without_power_chain_usd", "capital cost without the power chain", "USD",
+        "The bill of materials less its power category (busways, tap-offs, UPS blocks, switchboards).",
+    ),
+    Spec(
+        "cost_network_usd", "network cost", "USD",
+        "Switches, NICs, transceivers, cables and trays of the bill of materials.", "cost_usd.network",
+    ),
+    Spec(
+        "ttff_min", "time to the first failure, node-side optical links", "min",
+        "Mean time until the first of the GPU servers' optical links fails (independent, constant rates).",
+        "reliability.time_to_first_failure_min",
+    ),
+    Spec(
+        "ttff_all_links_min", "time to the first failure, every backend link", "min",
+        "Mean time until the first backend link fails, each with its medium's MTBF, copper included.",
+        "reliability.all_links.time_to_first_failure_min",
+    ),
+    Spec(
+        "tray_fill_max_pct", "fullest tray segment", "%",
+        "Cable cross-section at a tray or duct segment's fullest point, per cent of the segment's "
+        "cross-section (levels x width x depth; a duct's conduit bores); each segment has its fill limit.",
+    ),
+    Spec(
+        "violations", "design-rule violations", "", "Breaches of the design rules, each listed with where.",
+        "violations",  # summary.json lists them; this is their count
+    ),
+)  # fmt: skip
+# ``dclayout fabric`` sizes a fabric without a site: no placement, so every node-side link is counted as
+# optical (a design puts some on copper in the rack); a figure of its own, named as such
+FABRIC_TTFF = Spec(
+    "ttff_fabric_min",
+    "time to the first failure, node-side links all optical (fabric alone, no placement)",
+    "min",
+    "As the node-side figure of a design, with every GPU-to-leaf link counted as optical.",
+)
+SPEC: dict[str, Spec] = {s.key: s for s in (*SPECS, FABRIC_TTFF)}
+SUMMARY_LABELS: dict[str, str] = {s.summary_key: s.label for s in SPECS if s.summary_key}
+
+
+def text(key: str, value: Any) -> str:
+    """``value`` of the figure ``key`` as every output writes it (the unit included)."""
+    unit = SPEC[key].unit
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "none" if key.startswith("ttff") else "-"
+    v = float(value)
+    if unit == "":
+        return f"{round(v):,}"
+    if unit == "USD":
+        if abs(v) >= 1e9:
+            return f"${v / 1e9:,.2f} bn"
+        if abs(v) >= 1e6:
+            return f"${v / 1e6:,.2f} M"
+        return f"${v:,.0f}"
+    if unit == "min":
+        if v >= 600:
+            return f"{v:,.0f} min ({v / 60:,.1f} h)"
+        return f"{v:,.1f} min" if v >= 100 else f"{v:,.2f} min"  # seed 000's 26.28 min to the hundredth
+    if unit == "TWh":
+        return f"{v:,.3f} TWh" if v >= 1 else f"{v * 1000:,.1f} GWh"
+    if unit == "%":
+        return f"{v:.1f} %"
+    if unit in ("MW", "kW", "km"):
+        return f"{v:,.2f} {unit}" if unit == "MW" else f"{v:,.1f} {unit}"
+    return f"{v:g} {unit}"
+
+
+@dataclass(frozen=True)
+class Figure:
+    spec: Spec
+    value: Any
+
+    @property
+    def label(self) -> str:
+        return self.spec.label
+
+    @property
+    def text(self) -> str:
+        return text(self.spec.key, self.value)
+
+    def line(self) -> str:
+        """``label: text``, as the CLI and the drawings' notes write a figure."""
+        return f"{self.spec.label}: {self.text}"
+
+
+@dataclass(frozen=True)
+class Figures:
+    """A design's headline figures, by key (:data:`SPECS`)."""
+
+    values: Mapping[str, Any]
+
+    def __getitem__(self, key: str) -> Figure:
+        return Figure(SPEC[key], self.values[key])
+
+    def value(self, key: str) -> Any:
+        return self.values[key]
+
+    def __iter__(self) -> Iterator[Figure]:
+        return (Figure(s, self.values[s.key]) for s in SPECS)
+
+    def to_json(self) -> dict[str, dict[str, Any]]:
+        """summary.json's ``figures``: each figure's label, value and unit."""
+        return {s.key: {"label": s.label, "value": self.values[s.key], "unit": s.unit} for s in SPECS}
+
+
+def of(
+    fabric: Fabric,
+    placement: Placement,
+    cabling: Cabling,
+    power_report: PowerReport,
+    bom: pd.DataFrame,
+    reliability: Mapping[str, Any],
+    violations: int,
+) -> Figures:
+    """The headline figures of a design from its stages' results, each worked out here and nowhere else."""
+    from layout import bom as bom_mod
+
+    cost = bom_mod.totals(bom)
+    power = power_report.summary()
+    rel = reliability
+    links = cabling.links
+    switch_kw = float(np.nansum(cabling.switch_power_kw))
+    server = (fabric.devices["role"] == "server").to_numpy()
+    fill = cabling.edge_fill
+    used = fill["cables"].to_numpy() > 0 if len(fill) else np.zeros(0, bool)
+    fullest = float(fill["fill"].to_numpy(float)[used].max()) if used.any() else 0.0
+    copper, backend = cabling.backend_copper()
+    from layout.media import copper_share_pct
+
+    values: dict[str, Any] = {
+        "gpus": int(fabric.gpus),
+        "racks": int(len(placement.racks)),
+        "it_mw": power["it_mw"],
+        "facility_mw": power["facility_mw"],
+        "annual_twh": power["annual_twh"],
+        "annual_cost_usd": power["annual_cost_usd"],
+        "max_rack_kw": power["max_rack_kw"],
+        "switches_backend": int(fabric.summary()["switches"]["total"]),
+        "switches_all": int(fabric.switches_all_networks()),
+        "optics_total": int(sum(cabling.transceivers().values())),
+        "node_optics": int(rel["node_optical_modules"]),
+        "copper_share_pct": copper_share_pct(copper, backend),
+        "cable_km": round(float(np.nansum(links["stock_length_m"].to_numpy(float))) / 1000.0, 3),
+        "network_power_mw": round((switch_kw + float(cabling.module_w[server].sum()) / 1000.0) / 1000.0, 4),
+        "cost_total_usd": cost["total"],
+        "cost_without_power_chain_usd": round(cost["total"] - cost["by_category"].get("power", 0.0), 2),
+        "cost_network_usd": cost["network"],
+        "ttff_min": rel["time_to_first_failure_min"],
+        "ttff_all_links_min": rel["all_links"]["time_to_first_failure_min"],
+        "tray_fill_max_pct": round(100.0 * fullest, 1),
+        "violations": int(violations),
+    }
+    return Figures(values)
+
+
+def row(catalog: Catalog, fabric: Fabric, cabling: Cabling, figs: Figures) -> dict[str, Any]:
+    """A designed variant's row of ``compare`` / ``sweep``: the fabric's shape, switches per tier,
+    transceivers per optical medium, then every headline figure ``figs`` (``figure_columns``)."""
+    cat = catalog
     s = fabric.summary()
-    row.update(
-        gpus=fabric.gpus,
+    out: dict[str, Any] = dict(
         tiers=fabric.tiers,
         pods=fabric.pods,
         pod_gpus=fabric.pod_gpus,
         oversubscription=fabric.oversubscription,
     )
     for r in TIER_ROLES:
-        row[f"switches_{r}"] = s["switches"][r]
-    row["switches_backend"] = s["switches"]["total"]
-    row["switches_all"] = fabric.switches_all_networks()
-
+        out[f"switches_{r}"] = s["switches"][r]
     mods = cabling.modules
-    optical = [m for m, spec in cat.media.items() if spec.optical]
     per_media = (
         mods.groupby("media", sort=False)["modules"].sum() if not mods.empty else pd.Series(dtype=np.int64)
     )
-    for m in optical:
-        row[f"optics_{m}"] = int(per_media.get(m, 0))
-    row["optics_total"] = int(per_media.sum())
-    row["node_optics"] = rel["node_optical_modules"]
-
-    links = cabling.links
-    row["copper_share_pct"] = media_mod.copper_share_pct(*cabling.backend_copper())
-    row["cable_km"] = round(float(np.nansum(links["stock_length_m"].to_numpy(float))) / 1000.0, 3)
-
-    switch_kw = float(np.nansum(cabling.switch_power_kw))
-    server = (fabric.devices["role"] == "server").to_numpy()
-    row["network_power_mw"] = round((switch_kw + float(cabling.module_w[server].sum()) / 1000.0) / 1000.0, 4)
-    row["cost_total_usd"] = cost["total"]
-    row["cost_network_usd"] = cost["network"]
-    row["ttff_min"] = rel["time_to_first_failure_min"]
-    row["ttff_all_links_min"] = rel["all_links"]["time_to_first_failure_min"]
-    row["violations"] = len(design.violations)
-    return row
+    for m, spec in cat.media.items():
+        if spec.optical:
+            out[f"optics_{m}"] = int(per_media.get(m, 0))
+    out.update(figs.values)
+    return out
 
 
 def figure_columns(catalog_media: list[str]) -> list[str]:
-    """The columns of ``figures`` for a catalog whose optical media are ``catalog_media``."""
+    """The columns of ``row`` for a catalog whose optical media are ``catalog_media``."""
     return [
         "gpus", "tiers", "pods", "pod_gpus", "oversubscription",
-        *(f"switches_{r}" for r in TIER_ROLES), "switches_backend", "switches_all",
-        *(f"optics_{m}" for m in catalog_media), "optics_total", "node_optics", "copper_share_pct", "cable_km",
-        "network_power_mw", "cost_total_usd", "cost_network_usd", "ttff_min", "ttff_all_links_min", "violations",
+        *(f"switches_{r}" for r in TIER_ROLES),
+        *(f"optics_{m}" for m in catalog_media),
+        *(s.key for s in SPECS if s.key != "gpus"),
     ]  # fmt: skip
 
 
@@ -84,7 +276,7 @@ def table(rows: list[dict[str, Any]], cols: list[str]) -> pd.DataFrame:
     none), ``error`` as text ("" when the row has figures)."""
     df = pd.DataFrame(rows).reindex(columns=cols)
     for c in df.columns:
-        if c in INT_COLUMNS or c.startswith(("switches_", "optics_")):
+        if c in INT_COLUMNS or (c in SPEC and SPEC[c].unit == "") or c.startswith(("switches_", "optics_")):
             df[c] = df[c].astype("Int64")
     df["error"] = [e if isinstance(e, str) else "" for e in df["error"]]
     return df

@@ -14,6 +14,11 @@ import time
 from typing import Any
 
 from layout.commands import add_scheduler_option, add_templates_option, load_inputs
+from layout.figures import SPEC, text
+
+# the headline figures of the second table, as every output labels and writes them (layout/figures.py)
+MONEY = ("cable_km", "network_power_mw", "cost_total_usd", "cost_without_power_chain_usd", "cost_network_usd")
+RELIABILITY = ("ttff_min", "ttff_all_links_min", "tray_fill_max_pct", "violations")
 
 
 def _positive(text: str) -> int:
@@ -76,6 +81,18 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _figure_table(title: str, keys: tuple[str, ...]) -> Any:
+    """A table of one variant a row and the headline figures ``keys`` as columns, under their labels."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("variant", justify="left", no_wrap=True)
+    for key in keys:
+        table.add_column(SPEC[key].label, justify="right")
+    return table
+
+
 def _num(v: Any, fmt: str = ",.0f") -> str:
     import math
 
@@ -105,46 +122,35 @@ def _print_table(site: str, name: str, df: Any, path: Any, seconds: float) -> No
     ]
     for h in [*heads, "node optics", "copper %"]:
         fabric.add_column(h, justify="left" if h == "variant" else "right")
-    money = Table(title=f"{name}: cable, power, cost, reliability", title_justify="left", box=box.SIMPLE_HEAD)
-    for h in (
-        "variant",
-        "cable km",
-        "network MW",
-        "cost $M",
-        "network $M",
-        "TTFF min",
-        "TTFF all min",
-        "violations",
-    ):
-        money.add_column(h, justify="left" if h == "variant" else "right")
+    money = _figure_table(f"{name}: cable, power and cost", MONEY)
+    rel = _figure_table(f"{name}: reliability, trays and design rules", RELIABILITY)
     last = ""
     for r in rows:
         if last and r["fabric"] != last:
             fabric.add_section()
             money.add_section()
+            rel.add_section()
         last = r["fabric"]
         if r["error"]:
             fabric.add_row(r["variant"], f"[red]{r['error']}[/red]")
             money.add_row(r["variant"], "[red]cannot be built[/red]")
+            rel.add_row(r["variant"], "[red]cannot be built[/red]")
             continue
         fabric.add_row(
             r["variant"], _num(r["tiers"]), *(_num(r[f"switches_{t}"]) for t in ("leaf", "spine", "core", "super")),
             *(_num(r[c]) for c in optical), _num(r["node_optics"]), _num(r["copper_share_pct"], ".1f"),
         )  # fmt: skip
-        money.add_row(
-            r["variant"], _num(r["cable_km"], ",.1f"), _num(r["network_power_mw"], ",.3f"),
-            _num(r["cost_total_usd"] / 1e6, ",.1f"), _num(r["cost_network_usd"] / 1e6, ",.1f"),
-            _num(r["ttff_min"], ",.1f"), _num(r["ttff_all_links_min"], ",.1f"), _num(r["violations"]),
-        )  # fmt: skip
+        money.add_row(r["variant"], *(text(k, r[k]) for k in MONEY))
+        rel.add_row(r["variant"], *(text(k, r[k]) for k in RELIABILITY))
     console = Console()
     if not console.is_terminal:
         console = Console(width=160)
     console.print(fabric)
     console.print(money)
+    console.print(rel)
     console.print(
         "tiers and switches: backend (GPU) fabric; optics: transceiver modules of every network, by medium; "
         "node optics: server-end modules on GPU links; copper %: GPU fabric links on DAC/AEC; network MW: every "
-        "switch with its optics + server-end modules; cost: BOM total and its network part; TTFF: time to the "
-        "first node-side optics failure"
+        "switch with its optics + server-end modules"
     )
     console.print(f"{site}: {len(df)} variants in {seconds:.1f} s; wrote {path}")

@@ -17,6 +17,7 @@ from typing import Any
 
 from layout.commands import add_templates_option, load_inputs
 from layout.errors import printable
+from layout.figures import text
 
 SHOW_PROGRESS_AFTER_S = 1.0
 
@@ -136,16 +137,22 @@ def _print_summary(site: str, s: dict[str, Any], written: list[Any], seconds: fl
     racks = s["racks"]
     by_t = ", ".join(f"{n:,} {t}" for t, n in racks["by_template"].items())
     sw = s["switches"]
-    p = s["power"]
     tiers = ", ".join(f"{sw[k]:,} {k}" for k in ("leaf", "spine", "core", "super") if sw.get(k))
+    fig = s["figures"]
+
+    def shown(*keys: str) -> str:  # headline figures as every output labels and writes them
+        return "; ".join(f"{fig[k]['label']}: {text(k, fig[k]['value'])}" for k in keys)
+
     lines = [
         f"{site}: {s['site']}",
         f"  {s['gpus']:,} GPUs on {s['servers']:,} servers; {racks['total']:,} racks ({by_t})"
         + (f"; {racks['missing']:,} racks do not fit" if racks.get("missing") else ""),
         f"  backend switches: {tiers}; {s['links']['total']:,} backend links, "
-        f"{s['copper_share_pct']:.1f} % on copper; {s['switches_all_networks']:,} switches in all networks",
-        f"  IT {p['it_mw']:.2f} MW, facility {p['facility_mw']:.2f} MW, {p['annual_twh']:.3f} TWh/yr, "
-        f"${p['annual_cost_usd'] / 1e6:,.1f} M/yr; max rack {p['max_rack_kw']:.1f} kW",
+        + shown("copper_share_pct", "switches_all"),
+        "  " + shown("it_mw", "facility_mw", "annual_twh", "annual_cost_usd", "max_rack_kw"),
+        "  " + shown("cost_total_usd", "cost_without_power_chain_usd"),
+        "  " + shown("ttff_min", "ttff_all_links_min"),
+        "  " + shown("cable_km", "tray_fill_max_pct"),
     ]
     v = s["violations"]
     if v:

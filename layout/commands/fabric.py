@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from layout.errors import EXIT_EXPORT_FAILED, EXIT_OK
+from layout.figures import FABRIC_TTFF, text
 
 
 def _ratio(text: str) -> float:
@@ -137,9 +138,8 @@ def _print_table(s: dict[str, Any]) -> None:
     )
     console.print(table)
     console.print(f"node-side optics: {s['node_optics']:,} modules ({s['nic']})")
+    line = f"{FABRIC_TTFF.label}: {text(FABRIC_TTFF.key, ttff)}"
     if ttff is None:
-        console.print("time to first node-link failure: no node-side optical links (copper by design)")
+        console.print(f"{line} (no node-side optical links: copper by design)")
     else:
-        console.print(
-            f"time to first node-link failure: {ttff:,.2f} min at {rel['link_mtbf_years']:g}-year link MTBF"
-        )
+        console.print(f"{line} at {rel['link_mtbf_years']:g}-year link MTBF")

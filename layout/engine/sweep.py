@@ -108,21 +108,21 @@ class Shared:
 def run_point(shared: Shared, item: tuple[int, dict[str, Any]], state: dict[str, Any]) -> dict[str, Any]:
     """One row of the sweep (an engine task)."""
     from layout import design as design_mod
-    from layout import figures
     from layout.load import site_from_data
+    from layout.model.site import changed_cluster
 
     si, keys = item
     base = shared.inputs[si]
     row: dict[str, Any] = {"site": base.stem, **keys}
     data = copy.deepcopy(shared.data[si])
-    data.setdefault("cluster", {}).update(keys)
+    data["cluster"] = changed_cluster(data.get("cluster", {}), keys)
     try:
         vin = site_from_data(data, base.path, base.catalog, base.templates, base.templates_dir)
         design = design_mod.run(vin)
     except InputError as e:
         row["error"] = "; ".join(f"{p.key}: {p.problem}" for p in e.problems)
         return row
-    row.update(figures.figures(vin, design))
+    row.update(design.figure_row())
     b = design.bom
     row["cost_optics_usd"] = round(
         float(b.loc[b["category"].isin(["transceivers", "cables"]), "extended_usd"].sum()), 2

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from layout import figures
 from layout.export.atomic import atomic_path, write_bytes
 
 if TYPE_CHECKING:
@@ -1004,8 +1005,17 @@ def summary_words(summary: dict[str, Any]) -> pd.DataFrame:
     """``summary.json`` as the workbook's Summary sheet, in the design's order: one figure a row in words
     (``Cost, by category, servers``), its value and its unit (from the key's unit suffix: ``_usd`` is USD),
     and last the summary.json key it comes from, for whoever maps it back. Violations are counted."""
-    out = []
+    out: list[tuple[str, Any, Any, str]] = []
+    shown = summary.get("figures") or {}
+    for k, f in shown.items():  # the headline figures first, as every output labels them
+        spec = figures.SPEC.get(k)
+        where = spec.summary_key if spec is not None and spec.summary_key else f"figures.{k}.value"
+        value = len(summary.get("violations") or []) if where == "violations" else f["value"]
+        out.append((f["label"][:1].upper() + f["label"][1:], value, f["unit"] or None, where))
+    held = {figures.SPEC[k].summary_key for k in shown if k in figures.SPEC}
     for key, value in summary_rows(summary, sort=False).itertuples(index=False, name=None):
+        if str(key).startswith("figures.") or (shown and key in held):
+            continue  # a headline figure: its row is above
         if key == "violations":
             value = len(summary.get("violations") or [])
         words, unit = [], None  # no unit: an empty cell
@@ -1018,7 +1028,7 @@ def summary_words(summary: dict[str, Any]) -> pd.DataFrame:
             if named is None and part == part.lower() and "/" not in part:  # a word, not an id
                 named = " ".join(SUMMARY_CAPITALS.get(w, w) for w in part.split("_"))
             words.append(named or part)
-        figure = SUMMARY_KEYS.get(str(key)) or ", ".join(words)
+        figure = figures.summary_label(str(key)) or SUMMARY_KEYS.get(str(key)) or ", ".join(words)
         out.append((figure[:1].upper() + figure[1:], value, unit, key))
     return pd.DataFrame(out, columns=["figure", "value", "unit", "summary.json key"])
 

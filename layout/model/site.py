@@ -6,7 +6,7 @@ need geometry or the catalog (hall inside building, unknown template ids, ...) l
 
 import datetime
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, PositiveFloat, field_validator
 from pydantic import Strict as StrictType
@@ -189,6 +189,17 @@ class Cluster(Strict):
     link_mtbf_years: float = Field(default=5.0, gt=0, le=100)
     pod_spans_buildings: bool = False
     networks: Networks = Networks()
+
+
+def changed_cluster(data: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
+    """A ``[cluster]`` table (as the site file gives it) changed by ``updates``, as ``compare``, ``sweep``
+    and ``optimize`` change a site's cluster: a ``link_mtbf_years`` that the site gave describes the
+    site's NIC, so a change of NIC drops it (the new NIC's own MTBF applies) unless ``updates`` give one."""
+    out = {**data, **updates}
+    nic_before = data.get("nic", Cluster.model_fields["nic"].default)
+    if "nic" in updates and updates["nic"] != nic_before and "link_mtbf_years" not in updates:
+        out.pop("link_mtbf_years", None)
+    return out
 
 
 class Training(Strict):

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from layout import figures
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -40,8 +42,17 @@ def test_table_on_screen_and_default_folder(
     site.write_text((ROOT / "sites/superpod-4su.toml").read_text())
     res = dclayout("compare", str(site), "--templates", str(ROOT / "rack_templates"), cwd=tmp_path)
     assert res.returncode == 0, res.stderr
-    for name in ("ib-nb/rail/cx7", "tomahawk5/mor/cedar7", "copper %", "TTFF min", "network $M"):
+    for name in (
+        "ib-nb/rail/cx7",
+        "tomahawk5/mor/cedar7",
+        "copper %",
+        "network cost",
+        "fullest tray segment",
+    ):
         assert name in res.stdout
+    words = set(res.stdout.replace(",", " ").split())  # the headers wrap; the labels are layout.figures'
+    for key in ("ttff_min", "ttff_all_links_min", "cost_total_usd", "cost_without_power_chain_usd"):
+        assert set(figures.SPEC[key].label.replace(",", " ").split()) <= words, key
     assert (tmp_path / "outputs" / "sp" / "compare.csv").is_file()
 
 

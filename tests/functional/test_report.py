@@ -70,10 +70,18 @@ def test_headline_figures_match_summary_json(small: tuple[Design, bytes]) -> Non
     ):
         assert figure in cover, figure
     ttff = s["reliability"]["time_to_first_failure_min"]
-    assert f"{ttff:,.0f} min" in cover
-    # the body states the exact figures
-    assert f"${pw['annual_cost_usd']:,.0f}" in text
-    assert f"{pw['it_mw']:.3f} MW" in text and f"{pw['max_rack_kw']:.1f} kW" in text
+    # the cover's grid: each value above its label
+    assert f"{ttff:,.0f} min ({ttff / 60:,.1f} h) time to the first failure, node-side optical links" in cover
+    every = s["reliability"]["all_links"]["time_to_first_failure_min"]
+    assert f"{every:,.0f} min ({every / 60:,.1f} h) time to the first failure, every backend link" in cover
+    total = s["cost_usd"]["total"]
+    assert f"${total / 1e6:,.2f} M capital cost, power chain included" in cover
+    power = s["cost_usd"]["by_category"]["power"]
+    assert f"${(total - power) / 1e6:,.2f} M capital cost without the power chain" in cover
+    # the body states the same figures under the same labels
+    assert f"annual electricity cost at $0.078/kWh ${pw['annual_cost_usd'] / 1e6:,.2f} M" in text
+    assert f"IT power (critical load) {pw['it_mw']:.2f} MW" in text
+    assert f"most loaded rack {pw['max_rack_kw']:.1f} kW" in text
     for role, n in (("leaf", s["switches"]["leaf"]), ("spine", s["switches"]["spine"])):
         assert re.search(rf"backend {role} NVIDIA Quantum-2 QM9700 \(InfiniBand NDR\) {n:,} ", text), role
     for kind in ("gpu_leaf", "leaf_spine"):
@@ -249,14 +257,17 @@ def test_media_and_cable_figures_match_summary_json(small: tuple[Design, bytes])
     copper = backend["media_class"].isin(["dac", "aec"]).sum()
     assert s["copper_share_pct"] == round(100 * copper / len(backend), 2)
     cover = flat(PdfReader(io.BytesIO(data)).pages[0].extract_text())
-    assert f"{100 * copper / len(backend):.1f} % copper share of GPU fabric links" in cover
+    assert f"{100 * copper / len(backend):.1f} % copper share of the GPU fabric's links" in cover
     assert (
         f"{copper:,} of the GPU fabric's {len(backend):,} links ({100 * copper / len(backend):.1f} %)" in text
     )
     # switches: the backend fabric's (summary.json "switches") and every network's, both labelled
     every = int((~design.fabric.devices["role"].isin(["server", "storage_node", "cpu_node"])).sum())
     assert s["switches_all_networks"] == every > s["switches"]["total"]
-    assert f"{s['switches']['total']:,} / {every:,} switches: GPU fabric / all networks" in cover
+    assert (
+        f"{s['switches']['total']:,} / {every:,} switches of the GPU fabric / switches of every network"
+        in cover
+    )
     assert f"{s['cable_length_m']['total'] / 1000:,.1f} km of cable" in text
     longest = design.cabling.links["length_m"].max()
     assert re.search(rf"The longest links .*? {longest:,.1f} ", text), "the longest bundle leads the table"
@@ -313,7 +324,9 @@ def test_every_bom_line_is_listed_and_the_totals_add_up(small: tuple[Design, byt
         Decimal("0.01")
     )
     cover = flat(PdfReader(io.BytesIO(data)).pages[0].extract_text())
-    assert f"${design.summary()['cost_usd']['total'] / 1e6:,.1f} M capital cost" in cover
+    assert (
+        f"${design.summary()['cost_usd']['total'] / 1e6:,.2f} M capital cost, power chain included" in cover
+    )
 
 
 def test_long_bom_tables_repeat_their_header_on_every_page(small: tuple[Design, bytes]) -> None:

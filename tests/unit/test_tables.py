@@ -16,7 +16,7 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from layout import bom
+from layout import bom, figures
 from layout.export import tables
 
 
@@ -512,15 +512,27 @@ def test_summary_sheet_speaks_words_with_units_and_keeps_the_key_last(tmp_path: 
         k: (f, v, u if isinstance(u, str) else None)
         for f, v, u, k in words.itertuples(index=False, name=None)
     }
-    assert rows["cost_usd.total"] == ("Cost, total", s["cost_usd"]["total"], "USD")
-    assert rows["power.it_mw"] == ("Power, IT load", s["power"]["it_mw"], "MW")
+    # the headline figures first, each under the one label every output gives it (layout/figures.py)
+    assert rows["cost_usd.total"] == ("Capital cost, power chain included", s["cost_usd"]["total"], "USD")
+    assert rows["power.it_mw"] == ("IT power (critical load)", s["power"]["it_mw"], "MW")
     assert rows["gpus"] == ("GPUs", 1024, None)
-    assert rows["switches.total"] == ("Switches of the GPU fabric, total", 48, None)
+    assert rows["switches.total"] == ("Switches of the GPU fabric", 48, None)
+    assert (
+        rows["reliability.time_to_first_failure_min"][0]
+        == "Time to the first failure, node-side optical links"
+    )
+    assert rows["reliability.all_links.time_to_first_failure_min"][0] == (
+        "Time to the first failure, every backend link"
+    )
+    assert not words["figure"].duplicated().any()  # no label twice
     assert rows["switches_all_networks"] == ("Switches of every network", s["switches_all_networks"], None)
     assert rows["copper_share_pct"] == ("Copper share of the GPU fabric's links", s["copper_share_pct"], "%")
     assert rows["halls.B1/H1.it_mw"][0] == "Hall, B1/H1, IT load"  # ids keep their case
     assert rows["violations"][1] == 0
-    assert list(words["summary.json key"])[:3] == ["site", "gpus", "servers"]  # the design's order
+    keys = list(words["summary.json key"])
+    assert keys[:3] == ["gpus", "racks.total", "power.it_mw"]  # the headline figures in their order
+    after = [k for k in keys if k not in figures.SUMMARY_LABELS and not k.startswith("figures.")]
+    assert after[:2] == ["site", "servers"]  # then the rest of summary.json in the design's order
 
 
 # ------------------------------------------------------------------------------ formula injection (OWASP)

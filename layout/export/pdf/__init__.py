@@ -40,10 +40,7 @@ from layout.export.pdf.document import (
 )
 from layout.export.pdf.flowables import Cell, Col, Kpi, bold, cover, data_table, kv_table
 from layout.export.pdf.formatting import (
-    fmt_energy,
     fmt_int,
-    fmt_minutes,
-    fmt_money,
     fmt_num,
     fmt_pct,
     fmt_price,
@@ -153,10 +150,7 @@ __all__ = [
     "contents_page",
     "cover",
     "data_table",
-    "fmt_energy",
     "fmt_int",
-    "fmt_minutes",
-    "fmt_money",
     "fmt_num",
     "fmt_pct",
     "fmt_price",

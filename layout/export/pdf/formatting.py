@@ -4,7 +4,6 @@ and text made safe for the standard Helvetica (WinAnsi) encoding, with and witho
 
 from __future__ import annotations
 
-import math
 from xml.sax.saxutils import escape
 
 from reportlab.platypus import (
@@ -55,26 +54,6 @@ def para(text: object, style: str = "body") -> Paragraph:
 def safe_plain(text: object) -> str:
     """Text for canvas.drawString (no markup)."""
     return str(text).translate(_ASCII).encode("cp1252", errors="replace").decode("cp1252")
-
-
-def fmt_energy(twh: float) -> str:
-    return f"{twh:,.3f} TWh" if twh >= 1 else f"{twh * 1000:,.1f} GWh"
-
-
-def fmt_money(usd: float) -> str:
-    if usd >= 1e9:
-        return f"${usd / 1e9:,.2f} bn"
-    if usd >= 1e6:
-        return f"${usd / 1e6:,.1f} M"
-    return fmt_usd(usd)
-
-
-def fmt_minutes(v: float | None) -> str:
-    if v is None or not math.isfinite(v):
-        return "no node-side optical links"
-    if v >= 600:
-        return f"{v / 60:,.1f} h ({v:,.0f} min)"
-    return f"{v:,.2f} min" if v < 100 else f"{v:,.1f} min"
 
 
 def short_id(key: str) -> str:

@@ -13,6 +13,7 @@ from reportlab.platypus import (
     Flowable,
 )
 
+from layout import figures
 from layout.export.pdf.charts import length_histogram, media_mix_chart
 from layout.export.pdf.document import h2
 from layout.export.pdf.flowables import Cell, Col, data_table
@@ -179,7 +180,9 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
     fill = cab.edge_fill
     edges = cab.trays.edges
     has = fill["cables"].to_numpy() > 0
-    use = fill["peak_area_mm2"].to_numpy(float) / fill["capacity_mm2"].to_numpy(float)
+    # the one tray fill of every output (layout/figures.py: tray_fill_max_pct is the first row's)
+    use = fill["fill"].to_numpy(float)
+    limit = fill["fill_limit"].to_numpy(float)
     fullest = [int(i) for i in np.lexsort((np.arange(len(fill)), -use)) if has[i]][:15]
     nodes = cab.trays.nodes
     nx, ny = nodes["x_m"].to_numpy(float), nodes["y_m"].to_numpy(float)
@@ -196,8 +199,8 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
             fmt_int(edges["levels"].iat[i]),
             fmt_int(fill["cables"].iat[i]),
             fmt_int(fill["peak_area_mm2"].iat[i]),
-            fmt_int(fill["capacity_mm2"].iat[i]),
-            fmt_pct(float(use[i]), 0),
+            fmt_pct(float(use[i]), 1),
+            fmt_pct(float(limit[i]), 0),
         ]
         for i in fullest
     ]
@@ -207,15 +210,16 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
         Col("Levels", 40, True),
         Col("Cables", 55, True),
         Col("Cable mm2", 65, True),
-        Col("Capacity mm2", 70, True),
-        Col("Use", FRAME_W - 410, True),
+        Col("Fill", 70, True),
+        Col("Fill limit", FRAME_W - 410, True),
     ]
     out += [
         *h2("The fullest tray segments"),
         para(
-            f"{int(fill['over'].sum()):,} of {int(has.sum()):,} tray segments in use carry more cable than their "
-            "capacity (cable cross-section at the segment's fullest point; capacity: width x depth x levels x the "
-            "fill limit, for ducts conduits x bore x fill limit). Places are segment midpoints in site metres."
+            f"{int(fill['over'].sum()):,} of {int(has.sum()):,} tray segments in use are over their fill limit. "
+            f"Fill: {figures.SPEC['tray_fill_max_pct'].definition} "
+            f"The {figures.SPEC['tray_fill_max_pct'].label}: {design.figures['tray_fill_max_pct'].text}. "
+            "Places are segment midpoints in site metres."
         ),
         data_table(cols, rows),
     ]

@@ -12,7 +12,6 @@ from reportlab.platypus import (
 
 from layout.export.pdf.document import ReportMeta
 from layout.export.pdf.flowables import Kpi, cover
-from layout.export.pdf.formatting import fmt_energy, fmt_int, fmt_minutes, fmt_money, fmt_pct
 
 
 def meta_of(design: Any) -> ReportMeta:
@@ -40,28 +39,35 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
         f"{fab.tiers} tier(s){pods}.",
         f"Site file {inp.path.name}; catalog {inp.templates_dir.name}/catalog.toml.",
     ]
-    pw = summary["power"]
-    ttff = summary["reliability"]["time_to_first_failure_min"]
-    n_viol = len(summary["violations"])
+    fig = design.figures
+    n_viol = fig.value("violations")
+
+    def kpi(key: str, label: str | None = None) -> Kpi:
+        f = fig[key]
+        return Kpi(label or f.label, f.text, alarm=key == "violations" and n_viol > 0)
+
+    site_info = site.site
     kpis = [
-        Kpi("GPUs", fmt_int(summary["gpus"])),
-        Kpi("racks", fmt_int(summary["racks"]["total"])),
-        Kpi("IT power (critical load)", f"{pw['it_mw']:,.2f} MW"),
-        Kpi(f"facility power at PUE {site.site.pue:g}", f"{pw['facility_mw']:,.2f} MW"),
-        Kpi("annual energy", fmt_energy(pw["annual_twh"])),
-        Kpi(
-            f"annual electricity at ${site.site.electricity_usd_per_kwh:g}/kWh",
-            fmt_money(pw["annual_cost_usd"]),
+        kpi("gpus"),
+        kpi("racks"),
+        kpi("it_mw"),
+        kpi("facility_mw", f"{fig['facility_mw'].label} at PUE {site_info.pue:g}"),
+        kpi("annual_twh"),
+        kpi(
+            "annual_cost_usd", f"{fig['annual_cost_usd'].label} at ${site_info.electricity_usd_per_kwh:g}/kWh"
         ),
-        Kpi("capital cost (bill of materials)", fmt_money(summary["cost_usd"]["total"])),
+        kpi("cost_total_usd"),
+        kpi("cost_without_power_chain_usd"),
         Kpi(
-            "switches: GPU fabric / all networks",
-            f"{fmt_int(summary['switches']['total'])} / {fmt_int(summary['switches_all_networks'])}",
+            f"{fig['switches_backend'].label} / {fig['switches_all'].label}",
+            f"{fig['switches_backend'].text} / {fig['switches_all'].text}",
         ),
-        Kpi("cable at stock lengths", f"{summary['cable_length_m']['total'] / 1000:,.1f} km"),
-        Kpi("copper share of GPU fabric links (DAC + AEC)", fmt_pct(summary["copper_share_pct"] / 100.0)),
-        Kpi("mean time to the first link failure", fmt_minutes(ttff)),
-        Kpi("design-rule violations", fmt_int(n_viol), alarm=n_viol > 0),
+        kpi("cable_km"),
+        kpi("copper_share_pct"),
+        kpi("ttff_min"),
+        kpi("ttff_all_links_min"),
+        kpi("tray_fill_max_pct"),
+        kpi("violations"),
     ]
     note = (
         "Prices are indicative catalog figures meant to be replaced by quotes; every figure used and its "

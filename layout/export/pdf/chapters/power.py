@@ -17,7 +17,7 @@ from reportlab.platypus import (
 from layout.export.pdf.charts import Budget, budget_bars
 from layout.export.pdf.document import h1, h2
 from layout.export.pdf.flowables import Cell, Col, data_table, kv_table
-from layout.export.pdf.formatting import fmt_energy, fmt_int, fmt_num, fmt_pct, fmt_usd, para
+from layout.export.pdf.formatting import fmt_int, fmt_num, fmt_pct, para
 from layout.export.pdf.theme import FRAME_W
 
 
@@ -82,18 +82,19 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
     cols = [Col("Hall", 130), *cols[1:]]
     out += [data_table(cols, _budget_rows(pw.halls, "hall"))]
     out += _chain(design)
+    fig = design.figures
     out += [
         *h2("Energy and cost"),
         kv_table(
             [
-                ("IT load", f"{s['it_mw']:,.3f} MW"),
-                (f"Facility load (IT x PUE {info.pue:g})", f"{s['facility_mw']:,.3f} MW"),
-                ("Annual energy (8,760 h)", fmt_energy(s["annual_twh"])),
+                (fig["it_mw"].label, fig["it_mw"].text),
+                (f"{fig['facility_mw'].label} (IT x PUE {info.pue:g})", fig["facility_mw"].text),
+                (f"{fig['annual_twh'].label} (8,760 h at nameplate)", fig["annual_twh"].text),
                 (
-                    f"Annual electricity cost at ${info.electricity_usd_per_kwh:g}/kWh",
-                    fmt_usd(s["annual_cost_usd"]),
+                    f"{fig['annual_cost_usd'].label} at ${info.electricity_usd_per_kwh:g}/kWh",
+                    fig["annual_cost_usd"].text,
                 ),
-                ("Hottest rack", f"{s['max_rack_kw']:,.1f} kW"),
+                (fig["max_rack_kw"].label, fig["max_rack_kw"].text),
             ],
             width=FRAME_W * 0.75,
         ),

@@ -14,14 +14,14 @@ from reportlab.platypus import (
 
 from layout.export.pdf.document import h1, h2
 from layout.export.pdf.flowables import Cell, Col, data_table, kv_table
-from layout.export.pdf.formatting import fmt_int, fmt_minutes, fmt_num, para
+from layout.export.pdf.formatting import fmt_int, fmt_num, para
 from layout.export.pdf.theme import FRAME_W
 
 
 def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
     rel = design.reliability
     cat = design.inputs.catalog
-    ttff = rel["time_to_first_failure_min"]
+    node, every_link = design.figures["ttff_min"], design.figures["ttff_all_links_min"]
     out: list[Flowable] = [*h1("Reliability", new_page=False)]
     src = {
         "site": "the site file's cluster.link_mtbf_years",
@@ -32,8 +32,8 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
         para(
             "A synchronous training job stops when any node-side optical link fails. Failures are taken as "
             f"independent with constant rates (MTBF from {src}), so their rates add up: with "
-            f"{rel['node_optical_modules']:,} node-side modules on {rel['node_optical_links']:,} links, one fails on "
-            f"average every {fmt_minutes(ttff)}, {rel['failures_per_day']:,.2f} times a day."
+            f"{rel['node_optical_modules']:,} node-side modules on {rel['node_optical_links']:,} links, the "
+            f"{node.label} is {node.text} ({rel['failures_per_day']:,.2f} failures a day)."
         )
     )
     out += _media_table(cat, "Node-side medium", rel["by_media"], with_modules=True)
@@ -42,8 +42,8 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
         out.append(
             para(
                 f"Counting every link of the backend fabric with its medium's MTBF, copper jumpers and "
-                f"switch-to-switch optics too ({every['links']:,} links), one fails on average every "
-                f"{fmt_minutes(every['time_to_first_failure_min'])}, {every['failures_per_day']:,.2f} times a day."
+                f"switch-to-switch optics too ({every['links']:,} links), the {every_link.label} is "
+                f"{every_link.text} ({every['failures_per_day']:,.2f} failures a day)."
             )
         )
         out += _media_table(cat, "Other backend links, medium", every["by_media"], with_modules=False)
