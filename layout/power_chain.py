@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from layout.cooling import hall_cooling_mw, pack_in_order
@@ -65,6 +66,14 @@ HALL_COLUMNS = [
     "provisioned_mw", "stranded_mw", "stranded_cooling_mw", "stranded_space_mw",
 ]  # fmt: skip
 FEED_COLUMNS = ["rack_id", "feed_a", "feed_b", "tap_off", "tap_kw"]
+
+
+def bought_m(length_m: npt.ArrayLike) -> np.ndarray:
+    """Busway as bought: each run in whole metres, rounded up (a run of 18.4 m is bought as 19 m). The
+    BOM, the drawings' notes and the XLSX Power sheet all count busway metres this way."""
+    return np.ceil(np.asarray(length_m, dtype=float) - 1e-9)
+
+
 SIDE_SHARE = {"2N": 1.0, "N+1": 1.0, "N": 0.5}  # of a rack's kW that one side must carry
 
 
@@ -416,9 +425,10 @@ def part_counts(catalog: Catalog, chain: PowerChain) -> list[tuple[str, str, str
         code, models = pd.factorize(bw["model"])
         names = [str(m) for m in models]
         runs = dict(zip(names, np.bincount(code, minlength=len(names)).tolist(), strict=True))
-        # pandas' own (compensated) sum per model, in the table's order, as groupby("model") gives it
         metres = dict(
-            zip(names, pd.Series(bw["length_m"].to_numpy(float)).groupby(code).sum().tolist(), strict=True)
+            zip(
+                names, np.bincount(code, bought_m(bw["length_m"]), minlength=len(names)).tolist(), strict=True
+            )
         )
         for m in catalog.busway:
             if m in runs:
@@ -426,8 +436,7 @@ def part_counts(catalog: Catalog, chain: PowerChain) -> list[tuple[str, str, str
                 out.append(
                     ("power", f"{spec.name}, run (end feed unit)", m, int(runs[m]), "each", spec.price_usd)
                 )
-                out.append(("power", spec.name, f"{m}/m", int(math.ceil(float(metres[m]) - 1e-9)), "m",
-                            spec.price_usd_per_m))  # fmt: skip
+                out.append(("power", spec.name, f"{m}/m", round(metres[m]), "m", spec.price_usd_per_m))
     code, kinds = pd.factorize(chain.feeds["tap_off"])
     taps = {
         str(t): n

@@ -160,3 +160,19 @@ def test_unknown_power_parts_are_refused(make_inputs: Make) -> None:
         in text
     )
     assert "building[0].hall[0].power.busway: unknown busway" in text
+
+
+def test_busway_is_bought_per_run_in_whole_metres() -> None:
+    # runs of 18.4 m and 2.1 m are bought as 19 m and 3 m: 22 m, not the 21 m of their rounded-up sum
+    assert power_chain.bought_m([18.4, 2.1]).tolist() == [19.0, 3.0]
+    assert power_chain.bought_m([4.0]).tolist() == [4.0]  # a whole run is bought as it is
+
+
+def test_the_boms_busway_metres_are_the_runs_as_bought(design_of: Callable[[str], Any]) -> None:
+    d = design_of("gb200-hall")
+    bw = d.chain.busways
+    bom = d.bom.set_index("part_id")
+    for model, g in bw.groupby("model"):
+        runs = g["length_m"].to_numpy(float)
+        assert bom.loc[f"{model}/m", "qty"] == int(np.ceil(runs - 1e-9).sum()), model
+        assert bom.loc[str(model), "qty"] == len(runs)
