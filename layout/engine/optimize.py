@@ -314,8 +314,9 @@ def score(design: Design, years: float) -> dict[str, Any]:
     module_kw = float(np.sum(design.cabling.module_w)) / 1000.0
     energy = module_kw * HOURS_PER_YEAR * years * site.pue * site.electricity_usd_per_kwh
     links = design.cabling.links
+    fig = design.figures  # the figures every output prints (layout/figures.py)
     return {
-        "bom_usd": round(float(b["extended_usd"].sum()), 2),
+        "bom_usd": fig.value("cost_total_usd"),
         "transceivers_usd": round(trans, 2),
         "cables_usd": round(cables, 2),
         "optics_usd": round(trans + cables, 2),
@@ -327,7 +328,7 @@ def score(design: Design, years: float) -> dict[str, Any]:
         "violations": sorted({f"{v.kind} {v.where}" for v in design.violations}),
         "media": design.cabling.media_counts(),
         "transceivers": design.cabling.transceivers(),
-        "cable_km": round(float(np.nansum(links["stock_length_m"].to_numpy(float))) / 1000.0, 3),
+        "cable_km": fig.value("cable_km"),
     }
 
 

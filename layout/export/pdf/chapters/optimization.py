@@ -10,6 +10,7 @@ from typing import Any
 from reportlab.graphics.shapes import Drawing, Line, PolyLine, String
 from reportlab.platypus import Flowable, Spacer
 
+from layout import figures
 from layout.export.pdf.document import h1, h2
 from layout.export.pdf.flowables import Col, data_table, kv_table
 from layout.export.pdf.formatting import fmt_int, para
@@ -83,7 +84,10 @@ def story(opt: dict[str, Any]) -> list[Flowable]:
                     "Optics energy, before / after",
                     f"{_musd(base['optics_energy_usd'])} / {_musd(best['optics_energy_usd'])}",
                 ),
-                ("Cable bought, km, before / after", f"{base['cable_km']:,.1f} / {best['cable_km']:,.1f}"),
+                (
+                    f"{figures.SPEC['cable_km'].label}, before / after",
+                    f"{figures.text('cable_km', base['cable_km'])} / {figures.text('cable_km', best['cable_km'])}",
+                ),
             ],
             width=FRAME_W * 0.8,
         )
