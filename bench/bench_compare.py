@@ -18,7 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from layout import bom, compare, design  # noqa: E402
+from layout import bom, design  # noqa: E402
+from layout.engine import compare  # noqa: E402
 from layout.load import load_site  # noqa: E402
 
 

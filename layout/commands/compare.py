@@ -1,5 +1,5 @@
 """`dclayout compare SITE [--out DIR] [--json] [--jobs N] [--scheduler ADDR]`: seed 000's network alternatives for one site
-side by side (see layout.compare): a table on screen (or one JSON object with ``--json``) and
+side by side (see layout.engine.compare): a table on screen (or one JSON object with ``--json``) and
 ``DIR/compare.csv`` (default DIR: ``outputs/<site file stem>/``). The variants run on Dask: a local
 cluster of ``--jobs`` workers, or the cluster at ``--scheduler``; the CSV is the same bytes either way.
 
@@ -57,7 +57,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from layout import compare as compare_mod
+    from layout.engine import compare as compare_mod
     from layout.errors import EXIT_EXPORT_FAILED, EXIT_OK
     from layout.export.tables import json_text, write_csv
 

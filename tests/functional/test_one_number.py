@@ -20,7 +20,8 @@ import pandas as pd
 import pytest
 from pypdf import PdfReader
 
-from layout import compare, figures
+from layout import figures
+from layout.engine import compare
 from layout.engine.sweep import Shared, run_point
 from layout.load import load_site, read_toml
 

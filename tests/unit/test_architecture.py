@@ -20,6 +20,7 @@ OUTSIDE_CORE = (
     "layout.tui",
     "layout.export",
     "layout.scene",
+    "layout.engine",
     "layout.__main__",
 )
 UI_LIBRARIES = ("textual", "ezdxf", "reportlab")

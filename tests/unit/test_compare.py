@@ -1,4 +1,4 @@
-"""`layout.compare`: the sixteen variants, their clusters, and the comparison on the SuperPOD site."""
+"""`layout.engine.compare`: the sixteen variants, their clusters, and the comparison on the SuperPOD site."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from layout import compare, design, fabric
-from layout.compare import Variant
+from layout import design, fabric
+from layout.engine import compare
+from layout.engine.compare import Variant
 from layout.export.tables import csv_bytes
 
 
