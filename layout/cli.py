@@ -16,11 +16,20 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from layout import __version__
-from layout.errors import EXIT_BAD_INPUT, EXIT_EXPORT_FAILED, EXIT_OK, EXIT_VIOLATIONS, InputError
+from layout.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_EXPORT_FAILED,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_VIOLATIONS,
+    InputError,
+    printable,
+)
 
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_EXPORT_FAILED",
+    "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_VIOLATIONS",
@@ -121,6 +130,28 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as e:  # a bug, or this machine's limits: one line and the traceback in a file
+        return internal_error(e)
+
+
+def internal_error(e: BaseException) -> int:
+    """Report an error no check foresaw: one line on stderr naming it and the file that holds its whole
+    traceback (in the system's temporary folder), and :data:`EXIT_INTERNAL` -- never 1, which means
+    "violations under --strict"."""
+    import tempfile
+    import traceback
+
+    what = "not enough memory for this design" if isinstance(e, MemoryError) else f"{type(e).__name__}: {e}"
+    where = ""
+    try:
+        fd, path = tempfile.mkstemp(prefix="dclayout-error-", suffix=".txt")
+        with open(fd, "w", encoding="utf-8") as f:
+            f.write("".join(traceback.format_exception(e)))
+        where = f" (traceback in {path})"
+    except OSError:
+        pass
+    print(printable(f"dclayout: internal error: {what}{where}"), file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ ends print them, one a line, and the CLI exits with :data:`EXIT_BAD_INPUT`. This
 the package, so the loader, the stages and the commands all take their errors from here.
 
 Exit codes (DESIGN.md): 0 success (violations are reported, not fatal), 1 violations under ``--strict``,
-2 bad input, 3 an export failed (nothing half-written is left behind).
+2 bad input, 3 an export failed (nothing half-written is left behind), 4 an internal error (a bug or the
+machine's limits: one line naming the error and the file holding the whole traceback).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ EXIT_OK = 0
 EXIT_VIOLATIONS = 1
 EXIT_BAD_INPUT = 2
 EXIT_EXPORT_FAILED = 3
+EXIT_INTERNAL = 4
 
 
 def printable(text: str) -> str:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 import layout.cli
 import layout.load
@@ -35,3 +38,36 @@ def test_errors_import_nothing_of_the_package() -> None:
     code = "import sys, layout.errors; print(sorted(m for m in sys.modules if m.startswith('layout.')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "['layout.errors']"
+
+
+@pytest.mark.parametrize(
+    ("error", "line"),
+    [
+        (RuntimeError("a bug"), "dclayout: internal error: RuntimeError: a bug (traceback in "),
+        (MemoryError(), "dclayout: internal error: not enough memory for this design (traceback in "),
+    ],
+)
+def test_an_internal_error_is_exit_4_with_one_line_and_the_traceback_in_a_file(
+    error: BaseException,
+    line: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    from layout import cli
+    from layout import design as design_mod
+
+    def boom(*_: object, **__: object) -> None:
+        raise error
+
+    monkeypatch.setattr(design_mod, "run", boom)
+    site = Path(__file__).resolve().parents[2] / "sites" / "superpod-4su.toml"
+    assert cli.main(["design", str(site), "--out", str(tmp_path)]) == cli.EXIT_INTERNAL == 4
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(line), err
+    path = Path(err[0].rsplit("traceback in ", 1)[1].rstrip(")"))
+    try:
+        text = path.read_text()
+        assert "Traceback (most recent call last)" in text and "boom" in text
+    finally:
+        path.unlink()
