@@ -88,6 +88,31 @@ def _partial_catalog(data: dict[str, Any]) -> _PartialCatalog:
 def check_catalog(catalog: Catalog, file: str) -> list[Problem]:
     """Consistency of media entries: the optical flag matches the class, stock lengths within reach."""
     p: list[Problem] = []
+    first: dict[str, tuple[str, str]] = {}  # an id ignoring case -> the kind and id that took it first
+    for kind in (
+        "server",
+        "switch",
+        "nic",
+        "media",
+        "node",
+        "busway",
+        "tap_off",
+        "ups",
+        "switchboard",
+        "cdu",
+    ):
+        for pid in getattr(catalog, kind):
+            took = first.setdefault(pid.lower(), (kind, pid))
+            if took != (kind, pid):
+                p.append(
+                    Problem(
+                        file,
+                        f"{kind}.{pid}",
+                        f'the id "{pid}" is already {took[0]} "{took[1]}" (ids name one part of the '
+                        "catalog, ignoring case: a bill of materials and a drawing tell parts apart by id)",
+                        "an id no other part of the catalog uses",
+                    )
+                )
     optical_classes = {c for c in MEDIA_CLASSES if c not in COPPER_CLASSES}
     for mid, m in catalog.media.items():
         should = m.media_class in optical_classes
@@ -156,7 +181,7 @@ def _templates(templates_dir: Path, catalog: _PartialCatalog | None) -> dict[str
     """Every rack template of the folder (all but catalog.toml). With ``catalog``, slot devices are
     cross-checked too (known device, fits in the rack, no two devices in one RU, PDU large enough)."""
     out: dict[str, RackTemplate] = {}
-    source: dict[str, Path] = {}
+    source: dict[str, Path] = {}  # by id in lower case: drawing blocks and file names ignore case
     problems: list[Problem] = []
     for path in sorted(templates_dir.glob("*.toml")):
         if path.name == "catalog.toml":
@@ -168,19 +193,20 @@ def _templates(templates_dir: Path, catalog: _PartialCatalog | None) -> dict[str
             problems += e.problems
             continue
         found: list[Problem] = []
-        if tpl.id in source:
+        if tpl.id.lower() in source:
             found.append(
                 Problem(
                     str(path),
                     "id",
-                    f'duplicate template id "{tpl.id}", {source[tpl.id].name} already uses it',
-                    "an id no other template uses",
+                    f'duplicate template id "{tpl.id}", {source[tpl.id.lower()].name} already uses it'
+                    + ("" if tpl.id in out else " (ids are the same ignoring case)"),
+                    "an id no other template uses, ignoring case",
                 )
             )
         if catalog is not None:
             found += check_template(tpl, catalog.catalog, str(path), catalog.refused_servers)
         problems += in_file_order(found, data)
-        source.setdefault(tpl.id, path)
+        source.setdefault(tpl.id.lower(), path)
         out.setdefault(tpl.id, tpl)
     if problems:
         raise InputError(problems)

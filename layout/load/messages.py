@@ -19,6 +19,8 @@ from layout.model.site import SU_ID_PATTERN
 def dotted(loc: Iterable[Any]) -> str:
     out = ""
     for part in loc:
+        if part == "[key]":  # pydantic's mark of a table key's own error: the key names it already
+            continue
         if isinstance(part, int):
             out += f"[{part}]"
         else:

@@ -6,6 +6,7 @@ is a whole number where a number is expected (``pue = 1``). TOML has no tuples, 
 read from a list (``Strict(False)`` on the pair, layout/model/site.py), its items still strict.
 """
 
+import re
 import unicodedata
 from typing import Annotated
 
@@ -56,3 +57,34 @@ def _plain_text(v: str) -> str:
 
 
 Text = Annotated[str, AfterValidator(_plain_text)]
+
+
+# One rule for every id a file gives (catalog keys such as [switch.qm9700], template ids): the free-text
+# rule above, plus: not empty, at most 64 characters, ASCII letters, digits and . _ + - only (no spaces,
+# tabs or newlines; no / : ids are joined with it in part ids such as "sn5600/m"), starting with a letter
+# or digit. Ids that share a namespace are unique ignoring ASCII case (drawing block and file names).
+ID_ALLOWED = "1-64 ASCII letters, digits and . _ + -, starting with a letter or digit"
+ID_MAX_CHARS = 64
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
+
+
+def id_problem(v: str) -> str | None:
+    """What is wrong with ``v`` as an id (None: nothing)."""
+    if not v:
+        return "an empty id"
+    if len(v) > ID_MAX_CHARS:
+        return f"an id of {len(v):,} characters (at most {ID_MAX_CHARS})"
+    if _ID.fullmatch(v):
+        return None
+    bad = next((c for c in v if not (c.isascii() and (c.isalnum() or c in "._+-"))), v[0])
+    return f"the id {v!r} holds {bad!r} (U+{ord(bad):04X})"
+
+
+def _an_id(v: str) -> str:
+    problem = id_problem(v)
+    if problem is not None:
+        raise PydanticCustomError("id", "must be an id, got {what}", {"what": problem, "allowed": ID_ALLOWED})
+    return v
+
+
+Id = Annotated[str, AfterValidator(_an_id)]

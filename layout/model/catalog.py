@@ -5,7 +5,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from layout.model.base import Strict, Text
+from layout.model.base import Id, Strict, Text
 
 MediaClass = Literal["dac", "aec", "mmf", "smf", "coherent", "utp"]
 MEDIA_CLASSES: tuple[MediaClass, ...] = ("dac", "aec", "mmf", "smf", "coherent", "utp")
@@ -207,19 +207,19 @@ class CduSpec(Strict):
 class Catalog(Strict):
     format: Literal[1] = 1
     # each at least one entry: a design needs a server, a switch, a NIC and a medium to cable with
-    server: dict[str, ServerSpec] = Field(min_length=1)
-    switch: dict[str, SwitchSpec] = Field(min_length=1)
-    nic: dict[str, NicSpec] = Field(min_length=1)
-    media: dict[str, MediaSpec] = Field(min_length=1)
-    node: dict[str, NodeSpec] = Field(default_factory=dict)
+    server: dict[Id, ServerSpec] = Field(min_length=1)
+    switch: dict[Id, SwitchSpec] = Field(min_length=1)
+    nic: dict[Id, NicSpec] = Field(min_length=1)
+    media: dict[Id, MediaSpec] = Field(min_length=1)
+    node: dict[Id, NodeSpec] = Field(default_factory=dict)
     rack_part: RackParts = RackParts()
     # facilities (layout/cooling.py, layout/power_chain.py); a catalog without them designs no chain
     cooling: dict[Literal["air", "rear-door", "liquid"], CoolingSpec] = Field(default_factory=dict)
-    busway: dict[str, BuswaySpec] = Field(default_factory=dict)
-    tap_off: dict[str, TapOffSpec] = Field(default_factory=dict)
-    ups: dict[str, BlockSpec] = Field(default_factory=dict)
-    switchboard: dict[str, BlockSpec] = Field(default_factory=dict)
-    cdu: dict[str, CduSpec] = Field(default_factory=dict)
+    busway: dict[Id, BuswaySpec] = Field(default_factory=dict)
+    tap_off: dict[Id, TapOffSpec] = Field(default_factory=dict)
+    ups: dict[Id, BlockSpec] = Field(default_factory=dict)
+    switchboard: dict[Id, BlockSpec] = Field(default_factory=dict)
+    cdu: dict[Id, CduSpec] = Field(default_factory=dict)
 
     def module_power_w(self, media_id: str, links_per_module: int) -> float:
         """Watts of one module of ``media_id`` carrying ``links_per_module`` links: the single-port figure

@@ -33,7 +33,7 @@ def _on_campus(v: float) -> float:
 Coord = Annotated[float, AfterValidator(_on_campus)]
 Point = Annotated[tuple[Coord, Coord], StrictType(False)]  # TOML [x, y] is a list; its numbers stay strict
 Cooling = Literal["air", "rear-door", "liquid"]
-SU_ID_PATTERN = r"^p(\d{1,5})-u(\d{1,6})$"  # hall.su_order: pod 0's SU 3 is "p0-u03" (or "p0-u3")
+SU_ID_PATTERN = r"^p([0-9]{1,5})-u([0-9]{1,6})$"  # hall.su_order: pod 0's SU 3 is "p0-u03" (or "p0-u3"); ASCII digits only
 SuId = Annotated[str, Field(pattern=SU_ID_PATTERN)]
 MAX_SU_ORDER = 100_000  # more SUs than any site has (a 2M-GPU site has 7,813 of 256 GPUs)
 

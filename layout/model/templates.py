@@ -4,7 +4,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from layout.model.base import Strict, Text
+from layout.model.base import Id, Strict, Text
 
 RackKind = Literal["gpu", "network", "spine", "core", "storage", "management", "cdu"]
 Cooling = Literal["air", "rear-door", "liquid"]
@@ -17,7 +17,7 @@ class Slot(Strict):
 
 
 class RackTemplate(Strict):
-    id: Text
+    id: Id
     name: Text
     kind: RackKind
     width_mm: float = Field(gt=300, le=1500)

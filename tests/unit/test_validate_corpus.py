@@ -187,7 +187,7 @@ TEMPLATE_PROBLEMS = [
     (
         "same-id-as-gpu-ok.toml",
         'id: duplicate template id "gpu-ok", gpu-ok.toml already uses it '
-        "(allowed: an id no other template uses)",
+        "(allowed: an id no other template uses, ignoring case)",
     ),
     (
         "unknown-device.toml",
