@@ -477,6 +477,21 @@ def _rack_violations(
                     {"racks": n, "max_kw": round(float(rack_kw[i]), 2), "limit_kw": hall.max_rack_kw},
                 )
             )
+        pdu = np.array([inputs.templates[t].pdu_kw for t in racks["template"].iloc[m].astype(str)], float)
+        beyond = m[rack_kw[m] > pdu + 1e-9] if len(m) else m
+        if len(beyond):
+            i, n = _worst(beyond, rack_kw)
+            t = str(racks["template"].iat[i])
+            out.append(
+                Violation(
+                    "rack_kw",
+                    str(ids.iat[i]),
+                    f"{n} rack(s) in {key} draw more than their PDUs carry; worst {ids.iat[i]} ({t}) at "
+                    f"{rack_kw[i]:.1f} kW on {inputs.templates[t].pdu_kw:g} kW of PDU",
+                    f"raise pdu_kw of rack template {t} or put fewer devices in it",
+                    {"racks": n, "max_kw": round(float(rack_kw[i]), 2), "pdu_kw": inputs.templates[t].pdu_kw},
+                )
+            )
         heavy = m[floor[m] > hall.floor_load_kg_m2 + 1e-9]
         if len(heavy):
             i, n = _worst(heavy, floor)

@@ -26,6 +26,7 @@ from layout.load.catalog import (
     load_catalog,
     load_library,
     load_templates,
+    template_file,
 )
 from layout.load.geometry import DUCT_END_TOLERANCE_M, ENTRY_TOLERANCE_M, MAX_HALL_AREA_M2, MAX_USER_ROWS
 from layout.load.messages import dotted, in_file_order, pydantic_problems, validate_model
@@ -48,6 +49,7 @@ __all__ = [
     "check_catalog",
     "check_site",
     "check_template",
+    "template_file",
     "dotted",
     "in_file_order",
     "load_catalog",

@@ -314,3 +314,17 @@ def read_library(tdir: Path) -> tuple[Catalog | None, dict[str, RackTemplate] | 
     except InputError as e:
         problems += e.problems
     return catalog, templates, problems
+
+
+def template_file(templates_dir: Path, template_id: str) -> Path:
+    """The file of the rack template ``template_id`` in ``templates_dir`` (the folder if none says so):
+    for messages about a template found wanting after it loaded."""
+    for path in sorted(templates_dir.glob("*.toml")):
+        if path.name == "catalog.toml":
+            continue
+        try:
+            if read_toml(path).get("id") == template_id:
+                return path
+        except InputError:
+            continue
+    return templates_dir

@@ -221,20 +221,28 @@ def largest_remainder(weights: np.ndarray, total: int) -> list[int]:
 
 
 def pack(
-    template: RackTemplate, devices: np.ndarray, heights: np.ndarray, file: str, nodes: bool = False
+    template: RackTemplate,
+    devices: np.ndarray,
+    heights: np.ndarray,
+    file: str,
+    nodes: bool = False,
+    kw: np.ndarray | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Switches into racks of a network template, in order: each at a free ``switch`` slot (``nodes``:
-    ``node`` slot) that clears the previous one's height and fits under the top of the rack."""
+    ``node`` slot) that clears the previous one's height and fits under the top of the rack, and (given
+    ``kw``, each device's estimated draw) within the template's PDU: a device that would take the rack
+    past ``pdu_kw`` starts the next rack (one alone over it still stands, and the power check says so)."""
     slots = sorted(template.node_slots() if nodes else template.switch_slots())
+    draw = np.zeros(len(devices)) if kw is None else np.asarray(kw, float)
     racks: list[tuple[np.ndarray, np.ndarray]] = []
     cur_d: list[int] = []
     cur_r: list[int] = []
-    si, top = 0, 0
-    for d, h in zip(devices.tolist(), heights.tolist(), strict=True):
+    si, top, load = 0, 0, 0.0
+    for d, h, k in zip(devices.tolist(), heights.tolist(), draw.tolist(), strict=True):
         while True:
             while si < len(slots) and (slots[si] <= top or slots[si] + h - 1 > template.height_ru):
                 si += 1
-            if si < len(slots):
+            if si < len(slots) and not (cur_d and load + k > template.pdu_kw + 1e-9):
                 break
             if not cur_d:
                 raise InputError(
@@ -248,10 +256,11 @@ def pack(
                     ]
                 )
             racks.append((np.asarray(cur_d, np.int64), np.asarray(cur_r, np.int64)))
-            cur_d, cur_r, si, top = [], [], 0, 0
+            cur_d, cur_r, si, top, load = [], [], 0, 0, 0.0
         cur_d.append(d)
         cur_r.append(slots[si])
         top = slots[si] + h - 1
+        load += k
     if cur_d:
         racks.append((np.asarray(cur_d, np.int64), np.asarray(cur_r, np.int64)))
     return racks
@@ -316,7 +325,12 @@ class RackGroups:
             self._packs[key] = [
                 RackItem(tpl.id, tpl.kind, tpl.width_m, tpl.depth_m, d, r)
                 for d, r in pack(
-                    tpl, devices, self.devices.height[devices], str(self.inputs.templates_dir), nodes
+                    tpl,
+                    devices,
+                    self.devices.height[devices],
+                    str(self.inputs.templates_dir),
+                    nodes,
+                    self.devices.est_kw[devices],
                 )
             ]
         return list(self._packs[key])

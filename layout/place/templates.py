@@ -82,7 +82,41 @@ def network_templates(inputs: Inputs) -> tuple[RackTemplate, RackTemplate, RackT
                          f'a template with kind = "{kind}"')]
             )  # fmt: skip
         out.append(t[ids[0]])
+    _check_switch_slots(inputs, out)
     return out[0], out[1], out[2]
+
+
+def _check_switch_slots(inputs: Inputs, templates: list[RackTemplate]) -> None:
+    """Each network rack template holds the cluster's switch: a ``switch`` slot with room for its height
+    under the top of the rack (an empty, misplaced or switchless slot list is refused here, by
+    ``validate`` as by ``design``, naming the template's own file)."""
+    from layout.load import template_file
+
+    switch = inputs.catalog.switch.get(inputs.site.cluster.switch)
+    if switch is None:
+        return
+    h = switch.height_ru
+    problems = []
+    for tpl in {t.id: t for t in templates}.values():
+        fits = [r for r in tpl.switch_slots() if r + h - 1 <= tpl.height_ru]
+        if not fits:
+            slots = tpl.switch_slots()
+            what = (
+                "no switch slot"
+                if not slots
+                else f"no switch slot with room for the {h}U {inputs.site.cluster.switch} under its {tpl.height_ru}U "
+                f"(switch slots at RU {', '.join(map(str, sorted(slots)))})"
+            )
+            problems.append(
+                Problem(
+                    str(template_file(inputs.templates_dir, tpl.id)),
+                    "slot",
+                    f"network rack template {tpl.id!r} has {what}",
+                    f'[[slot]] device = "switch" at RUs 1 to {tpl.height_ru - h + 1}',
+                )
+            )
+    if problems:
+        raise InputError(problems)
 
 
 def node_templates(inputs: Inputs) -> tuple[RackTemplate | None, RackTemplate | None]:

@@ -73,3 +73,19 @@ def test_su_order_takes_ascii_digits_only(tmp_path: Path) -> None:
     site.write_text(text.replace('id = "H1"', 'id = "H1"\nsu_order = ["p0-u\u0660\u0661"]', 1))
     lines = _both(_templates(tmp_path), site)
     assert any("su_order" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("slots", ["", '[[slot]]\ndevice = "leaf"\nru = [4]\n'], ids=["empty", "switchless"])
+def test_a_network_template_without_room_for_the_switch_is_refused_by_validate_as_by_design(
+    tmp_path: Path, slots: str
+) -> None:
+    """An empty or switchless slot list (a slot above the rack is the loader's own line): one line naming
+    the template's file, from validate as from design."""
+    folder = _templates(tmp_path)
+    path = folder / "net-leaf.toml"
+    text = path.read_text()
+    head = text[: text.index("[[slot]]")]
+    path.write_text(head + slots)
+    lines = _both(folder)
+    want = f"{path}: slot: network rack template 'net-leaf' has no switch slot"
+    assert any(line.startswith(want) for line in lines), lines

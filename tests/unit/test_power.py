@@ -171,3 +171,36 @@ def test_no_shipped_switch_draws_more_than_its_catalog_maximum(
     assert (kw[switch] >= base[switch] - 1e-12).all()
     # the design's power is the cabling's: copper base + its modules (capped), servers + their modules
     assert np.allclose(kw[switch], np.minimum(base + d.cabling.module_w / 1000, top)[switch])
+
+
+def test_network_racks_are_packed_within_their_pdu() -> None:
+    """Four 5 kW switches into a template with room for eight and a 12 kW PDU: two per rack (10 kW), by
+    hand; without the draws, all four in one rack."""
+    from layout.model import RackTemplate
+    from layout.place.groups import pack
+
+    tpl = RackTemplate.model_validate(
+        {
+            "id": "net", "name": "net", "kind": "network", "width_mm": 800, "depth_mm": 1200, "height_ru": 48,
+            "cooling": "air", "weight_kg_empty": 100, "pdu_kw": 12.0,
+            "slot": [{"device": "switch", "ru": [4, 8, 12, 16, 20, 24, 28, 32]}],
+        }
+    )  # fmt: skip
+    devices, heights = np.arange(4), np.full(4, 4)
+    racks = pack(tpl, devices, heights, "f", kw=np.full(4, 5.0))
+    assert [d.tolist() for d, _ in racks] == [[0, 1], [2, 3]]
+    assert [d.tolist() for d, _ in pack(tpl, devices, heights, "f")] == [[0, 1, 2, 3]]
+
+
+def test_a_rack_over_its_pdu_is_a_rack_kw_violation(make_inputs: Make) -> None:
+    """A GPU rack template whose PDU is below what its servers draw (the loader only checks the slots
+    it must fill) is a rack_kw violation naming the rack, its kW and the PDU's."""
+    from layout import design
+
+    inputs = make_inputs()
+    tpl = inputs.templates[inputs.site.cluster.rack]
+    small = tpl.model_copy(update={"pdu_kw": 1.0})
+    inputs.templates[tpl.id] = small
+    d = design.run(inputs)
+    pdu = [v for v in d.violations if v.kind == "rack_kw" and "PDU" in v.message]
+    assert pdu and pdu[0].figures["pdu_kw"] == 1.0 and pdu[0].figures["max_kw"] > 1.0
