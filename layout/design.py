@@ -137,6 +137,12 @@ def check(inputs: Inputs, cache: DesignCache | None = None) -> Fabric:
     that cannot hold the GPUs, a switch too slow for the servers, pods one tier cannot join, ...) and
     the network rack templates the placer needs. ``dclayout validate`` runs exactly this, so that it
     refuses what ``dclayout design`` refuses, with the same lines (InputError); returns the fabric."""
+    from layout.errors import InputError, Problem
+    from layout.estimates import memory_problem
+
+    too_big = memory_problem(inputs)  # before building anything: one line, not a MemoryError later
+    if too_big is not None:
+        raise InputError([Problem(str(inputs.path), *too_big)])
     fabric = build_fabric(inputs, cache)
     place_mod.network_templates(inputs)
     su_order.problems(inputs, fabric)

@@ -14,7 +14,12 @@ CageForm = Literal["osfp", "qsfp", "sfp", "rj45"]
 CAGE_FORMS: tuple[CageForm, ...] = ("osfp", "qsfp", "sfp", "rj45")
 # A price above this is a typo (the dearest rack system is a few million): a BOM of such parts would not
 # add up to a finite total (1e308 x 2 is inf), and every export prints that total.
-MAX_PRICE_USD = 1e9
+MAX_PRICE_USD = 1e9  # any one price: a part dearer than $1bn is a typing error
+# the sane range of every number a catalog gives, stated once (issue 30: a value outside is one clean line)
+MAX_GBPS = 3200  # a port or link speed: 3.2 Tb/s is beyond the fastest port shipped
+MIN_MTBF_YEARS = 0.01  # ~3.65 days: a part failing more often than that is no part (and 1/MTBF stays finite)
+MAX_REACH_M = 200_000.0  # 200 km: beyond long-haul coherent optics between campuses
+MIN_RATING_KW = 1.0  # busways, tap-offs, UPS blocks, CDUs: below 1 kW a rack's feed needs thousands of them
 
 
 class ServerSpec(Strict):
@@ -26,10 +31,10 @@ class ServerSpec(Strict):
     power_kw: float = Field(gt=0, le=500)
     cooling: Literal["air", "rear-door", "liquid"]
     backend_ports: int = Field(gt=0, le=1024)
-    backend_port_gbps: int = Field(gt=0)
-    storage_ports: int = Field(ge=0, default=0)
-    frontend_ports: int = Field(ge=0, default=0)
-    oob_ports: int = Field(ge=0, default=1)
+    backend_port_gbps: int = Field(ge=1, le=MAX_GBPS)
+    storage_ports: int = Field(ge=0, le=256, default=0)  # a whole-rack system: every tray's ports
+    frontend_ports: int = Field(ge=0, le=256, default=0)
+    oob_ports: int = Field(ge=0, le=256, default=1)
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
     # how the ports are caged (layout.ports): backend NIC cages take the NIC option's ports_per_module
     # ports each (8 single-port cages for 8 PCIe CX-7, 4 twin-port cages for Cedar-7); frontend and
@@ -46,8 +51,8 @@ class ServerSpec(Strict):
     rails: int | None = Field(default=None, gt=0, le=1024)
     servers_per_rack: int = Field(default=1, gt=0, le=64)
     nvlink_gpus: int | None = Field(default=None, gt=0, le=100_000)
-    frontend_port_gbps: int = Field(default=400, gt=0)
-    storage_port_gbps: int = Field(default=400, gt=0)
+    frontend_port_gbps: int = Field(default=400, ge=1, le=MAX_GBPS)
+    storage_port_gbps: int = Field(default=400, ge=1, le=MAX_GBPS)
 
     @property
     def ports_per_rail(self) -> int:
@@ -58,7 +63,7 @@ class SwitchSpec(Strict):
     name: Text
     # at least 4: a Clos of radix 2 or 3 never converges (one port down, one up); 4 is the smallest
     ports: int = Field(ge=4, le=1024)
-    port_gbps: int = Field(gt=0)
+    port_gbps: int = Field(ge=1, le=MAX_GBPS)
     ports_per_cage: int = Field(gt=0, le=8, default=2)
     # data cages: ``cages`` x ``ports_per_cage`` = ``ports`` (checked by layout.load.check_catalog);
     # management ports are separate RJ45 ports, never data cages
@@ -72,7 +77,7 @@ class SwitchSpec(Strict):
     protocol: Literal["infiniband", "ethernet"] = "ethernet"
     cooling: Literal["air", "liquid"] = "air"
     # the fastest link a cage's ports gang into (SN5600: 128 x 400G or 64 x 800G); None: port_gbps
-    max_link_gbps: int | None = Field(default=None, gt=0)
+    max_link_gbps: int | None = Field(default=None, ge=1, le=MAX_GBPS)
     height_ru: int = Field(gt=0, le=20)
     weight_kg: float = Field(gt=0, le=500)
     power_w_copper: float = Field(gt=0, le=50000)
@@ -101,11 +106,13 @@ class NodeSpec(Strict):
     weight_kg: float = Field(gt=0, le=500)
     power_kw: float = Field(gt=0, le=50)
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
-    data_ports: int = Field(default=2, ge=0, le=16)
-    data_port_gbps: int = Field(default=400, gt=0)
+    data_ports: int = Field(default=2, ge=1, le=16)  # a node with no data port serves nothing
+    data_port_gbps: int = Field(default=400, ge=1, le=MAX_GBPS)
     data_cage: CageForm = "qsfp"
     oob_ports: int = Field(default=1, ge=0, le=4)
-    throughput_gbps: float | None = Field(default=None, gt=0)  # storage: read throughput it delivers
+    throughput_gbps: float | None = Field(
+        default=None, ge=1, le=100_000
+    )  # storage: read throughput it delivers
 
 
 class NicSpec(Strict):
@@ -113,10 +120,12 @@ class NicSpec(Strict):
     ports_per_module: int = Field(gt=0, le=8)  # backend ports per server cage (twin-port OSFP: 2)
     # split: links per server backend port (2: an 800G port run as 2 x 400G), at 1/split of its speed
     split: int = Field(default=1, ge=1, le=8)
-    port_gbps: int | None = Field(default=None, gt=0)  # one link's speed (listing; None: the server's)
+    port_gbps: int | None = Field(
+        default=None, ge=1, le=MAX_GBPS
+    )  # one link's speed (listing; None: the server's)
     power_w_extra: float = Field(ge=0, le=1000, default=0)
     price_usd_extra: float = Field(ge=0, le=MAX_PRICE_USD, default=0)
-    link_mtbf_years: float | None = Field(default=None, gt=0, le=100)
+    link_mtbf_years: float | None = Field(default=None, ge=MIN_MTBF_YEARS, le=100)
 
 
 class MediaSpec(Strict):
@@ -126,17 +135,21 @@ class MediaSpec(Strict):
 
     name: Text
     media_class: MediaClass = Field(alias="class")
-    reach_m: float = Field(gt=0)
+    reach_m: float = Field(gt=0, le=MAX_REACH_M)
     module_power_w: float = Field(ge=0, le=100)
     twin_module_power_w: float | None = Field(default=None, ge=0, le=200)
     optical: bool
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
     price_usd_per_m: float = Field(ge=0, le=MAX_PRICE_USD, default=0)
-    mtbf_years: float = Field(gt=0, le=1000)
+    mtbf_years: float = Field(ge=MIN_MTBF_YEARS, le=1000)
     diameter_mm: float = Field(gt=0, le=50)
     kg_per_m: float = Field(ge=0, le=5)
-    stock_lengths_m: list[Annotated[float, Field(gt=0)]] = Field(default_factory=list)
-    speeds_gbps: list[Annotated[int, Field(gt=0)]] = Field(default_factory=lambda: [400, 800], min_length=1)
+    stock_lengths_m: list[Annotated[float, Field(gt=0, le=MAX_REACH_M)]] = Field(
+        default_factory=list, max_length=200
+    )
+    speeds_gbps: list[Annotated[int, Field(ge=1, le=MAX_GBPS)]] = Field(
+        default_factory=lambda: [400, 800], min_length=1, max_length=16
+    )
 
     @field_validator("stock_lengths_m")
     @classmethod
@@ -156,15 +169,15 @@ def _num_list(v: list[float]) -> str:
 
 
 class RackParts(Strict):
-    rack_usd: float = Field(ge=0, default=0)
-    tray_usd_per_m: float = Field(ge=0, default=0)
+    rack_usd: float = Field(ge=0, le=MAX_PRICE_USD, default=0)
+    tray_usd_per_m: float = Field(ge=0, le=MAX_PRICE_USD, default=0)
 
 
 class CoolingSpec(Strict):
     """Heat a hall of this cooling type rejects per m2 of its floor, and the share of a liquid rack's
     heat its coolant carries (the rest goes to the room's air)."""
 
-    kw_per_m2: float = Field(gt=0, le=100)
+    kw_per_m2: float = Field(ge=0.1, le=100)
     liquid_fraction: float = Field(default=0.0, ge=0, le=1)
 
 
@@ -172,7 +185,7 @@ class BuswaySpec(Strict):
     """An overhead busway run (one per row side, or several side by side): its rating and price."""
 
     name: Text
-    rating_kw: float = Field(gt=0, le=10000)
+    rating_kw: float = Field(ge=MIN_RATING_KW, le=10000)
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)  # end feed unit and fittings, per run
     price_usd_per_m: float = Field(ge=0, le=MAX_PRICE_USD)
 
@@ -181,7 +194,7 @@ class TapOffSpec(Strict):
     """A tap-off box: one rack's feed from one busway side."""
 
     name: Text
-    rating_kw: float = Field(gt=0, le=10000)
+    rating_kw: float = Field(ge=MIN_RATING_KW, le=10000)
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
 
 
@@ -189,7 +202,7 @@ class BlockSpec(Strict):
     """A UPS block or a switchboard: the MW it carries and its price."""
 
     name: Text
-    rating_mw: float = Field(gt=0, le=100)
+    rating_mw: float = Field(ge=MIN_RATING_KW / 1000, le=100)
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
 
 
@@ -197,8 +210,8 @@ class CduSpec(Strict):
     """A coolant distribution unit: heat it carries, coolant flow at that heat, footprint, price."""
 
     name: Text
-    rating_kw: float = Field(gt=0, le=20000)
-    flow_l_per_s: float = Field(gt=0, le=10000)
+    rating_kw: float = Field(ge=MIN_RATING_KW, le=20000)
+    flow_l_per_s: float = Field(ge=0.01, le=10000)
     width_m: float = Field(gt=0, le=10)
     depth_m: float = Field(gt=0, le=10)
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)

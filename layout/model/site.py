@@ -8,7 +8,7 @@ import datetime
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, PositiveFloat, field_validator
+from pydantic import AfterValidator, Field, field_validator
 from pydantic import Strict as StrictType
 from pydantic_core import PydanticCustomError
 
@@ -68,9 +68,12 @@ class SiteInfo(Strict):
         return v
 
 
+ColumnSide = Annotated[float, Field(ge=0.05, le=10)]  # a building column's side: 5 cm to 10 m
+
+
 class Column(Strict):
     at: Point
-    size_m: Annotated[tuple[PositiveFloat, PositiveFloat], StrictType(False)] = (0.6, 0.6)
+    size_m: Annotated[tuple[ColumnSide, ColumnSide], StrictType(False)] = (0.6, 0.6)
 
 
 class Keepout(Strict):
@@ -183,10 +186,10 @@ class Cluster(Strict):
     switch: str
     design: Literal["rail", "mor"] = "rail"
     nic: str = "cx7"
-    pod_gpus: int = Field(default=0, ge=0)
+    pod_gpus: int = Field(default=0, ge=0, le=2_000_000)
     tiers: int | None = Field(default=None, ge=1, le=4)
     oversubscription: float = Field(default=1.0, ge=1.0, le=64.0)
-    link_mtbf_years: float = Field(default=5.0, gt=0, le=100)
+    link_mtbf_years: float = Field(default=5.0, ge=0.01, le=100)
     pod_spans_buildings: bool = False
     networks: Networks = Networks()
 
