@@ -139,7 +139,7 @@ def pandas_csv(df: pd.DataFrame) -> bytes:
 def test_links_csv_is_pandas_bytes_and_reads_back_equal(superpod: Any) -> None:
     lt = superpod.links
     data = tables.csv_bytes(lt)
-    assert tables._csv_texts(lt) is not None  # the columnar path, not the fallback
+    assert tables.csv._csv_texts(lt) is not None  # the columnar path, not the fallback
     assert data == pandas_csv(lt)
     back = pd.read_csv(io.BytesIO(data), keep_default_na=False, dtype={"pod": "int64"})
     assert back.columns.tolist() == lt.columns.tolist()
@@ -173,7 +173,7 @@ def test_csv_of_every_column_kind_is_pandas_bytes() -> None:
         "o": pd.Series([None if k % 5 == 0 else f"x{k}" for k in range(n)], dtype=object),
         "c": pd.Categorical([["a", "b", None][k % 3] for k in range(n)], categories=["b", "a", "zz"]),
     })  # fmt: skip
-    assert tables._csv_texts(df) is not None
+    assert tables.csv._csv_texts(df) is not None
     assert tables.csv_bytes(df) == pandas_csv(df)
 
 
@@ -260,15 +260,15 @@ def test_superpod_workbook_is_openpyxl_s_bytes(superpod: Any) -> None:
     sheets = {"BOM": tables.bom_sheet(superpod.bom), "Racks": superpod.design.placement.racks,
               "Links summary": tables.links_summary(superpod.links), "Summary": tables.summary_words(superpod.summary),
               "Dotted": tables.summary_rows(superpod.summary)}  # fmt: skip
-    fast = tables._xlsx_fast(sheets, datetime.datetime(2026, 11, 29), "t")  # the fast path, no fallback
+    fast = tables.xlsx._xlsx_fast(sheets, datetime.datetime(2026, 11, 29), "t")  # the fast path, no fallback
     assert fast == tables.xlsx_bytes(sheets, "2026-11-29", "t")
-    assert fast == tables.xlsx_bytes_openpyxl(sheets, "2026-11-29", "t")
+    assert fast == tables.xlsx.xlsx_bytes_openpyxl(sheets, "2026-11-29", "t")
     wb = openpyxl.load_workbook(io.BytesIO(fast))
     for name, df in sheets.items():
         rows = list(wb[name].values)
         assert list(rows[0]) == [str(c) for c in df.columns]
         want = [
-            [f"={v.text}" if isinstance(v, tables.Formula) else tables._cell(v) for v in r]
+            [f"={v.text}" if isinstance(v, tables.Formula) else tables.xlsx._cell(v) for v in r]
             for r in df.itertuples(index=False, name=None)
         ]
         assert [list(r) for r in rows[1:]] == want, name
@@ -284,14 +284,14 @@ def test_xlsx_cells_of_every_kind_are_openpyxl_s_bytes() -> None:
         "mixed": [1, "a", 2.5, None, True, "b", 3, 4, 5, 6, 7],
     })  # fmt: skip
     for sheets in ({"S": df, "Only NaN": df[["empty"]]}, {"Empty": df.iloc[:0]}, {"U": df[["price_usd"]]}):
-        fast = tables._xlsx_fast(sheets, datetime.datetime(2026, 1, 1), "")
-        assert fast == tables.xlsx_bytes_openpyxl(sheets, "2026-01-01")
+        fast = tables.xlsx._xlsx_fast(sheets, datetime.datetime(2026, 1, 1), "")
+        assert fast == tables.xlsx.xlsx_bytes_openpyxl(sheets, "2026-01-01")
 
 
 def test_xlsx_text_that_would_be_special_goes_through_openpyxl() -> None:
     df = pd.DataFrame({"a": ["bell\x07", "plain"], "b": [1, 2]})
     with pytest.raises(Exception) as by_openpyxl:  # openpyxl refuses it: so must the fast path
-        tables.xlsx_bytes_openpyxl({"S": df}, "2026-01-01")
+        tables.xlsx.xlsx_bytes_openpyxl({"S": df}, "2026-01-01")
     with pytest.raises(type(by_openpyxl.value)):
         tables.xlsx_bytes({"S": df}, "2026-01-01")
 
@@ -302,8 +302,8 @@ INJECTION = ["=1+2", '=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "
 def test_xlsx_text_is_never_a_formula_or_an_error_code() -> None:
     """Formula injection: text starting with =, +, - or @ is a text cell holding that very text."""
     df = pd.DataFrame({"a": INJECTION, "n": range(len(INJECTION))})
-    fast = tables._xlsx_fast({"S": df}, datetime.datetime(2026, 1, 1), "")  # no fallback
-    assert fast == tables.xlsx_bytes_openpyxl({"S": df}, "2026-01-01")
+    fast = tables.xlsx._xlsx_fast({"S": df}, datetime.datetime(2026, 1, 1), "")  # no fallback
+    assert fast == tables.xlsx.xlsx_bytes_openpyxl({"S": df}, "2026-01-01")
     with zipfile.ZipFile(io.BytesIO(fast)) as z:
         sheet = z.read("xl/worksheets/sheet1.xml").decode()
     assert "<f>" not in sheet and 't="e"' not in sheet and 't="str"' not in sheet
@@ -331,7 +331,7 @@ def test_a_site_name_that_looks_like_a_formula_is_text_in_the_workbook(tmp_path:
 def test_xlsx_of_any_date_is_written_and_keeps_the_date(date: str, zip_date: tuple[int, int, int]) -> None:
     df = pd.DataFrame({"a": ["x"], "b": [1]})
     data = tables.xlsx_bytes({"S": df}, date)
-    assert data == tables.xlsx_bytes_openpyxl({"S": df}, date)
+    assert data == tables.xlsx.xlsx_bytes_openpyxl({"S": df}, date)
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         assert {i.date_time[:3] for i in z.infolist()} == {zip_date}
     wb = openpyxl.load_workbook(io.BytesIO(data))
@@ -562,7 +562,7 @@ def test_formula_like_text_is_defused_in_csv_cells_and_numbers_stay_numbers() ->
         assert [r[0] for r in body] == want and [r[1] for r in body] == want
         assert [float(r[2]) for r in body] == frame["num"].tolist()  # no ' before a negative number
         assert [int(r[3]) for r in body] == frame["i"].tolist()
-    assert tables._csv_texts(df) is not None  # the first frame went the columnar way
+    assert tables.csv._csv_texts(df) is not None  # the first frame went the columnar way
     # a carriage return starts a formula too (no input can carry one: the text rule refuses it)
     assert tables.defused("\rCR") == "'\rCR" and tables.defused("-12") == "-12"
 
@@ -589,8 +589,8 @@ def test_formula_like_text_in_the_workbook_is_the_text_itself_with_the_quote_pre
         "c": pd.Categorical([t or "x" for t in texts]),
     })  # fmt: skip
     for sheets in ({"S": df}, {"T": df.iloc[::-1].reset_index(drop=True), "S": df}):
-        fast = tables._xlsx_fast(sheets, datetime.datetime(2026, 1, 1), "")  # no fallback
-        assert fast == tables.xlsx_bytes_openpyxl(sheets, "2026-01-01")
+        fast = tables.xlsx._xlsx_fast(sheets, datetime.datetime(2026, 1, 1), "")  # no fallback
+        assert fast == tables.xlsx.xlsx_bytes_openpyxl(sheets, "2026-01-01")
     ws = openpyxl.load_workbook(io.BytesIO(fast))["S"]
     cells = [ws.cell(row=r, column=1) for r in range(2, n + 2)]
     assert [c.value for c in cells] == [t or None for t in texts]  # an empty text cell reads back None

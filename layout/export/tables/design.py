@@ -1,0 +1,352 @@
+"""The tables of one design and the files they are written to.
+
+- ``links_table(fabric, placement, cabling)``: one row per link with device and rack ids (for CSV);
+  ``links_summary(links)``: links and metres per network, kind and medium (for the XLSX);
+  ``summary_rows(summary)``: ``summary.json`` flattened to (key, value) rows; ``summary_words``: the
+  same in words, the workbook's Summary sheet; ``bom_sheet``: the BOM with live subtotals.
+- ``write_design_tables(out_dir, stem, ...)``: ``{stem}-bom.csv``, ``{stem}-links.csv``,
+  ``{stem}-ports.csv``, their Parquet twins and ``{stem}.xlsx`` (sheets BOM, Racks, Links summary,
+  Ports, Summary) of one design.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from layout import figures
+from layout.export.tables.csv import write_csv, write_parquet
+from layout.export.tables.jsonout import jsonable
+from layout.export.tables.ports import port_tables
+from layout.export.tables.xlsx import FILTER_ROWS, Formula, column_letter, write_xlsx
+
+if TYPE_CHECKING:
+    from layout.design import Design
+    from layout.fabric import Fabric
+    from layout.media import Cabling
+    from layout.place import Placement
+
+
+def links_table(fabric: Fabric, placement: Placement, cabling: Cabling) -> pd.DataFrame:
+    """One row per link of ``cabling.links`` with device ids and rack ids instead of numbers.
+
+    The text columns are built in pyarrow (ids taken by index, categories by code) and handed to pandas
+    as its arrow-backed strings, without a Python object per link."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    links = cabling.links
+    dev_ids = _arrow_text(fabric.devices["device_id"])
+    rack_ids = pa.concat_arrays([_arrow_text(placement.racks["rack_id"]), pa.array([""], pa.string())])
+
+    def device(col: str) -> pd.Series:
+        return _str_series(pc.take(dev_ids, links[col].to_numpy(np.int64)))
+
+    def rack(col: str) -> pd.Series:
+        r = links[col].to_numpy(np.int64)
+        return _str_series(pc.take(rack_ids, np.where(r >= 0, r, len(rack_ids) - 1)))
+
+    def text(col: str) -> pd.Series:
+        c = links[col]
+        if not isinstance(c.dtype, pd.CategoricalDtype):
+            return c.astype(str)
+        codes = c.cat.codes.to_numpy()
+        names = _arrow_text(pd.Series(c.cat.categories))
+        return _str_series(pc.take(names, pa.array(codes, mask=codes < 0)))
+
+    return pd.DataFrame({
+        "a_device": device("a"),
+        "b_device": device("b"),
+        "kind": text("kind"),
+        "network": text("network"),
+        "speed_gbps": links["speed_gbps"],
+        "pod": links["pod"],
+        "rack_a": rack("rack_a"),
+        "rack_b": rack("rack_b"),
+        "route": text("route"),
+        "tray_m": links["tray_m"].round(3),
+        "length_m": links["length_m"].round(3),
+        "media": text("media"),
+        "media_class": text("media_class"),
+        "stock_length_m": links["stock_length_m"],
+        "status": text("status"),
+    })  # fmt: skip
+
+
+def _arrow_text(col: pd.Series) -> Any:
+    import pyarrow as pa
+
+    return pa.array(col.astype(str), from_pandas=True).cast(pa.string())
+
+
+def _str_series(arr: Any) -> pd.Series:
+    """A pyarrow string array as a pandas Series of the default ``str`` dtype (no copy)."""
+    return pd.Series(pd.array(arr, dtype=pd.StringDtype("pyarrow", na_value=np.nan)))
+
+
+def links_summary(links: pd.DataFrame) -> pd.DataFrame:
+    """Links, routed metres and cable bought per network, kind and medium (``cabling.links`` columns)."""
+    df = pd.DataFrame({
+        "network": links["network"].astype(str), "kind": links["kind"].astype(str),
+        "media": links["media"].astype(str), "media_class": links["media_class"].astype(str),
+        "length_m": links["length_m"].astype(float), "stock_length_m": links["stock_length_m"].astype(float),
+    })  # fmt: skip
+    out = (
+        df.groupby(["network", "kind", "media", "media_class"], sort=True)
+        .agg(
+            links=("length_m", "size"),
+            routed_m=("length_m", "sum"),
+            max_length_m=("length_m", "max"),
+            cable_m=("stock_length_m", "sum"),
+        )
+        .reset_index()
+    )
+    for c in ("routed_m", "max_length_m", "cable_m"):
+        out[c] = out[c].round(3)
+    return out
+
+
+def summary_rows(summary: dict[str, Any], sort: bool = True) -> pd.DataFrame:
+    """``summary.json`` as (key, value) rows with dotted keys (sorted, as in the file; ``sort=False``: in
+    the summary's own order); lists of objects stay JSON text."""
+    rows: list[tuple[str, Any]] = []
+
+    def walk(prefix: str, v: Any) -> None:
+        if isinstance(v, dict) and v:
+            for k in sorted(v) if sort else v:
+                walk(f"{prefix}.{k}" if prefix else str(k), v[k])
+        elif isinstance(v, list | dict):
+            rows.append((prefix, json.dumps(jsonable(v), sort_keys=True)))
+        else:
+            rows.append((prefix, jsonable(v)))
+
+    walk("", summary)
+    return pd.DataFrame(rows, columns=["key", "value"])
+
+
+def bom_sheet(bom: pd.DataFrame) -> pd.DataFrame:
+    """The BOM as finance reads it: each category's lines followed by its subtotal row, then a total row
+    below them; the subtotals and the total are live ``SUBTOTAL(9, ...)`` formulas over the money column
+    (SUBTOTAL skips the subtotals inside its range and the rows an autofilter hides, so a filtered sheet
+    totals what it shows). ``attrs["filter_rows"]``: the lines and subtotals, not the total."""
+    cols = list(bom.columns)
+    money = "extended_usd"
+    if money not in cols or not len(bom):
+        return bom
+    letter = column_letter(cols.index(money))
+    values = bom[money].to_numpy(float)
+    cats = bom["category"].astype(str).to_numpy()
+    rows: list[list[Any]] = []
+    first = 0
+    for i in range(len(bom) + 1):
+        if i < len(bom) and (i == first or cats[i] == cats[first]):
+            continue
+        top = len(rows) + 2  # the sheet row of the group's first line (row 1 is the header)
+        rows += bom.iloc[first:i].astype(object).values.tolist()
+        subtotal: dict[str, Any] = {c: None for c in cols} | {
+            "category": cats[first],
+            "item": f"Subtotal {cats[first]}",
+        }
+        subtotal[money] = Formula(
+            f"SUBTOTAL(9,{letter}{top}:{letter}{len(rows) + 1})", float(values[first:i].sum())
+        )
+        rows.append([subtotal[c] for c in cols])
+        first = i
+    last = len(rows) + 1
+    total: dict[str, Any] = {c: None for c in cols} | {"category": "Total", "item": "Total of every line"}
+    total[money] = Formula(f"SUBTOTAL(9,{letter}2:{letter}{last})", float(values.sum()))
+    out = pd.DataFrame([*rows, [total[c] for c in cols]], columns=cols)
+    out.attrs[FILTER_ROWS] = len(rows)
+    return out
+
+
+# The Summary sheet's words for summary.json keys: a whole key, else its first part, else any later part,
+# else the part itself with its underscores as spaces and a few abbreviations in capitals
+SUMMARY_KEYS = {
+    "cost_usd.network": "cost, network part (switches, NICs, transceivers, cables, trays)",
+    "violations": "design-rule violations (each one listed in the PDF report)",
+}
+SUMMARY_TOP = {
+    "switches": "switches of the GPU fabric", "switches_all_networks": "switches of every network",
+    "links": "links of the GPU fabric", "media": "links by medium", "halls": "hall",
+    "copper_share": "copper share of the GPU fabric's links", "cable_length": "cable at stock lengths",
+    "node_optics": "node-side optical modules", "tray": "cable tray",
+}  # fmt: skip
+SUMMARY_PARTS = {
+    "by_media": "by medium", "by_template": "by template", "by_category": "by category", "by_model": "by model",
+    "max": "longest", "missing": "racks that do not fit", "it": "IT load", "facility": "facility load",
+    "annual": "annual energy", "annual_cost": "annual electricity cost", "max_rack": "most loaded rack",
+    "time_to_first_failure": "time to the first link failure", "gpu_leaf": "GPU to leaf",
+    "leaf_spine": "leaf to spine", "spine_core": "spine to core", "core_super": "core to super-spine",
+}  # fmt: skip
+SUMMARY_CAPITALS = {"gpu": "GPU", "gpus": "GPUs", "nics": "NICs", "mtbf": "MTBF", "hbm": "HBM", "it": "IT"}
+SUMMARY_UNITS = {"_usd": "USD", "_mw": "MW", "_kw": "kW", "_twh": "TWh", "_min": "min", "_pct": "%", "_m": "m",
+                 "_gb": "GB", "_gbps": "Gbit/s", "_years": "years", "_kg_m2": "kg/m2", "_s": "s"}  # fmt: skip
+
+
+def summary_words(summary: dict[str, Any]) -> pd.DataFrame:
+    """``summary.json`` as the workbook's Summary sheet, in the design's order: one figure a row in words
+    (``Cost, by category, servers``), its value and its unit (from the key's unit suffix: ``_usd`` is USD),
+    and last the summary.json key it comes from, for whoever maps it back. Violations are counted."""
+    out: list[tuple[str, Any, Any, str]] = []
+    shown = summary.get("figures") or {}
+    for k, f in shown.items():  # the headline figures first, as every output labels them
+        spec = figures.SPEC.get(k)
+        where = spec.summary_key if spec is not None and spec.summary_key else f"figures.{k}.value"
+        value = len(summary.get("violations") or []) if where == "violations" else f["value"]
+        out.append((f["label"][:1].upper() + f["label"][1:], value, f["unit"] or None, where))
+    held = {figures.SPEC[k].summary_key for k in shown if k in figures.SPEC}
+    for key, value in summary_rows(summary, sort=False).itertuples(index=False, name=None):
+        if str(key).startswith("figures.") or (shown and key in held):
+            continue  # a headline figure: its row is above
+        if key == "violations":
+            value = len(summary.get("violations") or [])
+        words, unit = [], None  # no unit: an empty cell
+        for depth, part in enumerate(str(key).split(".")):
+            for suffix, name in SUMMARY_UNITS.items():
+                if part.endswith(suffix) and len(part) > len(suffix):
+                    part, unit = part[: -len(suffix)], name
+                    break
+            named = (SUMMARY_TOP if depth == 0 else {}).get(part) or SUMMARY_PARTS.get(part)
+            if named is None and part == part.lower() and "/" not in part:  # a word, not an id
+                named = " ".join(SUMMARY_CAPITALS.get(w, w) for w in part.split("_"))
+            words.append(named or part)
+        figure = figures.summary_label(str(key)) or SUMMARY_KEYS.get(str(key)) or ", ".join(words)
+        out.append((figure[:1].upper() + figure[1:], value, unit, key))
+    return pd.DataFrame(out, columns=["figure", "value", "unit", "summary.json key"])
+
+
+def write_design_tables(
+    out_dir: str | Path,
+    stem: str,
+    *,
+    bom: pd.DataFrame,
+    racks: pd.DataFrame,
+    links: pd.DataFrame,
+    summary: dict[str, Any],
+    date: str,
+    csv: bool = True,
+    xlsx: bool = True,
+    parquet: bool = False,
+    ports: pd.DataFrame | Any = None,
+    cages: pd.DataFrame | None = None,
+    power: pd.DataFrame | None = None,
+) -> list[Path]:
+    """``{stem}-bom.csv`` and ``{stem}-links.csv`` (``csv``), ``{stem}-bom.parquet`` and
+    ``{stem}-links.parquet`` (``parquet``) and ``{stem}.xlsx`` (``xlsx``); ``links`` is
+    ``links_table(...)``. Given ``ports`` (``ports_table(...)``) also ``{stem}-ports.csv`` / ``.parquet``,
+    given ``cages`` (the port map's cages per model and group) a Ports sheet, given ``power``
+    (``power_table(...)``) a Power sheet. Returns the paths written."""
+    out = Path(out_dir)
+    written: list[Path] = []
+    if csv:
+        written.append(write_csv(bom, out / f"{stem}-bom.csv"))
+        written.append(write_csv(links, out / f"{stem}-links.csv"))
+        if ports is not None:
+            written.append(write_csv(ports, out / f"{stem}-ports.csv"))
+    if parquet:
+        written.append(write_parquet(bom, out / f"{stem}-bom.parquet"))
+        written.append(write_parquet(links, out / f"{stem}-links.parquet"))
+        if ports is not None:
+            written.append(write_parquet(ports, out / f"{stem}-ports.parquet"))
+    if xlsx:
+        sheets = {
+            "BOM": bom_sheet(bom),
+            "Racks": racks,
+            "Links summary": links_summary(links),
+            **({"Ports": cages} if cages is not None else {}),
+            **({"Power": power} if power is not None else {}),
+            "Summary": summary_words(summary),
+        }
+        written.append(write_xlsx(sheets, out / f"{stem}.xlsx", date, title=str(summary.get("site", stem))))
+    return written
+
+
+def write_tables_of(
+    design: Design,
+    out_dir: str | Path,
+    *,
+    csv: bool = False,
+    xlsx: bool = False,
+    parquet: bool = False,
+    summary: dict[str, Any] | None = None,
+    stem: str | None = None,
+) -> list[Path]:
+    """The table exports of a finished design (``write_design_tables`` with its links table built once);
+    ``summary``: ``design.summary()`` when the caller has it already; ``stem``: of the file names (default:
+    the site file's)."""
+    pt = port_tables(design, ports=csv or parquet)
+    return write_design_tables(
+        out_dir,
+        design.inputs.stem if stem is None else stem,
+        bom=design.bom,
+        racks=racks_with_feeds(design),
+        links=links_table(design.fabric, design.placement, design.cabling),
+        summary=design.summary() if summary is None else summary,
+        date=design.inputs.site.site.date,
+        csv=csv,
+        xlsx=xlsx,
+        parquet=parquet,
+        ports=pt.get("ports"),
+        cages=pt.get("cages"),
+        power=power_table(design.chain) if xlsx else None,
+    )
+
+
+def racks_with_feeds(design: Design) -> pd.DataFrame:
+    """The racks table with each rack's A and B feed (the busways its tap-offs hang on)."""
+    racks = design.placement.racks.copy()
+    feeds = design.chain.feeds
+    racks["feed_a"] = feeds["feed_a"].to_numpy()
+    racks["feed_b"] = feeds["feed_b"].to_numpy()
+    return racks
+
+
+POWER_COLUMNS = [
+    "part", "part_id", "hall", "row", "side", "model", "rating_kw", "load_kw", "use", "racks", "length_m",
+    "fed_from",
+]  # fmt: skip
+
+
+def power_table(chain: Any) -> pd.DataFrame:
+    """The Power sheet: every UPS block, its switchboard and every busway of the power chain
+    (layout/power_chain.py), with its rating and design load (kW: what it must carry with the hall's
+    redundancy) and what feeds it; per hall, UPS blocks then switchboards then busways by row."""
+    ups, bw = chain.ups, chain.busways
+    n_u, n_b = len(ups), len(bw)
+    blank = np.full(n_u, "", dtype=object)
+    u_rating = ups["rating_mw"].to_numpy(float) * 1000.0
+    s_rating = ups["switchboard_rating_mw"].to_numpy(float) * 1000.0
+    u_load = ups["load_mw"].to_numpy(float) * 1000.0
+    parts = [
+        pd.DataFrame(
+            {"part": "UPS block", "part_id": ups["ups_id"], "hall": ups["hall"], "row": blank,
+             "side": ups["side"], "model": ups["model"], "rating_kw": u_rating, "load_kw": u_load,
+             "racks": np.zeros(n_u, np.int64), "length_m": np.zeros(n_u), "fed_from": blank, "k": 0}
+        ),
+        pd.DataFrame(
+            {"part": "switchboard", "part_id": ups["switchboard_id"], "hall": ups["hall"], "row": blank,
+             "side": ups["side"], "model": ups["switchboard_model"], "rating_kw": s_rating, "load_kw": u_load,
+             "racks": np.zeros(n_u, np.int64), "length_m": np.zeros(n_u), "fed_from": ups["ups_id"], "k": 1}
+        ),
+        pd.DataFrame(
+            {"part": "busway", "part_id": bw["busway_id"], "hall": bw["hall"], "row": bw["row"],
+             "side": bw["side"], "model": bw["model"], "rating_kw": bw["rating_kw"].to_numpy(float),
+             "load_kw": bw["load_kw"].to_numpy(float), "racks": bw["racks"].to_numpy(np.int64),
+             "length_m": bw["length_m"].to_numpy(float),
+             "fed_from": bw["ups_id"].str.replace("/UPS-", "/SWB-", regex=False), "k": 2}
+        ),
+    ]  # fmt: skip
+    if not n_u and not n_b:
+        return pd.DataFrame(columns=POWER_COLUMNS)
+    out = pd.concat([p for p in parts if len(p)], ignore_index=True)
+    out = out.sort_values(["hall", "k"], kind="stable").reset_index(drop=True)
+    out["rating_kw"] = out["rating_kw"].round(3)
+    out["load_kw"] = out["load_kw"].round(3)
+    out["use"] = np.where(out["rating_kw"] > 0, (out["load_kw"] / out["rating_kw"]).round(4), 0.0)
+    out["racks"] = out["racks"].astype(np.int64)
+    return out[POWER_COLUMNS]
