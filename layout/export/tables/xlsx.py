@@ -1,21 +1,35 @@
-"""XLSX: ``write_xlsx(sheets, path, date)``, one sheet per DataFrame, bold frozen header, column widths
-from the content, USD columns formatted ``#,##0.00``. Same input, same bytes: the workbook's created and
-modified dates are the site's date (not the clock) and so are the timestamps of the zip entries (the
-nearest a zip can hold for a date outside 1980-2107). The bytes are openpyxl's; the cells are written as
-strings, not through an element tree per cell. Every text value is a text cell: one starting with ``=``,
-``+``, ``-`` or ``@`` is never a live formula (formula injection), ``#N/A`` never an error; a
-formula-like one also carries the quote prefix style (Excel's stored form of a typed ``'``), so that
-editing the cell keeps it text.
+"""XLSX: ``write_xlsx(sheets, path, date)``, one sheet per DataFrame, bold frozen header, an autofilter,
+column widths from the content, USD columns formatted ``#,##0.00`` and quantities ``#,##0``.
+
+Same input, same bytes: the workbook's created and modified dates are the site's date (not the clock)
+and so are the timestamps of the zip entries (the nearest a zip can hold for a date outside 1980-2107).
+openpyxl writes the package around the cells; the cells are written here as strings, not through an
+element tree per cell, by one writer that takes any value:
+
+- numbers (int, float, numpy's, Decimal) as numbers, booleans as booleans; NaN, infinity, None, NA and
+  NaT as an empty cell; a :class:`Formula` (the exporter's own, e.g. the BOM's subtotals) as a live
+  formula with its value cached;
+- every other value as a text cell: a string as it is, a date or timestamp as its ISO text, anything
+  else as ``str``. Text starting with ``=``, ``+``, ``-`` or ``@`` is never a live formula (formula
+  injection), ``#N/A`` never an error; a formula-like one also carries the quote prefix style (Excel's
+  stored form of a typed ``'``), so that editing the cell keeps it text. Characters XML 1.0 cannot hold
+  (control characters, lone surrogates) and the carriage return are written as OOXML's ``_xHHHH_``
+  escape, as Excel writes them, and an ``_x`` that would read as one is escaped itself (``_x005F_``);
+  text longer than an Excel cell holds (32,767 characters) is cut, with a visible mark at its end;
+- a table without columns as a sheet without cells.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
+import decimal
 import functools
 import io
 import math
+import numbers
 import re
+import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -25,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from layout.export.atomic import write_bytes
-from layout.export.tables.csv import formula_like_rows, is_formula_like
+from layout.export.tables.csv import formula_like_rows
 
 USD_SUFFIX = "_usd"
 MAX_COLUMN_WIDTH = 60
@@ -38,57 +52,27 @@ def _site_datetime(date: str) -> datetime.datetime:
 def xlsx_bytes(sheets: dict[str, pd.DataFrame], date: str, title: str = "") -> bytes:
     """The workbook of ``sheets`` (name -> table) as bytes; ``date`` (YYYY-MM-DD) stamps it.
 
-    openpyxl writes the workbook around the cells (properties, styles, widths, frozen header); the
-    cells themselves are written here as the same XML openpyxl writes for them, a string per cell
-    instead of an element tree per cell (seconds on a campus's Racks sheet). Values openpyxl would
-    treat specially (dates, characters it refuses, ...) send the whole workbook
-    through openpyxl cell by cell, so the bytes never depend on the path."""
-    stamp = _site_datetime(date)
-    try:
-        return _xlsx_fast(sheets, stamp, title)
-    except _NotPlain:
-        return xlsx_bytes_openpyxl(sheets, date, title)
-
-
-def xlsx_bytes_openpyxl(sheets: dict[str, pd.DataFrame], date: str, title: str = "") -> bytes:
-    """The same workbook written by openpyxl cell by cell (the reference the fast path matches)."""
+    openpyxl writes the workbook around the cells (properties, styles, widths, frozen header,
+    autofilter); the cells themselves are written here, a string per cell instead of an element tree
+    per cell (seconds on a campus's Racks sheet), each value as the cell writer below makes it."""
     stamp = _site_datetime(date)
     wb = _workbook(sheets, stamp, title)
     splice: dict[str, Callable[[bytes], bytes]] = {}
-    for i, (df, ws) in enumerate(zip(sheets.values(), wb.worksheets, strict=True), start=1):
-        cached: dict[str, str] = {}
-        for row in df.itertuples(index=False, name=None):
-            ws.append([f"={v.text}" if isinstance(v, Formula) else _cell(v) for v in row])
-            for cell, v in zip(ws[ws.max_row], row, strict=False):
-                if isinstance(v, Formula):
-                    cached[cell.coordinate] = v.cached
-                elif cell.data_type in ("f", "e"):  # openpyxl makes "=..." a formula, "#N/A" an error: text
-                    cell.data_type = "s"
-        for j, col in enumerate(df.columns):
-            fmt = number_format(str(col), df.iloc[:, j])
-            if fmt:
-                for cell in ws[column_letter(j)][1:]:
-                    cell.number_format = fmt
-        for j in range(df.shape[1]):  # formula-like text: "quote prefix" style, text even once edited
-            hit = formula_like_rows(df.iloc[:, j])
-            if hit is not None:
-                column = ws[column_letter(j)][1:]
-                for r in np.flatnonzero(hit).tolist():
-                    column[r].quotePrefix = True
-        if cached:
-            splice[f"xl/worksheets/sheet{i}.xml"] = functools.partial(_cache_formulas, cached=cached)
-    return _restamp_zip(_zip_workbook(wb), stamp, splice)
-
-
-def _cache_formulas(body: bytes, cached: dict[str, str]) -> bytes:
-    """openpyxl's sheet XML with each formula's computed value written as the cell's cached value (it
-    writes ``<v />``), so that a reader that does not calculate (pandas, a previewer) shows the figure."""
-
-    def fill(m: re.Match[str]) -> str:
-        return f"{m.group(1)}<v>{cached[m.group(2)]}</v></c>"
-
-    text = re.sub(r'(<c r="([A-Z]+[0-9]+)"[^>]*><f>[^<]*</f>)<v ?/></c>', fill, body.decode("utf-8"))
-    return text.encode("utf-8")
+    for i, ((_, df), ws) in enumerate(zip(sheets.items(), wb.worksheets, strict=True), start=1):
+        if df.shape[1] == 0:  # no column, no header: a sheet with no cell
+            rows, dim = "", "A1"
+        else:
+            bold_id = ws.cell(row=1, column=1).style_id
+            styles, quoted, hits = _register_styles(ws, df)
+            rows = _sheet_rows(df, bold_id, styles, quoted, hits)
+            dim = f"A1:{column_letter(df.shape[1] - 1)}{len(df) + 1}"
+        splice[f"xl/worksheets/sheet{i}.xml"] = functools.partial(_splice, rows=rows, dim=dim)
+    data = _zip_workbook(wb)
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        missing = sorted(set(splice) - set(z.namelist()))
+    if missing:  # not the package layout openpyxl is known to write
+        raise RuntimeError(f"openpyxl wrote no {', '.join(missing)}")
+    return _restamp_zip(data, stamp, splice)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,10 +110,6 @@ def number_format(name: str, col: pd.Series) -> str:
 USD_FORMAT = "#,##0.00"
 
 
-class _NotPlain(Exception):
-    """A value the fast XLSX cell writer leaves to openpyxl."""
-
-
 def column_letter(j: int) -> str:
     from openpyxl.utils import get_column_letter
 
@@ -140,9 +120,9 @@ FILTER_ROWS = "filter_rows"  # DataFrame.attrs key: the rows an autofilter spans
 
 
 def _workbook(sheets: dict[str, pd.DataFrame], stamp: datetime.datetime, title: str) -> Any:
-    """A workbook with the properties, one sheet per table holding its bold header row, the frozen
-    header, an autofilter over the table (``df.attrs["filter_rows"]``: over that many rows only) and the
-    column widths."""
+    """A workbook with the properties, one sheet per table holding its bold header row (cells without a
+    value: the cells are spliced in later), the frozen header, an autofilter over the table
+    (``df.attrs["filter_rows"]``: over that many rows only) and the column widths."""
     from openpyxl import Workbook
     from openpyxl.styles import Font
 
@@ -151,14 +131,14 @@ def _workbook(sheets: dict[str, pd.DataFrame], stamp: datetime.datetime, title: 
     props = wb.properties
     props.creator = "dclayout"
     props.lastModifiedBy = "dclayout"
-    props.title = title or None
+    props.title = _XML_BAD.sub("", title) or None  # no _xHHHH_ escape in the document properties
     props.created = stamp
     props.modified = stamp
     bold = Font(bold=True)
     for name, df in sheets.items():
-        ws = wb.create_sheet(title=name[:31])
+        ws = wb.create_sheet(title=_XML_BAD.sub("", name)[:31])
         cols = [str(c) for c in df.columns]
-        ws.append(cols)
+        ws.append([None] * len(cols))
         for cell in ws[1]:
             cell.font = bold
         ws.freeze_panes = "A2"
@@ -181,29 +161,11 @@ def _zip_workbook(wb: Any) -> bytes:
     return raw.getvalue()
 
 
-def _xlsx_fast(sheets: dict[str, pd.DataFrame], stamp: datetime.datetime, title: str) -> bytes:
-    """openpyxl's workbook with each sheet's cells spliced in (see xlsx_bytes)."""
-    wb = _workbook(sheets, stamp, title)
-    splice: dict[str, Callable[[bytes], bytes]] = {}
-    for i, ((_, df), ws) in enumerate(zip(sheets.items(), wb.worksheets, strict=True), start=1):
-        if df.shape[1] == 0:
-            raise _NotPlain("a table without columns")
-        bold_id = ws.cell(row=1, column=1).style_id
-        styles, quoted = _register_styles(ws, df)
-        rows = _sheet_rows(df, bold_id, styles, quoted)
-        dim = f"A1:{column_letter(df.shape[1] - 1)}{len(df) + 1}"
-        splice[f"xl/worksheets/sheet{i}.xml"] = functools.partial(_splice, rows=rows, dim=dim)
-    data = _zip_workbook(wb)
-    with zipfile.ZipFile(io.BytesIO(data)) as z:
-        if not set(splice) <= set(z.namelist()):  # not the layout openpyxl is known to write
-            raise _NotPlain("sheet files")
-    return _restamp_zip(data, stamp, splice)
-
-
-def _register_styles(ws: Any, df: pd.DataFrame) -> tuple[list[int], list[int]]:
-    """The style id of each column's cells (its number format) and of its formula-like text cells (that
-    format with the quote prefix; 0 for a column without any), registered with the workbook in the order
-    openpyxl's writer meets them (row by row, left to right), so the ids are the ones it gives."""
+def _register_styles(ws: Any, df: pd.DataFrame) -> tuple[list[int], list[int], list[np.ndarray | None]]:
+    """The style id of each column's cells (its number format), of its formula-like text cells (that
+    format with the quote prefix; 0 for a column without any) and which of its cells are formula-like
+    (None: none), registered with the workbook row by row, left to right (the order the ids of the
+    workbooks written so far come from: the same table, the same bytes)."""
     from openpyxl.cell import Cell
 
     formats = [number_format(str(c), df.iloc[:, j]) for j, c in enumerate(df.columns)]
@@ -224,15 +186,15 @@ def _register_styles(ws: Any, df: pd.DataFrame) -> tuple[list[int], list[int]]:
             cell.number_format = formats[j]
         cell.quotePrefix = quote
         (quoted if quote else styles)[j] = cell.style_id
-    return styles, quoted
+    return styles, quoted, hits
 
 
 def _splice(body: bytes, rows: str, dim: str) -> bytes:
     """A sheet's XML from openpyxl with ``rows`` as its sheetData and ``dim`` as its dimension."""
     head, found, rest = body.decode("utf-8").partition("<sheetData>")
-    if not found:
-        raise _NotPlain("sheetData")
-    _, _, tail = rest.partition("</sheetData>")
+    _, closed, tail = rest.partition("</sheetData>")
+    if not found or not closed:
+        raise RuntimeError("openpyxl wrote a sheet without <sheetData>...</sheetData>")
     head = re.sub(r'<dimension ref="[^"]*" />', f'<dimension ref="{dim}" />', head, count=1)
     return f"{head}<sheetData>{rows}</sheetData>{tail}".encode()
 
@@ -269,27 +231,79 @@ def _restamp_zip(
     return out.getvalue()
 
 
-_ILLEGAL = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")  # openpyxl's ILLEGAL_CHARACTERS_RE
-# text openpyxl writes as it is: no markup to escape, no control character, no space at either end, not a
-# formula ("=...") or an error code ("#...")
-_PLAIN = re.compile(r"[^\s=#&<>\000-\037](?:[^&<>\000-\037]*[^\s&<>\000-\037])?\Z")
+# ------------------------------------------------------------------------------------------ the cells
+# What XML 1.0 cannot hold (C0 controls but tab and newline, surrogates, U+FFFE, U+FFFF) and the carriage
+# return (XML holds it, but a reader turns it into a newline): written as OOXML's escape _xHHHH_ (HHHH the
+# UTF-16 code unit in hex, ST_Xstring), as Excel writes them. An underscore that would start such an
+# escape in the file (_x, four hex digits, then _ or an escaped character) is escaped itself, _x005F_,
+# so that the text "_x0041_" reads back as that text and not as "A".
+_NOT_XML = "\\ud800-\\udfff\\ufffe\\uffff"  # surrogates, U+FFFE, U+FFFF: as regex ranges
+_BAD = f"\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\r{_NOT_XML}"
+_XML_BAD = re.compile(f"[{_BAD}]")
+_ESCAPED = re.compile(f"[{_BAD}]|_(?=x[0-9A-Fa-f]{{4}}(?:_|[{_BAD}]))")
+# text written as it is: no markup, no control character (nor anything else to escape), no space at either
+# end, not "=..." or "#..." (text all the same, written by _xml_cell); "_x" is looked for apart
+_OUT = f"&<>\\x00-\\x1f{_NOT_XML}"
+_PLAIN = re.compile(f"[^\\s=#{_OUT}](?:[^{_OUT}]*[^\\s{_OUT}])?\\Z")
+
+XLSX_MAX_TEXT = 32_767  # characters an Excel cell holds (UTF-16 code units)
 
 
-def _sheet_rows(df: pd.DataFrame, bold_id: int, styles: list[int], quoted: list[int]) -> str:
-    """The ``<row>`` elements of a sheet: the header in bold, then one row per table row, each cell as
-    openpyxl writes it."""
+def truncated_mark(n: int) -> str:
+    """What ends a text cut to XLSX_MAX_TEXT: the cut is visible, and how long the text was."""
+    return f" …[cut: {n:,} characters, more than the {XLSX_MAX_TEXT:,} an Excel cell holds]"
+
+
+def _fit(text: str) -> str:
+    """``text``, or its start and :func:`truncated_mark` when it is longer than an Excel cell holds."""
+    if len(text) <= XLSX_MAX_TEXT // 2:  # fits even if every character took two UTF-16 units
+        return text
+    units = text.encode("utf-16-le", "surrogatepass")
+    if len(units) <= 2 * XLSX_MAX_TEXT:
+        return text
+    mark = truncated_mark(len(text))
+    keep = units[: 2 * (XLSX_MAX_TEXT - len(mark.encode("utf-16-le")) // 2)]
+    if 0xD800 <= int.from_bytes(keep[-2:], "little") <= 0xDBFF:  # half a surrogate pair: not cut in two
+        keep = keep[:-2]
+    return keep.decode("utf-16-le", "surrogatepass") + mark
+
+
+def _escape(m: re.Match[str]) -> str:
+    return f"_x{ord(m.group()):04X}_"
+
+
+def _text_cell(ref: str, s: str, text: str) -> str:
+    """A text cell: ``text`` cut to what a cell holds, escaped (see _BAD), markup as entities."""
+    text = _ESCAPED.sub(_escape, _fit(text))
+    if text == "":
+        return f'<c r="{ref}"{s} t="inlineStr" />'
+    stripped = text.strip()
+    space = ' xml:space="preserve"' if stripped and stripped != text else ""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f'<c r="{ref}"{s} t="inlineStr"><is><t{space}>{text}</t></is></c>'
+
+
+def _sheet_rows(
+    df: pd.DataFrame, bold_id: int, styles: list[int], quoted: list[int], hits: list[np.ndarray | None]
+) -> str:
+    """The ``<row>`` elements of a sheet: the header in bold, then one row per table row."""
     letters = [column_letter(j) for j in range(df.shape[1])]
     head = "".join(_xml_cell(f"{c}1", str(v), bold_id) for c, v in zip(letters, df.columns, strict=True))
     parts = [f'<row r="1">{head}</row>']
-    columns = [_column_cells(df.iloc[:, j], letters[j], styles[j], quoted[j]) for j in range(df.shape[1])]
+    columns = [
+        _column_cells(df.iloc[:, j], letters[j], styles[j], quoted[j], hits[j]) for j in range(df.shape[1])
+    ]
     for r, cells in enumerate(zip(*columns, strict=True), start=2):
         parts.append(f'<row r="{r}">{"".join(cells)}</row>')
     return "".join(parts)
 
 
-def _column_cells(col: pd.Series, letter: str, style: int, quoted: int = 0) -> list[str]:
+def _column_cells(
+    col: pd.Series, letter: str, style: int, quoted: int = 0, hit: np.ndarray | None = None
+) -> list[str]:
     """The ``<c>`` elements of one column from row 2 on; numpy number and bool columns without a type
-    test per value; ``quoted``: the style of its formula-like text cells (0: it has none)."""
+    test per value, plain text without a look at each character; ``quoted``: the style of the cells
+    ``hit`` marks, its formula-like text cells (0, None: it has none)."""
     values = col.tolist()
     rows = range(2, len(values) + 2)
     s = f' s="{style}"' if style else ""
@@ -305,27 +319,29 @@ def _column_cells(col: pd.Series, letter: str, style: int, quoted: int = 0) -> l
         ]
     if kind == "b":
         return [f'<c r="{letter}{r}"{s} t="b"><v>{int(v)}</v></c>' for r, v in zip(rows, values, strict=True)]
-    if quoted:
+    if quoted and hit is not None:
         return [
-            _xml_cell(f"{letter}{r}", v, quoted if isinstance(v, str) and is_formula_like(v) else style)
-            for r, v in zip(rows, values, strict=True)
+            _xml_cell(f"{letter}{r}", v, quoted if h else style)
+            for r, v, h in zip(rows, values, hit.tolist(), strict=True)
         ]
     return [
         f'<c r="{letter}{r}"{s} t="inlineStr"><is><t>{v}</t></is></c>'
-        if type(v) is str and len(v) <= 32767 and _PLAIN.match(v)
+        if type(v) is str and len(v) <= XLSX_MAX_TEXT // 2 and _PLAIN.match(v) and "_x" not in v
         else _xml_cell(f"{letter}{r}", v, style)
         for r, v in zip(rows, values, strict=True)
     ]
 
 
 def _xml_cell(ref: str, v: Any, style: int) -> str:
-    """One ``<c>`` element exactly as openpyxl's etree writer serialises it ("" when it writes none); a
-    :class:`Formula` with its cached value, as xlsx_bytes_openpyxl writes it."""
+    """One ``<c>`` element of any value ("" for an empty cell without a style): a :class:`Formula` with
+    its cached value, a number, a boolean, or text (see :func:`_value`). Text is always a text cell:
+    "=..." (live in a spreadsheet: formula injection) and "#N/A" (an error code) are written as the text
+    they are, as "+...", "-..." and "@..." are."""
     s = f' s="{style}"' if style else ""
     if isinstance(v, Formula):
         text = v.text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         return f'<c r="{ref}"{s}><f>{text}</f><v>{v.cached}</v></c>'
-    v = _cell(v)
+    v = _value(v)
     if v is None:
         return f'<c r="{ref}"{s} t="n" />' if style else ""
     t = type(v)
@@ -333,37 +349,53 @@ def _xml_cell(ref: str, v: Any, style: int) -> str:
         return f'<c r="{ref}"{s} t="b"><v>{int(v)}</v></c>'
     if t is int or t is float:
         return f'<c r="{ref}"{s} t="n"><v>{v:.16g}</v></c>'
-    if t is not str or len(v) > 32767 or _ILLEGAL.search(v):
-        raise _NotPlain(repr(v)[:40])
-    # text, always: "=..." (a formula to openpyxl, live in a spreadsheet: formula injection) and "#N/A"
-    # (an error code) are written as the text they are, as "+...", "-..." and "@..." are
-    if v == "":
-        return f'<c r="{ref}"{s} t="inlineStr" />'
-    stripped = v.strip()
-    space = ' xml:space="preserve"' if stripped and stripped != v else ""
-    text = v.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return f'<c r="{ref}"{s} t="inlineStr"><is><t{space}>{text}</t></is></c>'
+    return _text_cell(ref, s, v)
 
 
-def _cell(v: Any) -> Any:
+_LARGEST = int(sys.float_info.max)  # the largest integer a number cell (a float) holds
+
+
+def _value(v: Any) -> None | bool | int | float | str:
+    """What the cell of ``v`` holds: None (empty: None, NA, NaT, NaN, infinity), a bool, a number (int,
+    float and any other real number, numpy's as Python's), or text: a string as it is, a date, time or
+    timestamp as its ISO text, anything else as ``str``."""
     t = type(v)
-    if t is str or t is int or t is bool:
+    if t is str or t is bool:
         return v
+    if t is int:  # an integer beyond any float: its digits
+        return v if -_LARGEST <= v <= _LARGEST else str(v)
     if t is float:
         return v if math.isfinite(v) else None
+    if v is None or v is pd.NA or v is pd.NaT:
+        return None
+    if isinstance(v, np.datetime64 | np.timedelta64):  # .item() of a nanosecond one is an int
+        v = pd.Timestamp(v) if isinstance(v, np.datetime64) else pd.Timedelta(v)
+        return None if v is pd.NaT else v.isoformat()
     if isinstance(v, np.generic):
         v = v.item()
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    if v is pd.NA or v is pd.NaT:
-        return None
-    return v
+    if isinstance(v, str):
+        return str(v)
+    if isinstance(v, bool):
+        return bool(v)
+    if isinstance(v, int):
+        return _value(int(v))
+    if isinstance(v, numbers.Real | decimal.Decimal):
+        try:
+            x = float(v)
+        except OverflowError:  # a Decimal or Fraction beyond any float: its text
+            return str(v)
+        return x if math.isfinite(x) else None
+    isoformat = getattr(v, "isoformat", None)
+    if callable(isoformat):
+        return str(isoformat())
+    return str(v)
 
 
 def _shown(v: Any) -> str:
+    """The text of ``v`` as wide as the cell shows it (for the column widths)."""
     if isinstance(v, Formula):
         return v.cached
-    v = _cell(v)
+    v = _value(v)
     return "" if v is None else str(v)
 
 
