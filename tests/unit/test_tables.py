@@ -456,12 +456,13 @@ def test_xlsx_table_without_columns_is_an_empty_sheet(empty: pd.DataFrame) -> No
         _check_sheet(wb[name], df)
 
 
-def test_a_catalog_id_with_a_control_character_exports_to_xlsx(tmp_path: Path) -> None:
-    """Issue 30: a catalog id may hold a control character (a TOML key is not free text); the XLSX export
-    failed on it (openpyxl refuses the character). It is written as its _xHHHH_ escape now."""
+def test_a_catalog_id_with_a_control_character_is_refused_before_any_export(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 30: a catalog id held a control character (a TOML key was not free text) and the XLSX export
+    failed on it. Ids now follow the id rule (tests/unit/test_ids.py): the design is refused with one
+    line and exit 2, and nothing is written. The writer itself escapes such text in any cell (above)."""
     import shutil
-
-    from openpyxl.utils.escape import unescape
 
     from layout.cli import main
     from layout.load import DEFAULT_TEMPLATES_DIR
@@ -475,16 +476,10 @@ def test_a_catalog_id_with_a_control_character_exports_to_xlsx(tmp_path: Path) -
     )
     site = str(Path(__file__).resolve().parents[1] / "data" / "small-site.toml")
     out = tmp_path / "o"
-    assert (
-        main(["design", site, "--templates", str(lib), "--out", str(out), "--no-svg", "--csv", "--xlsx"]) == 0
-    )
-    bom_csv = pd.read_csv(out / "small-site-bom.csv", keep_default_na=False)
-    ids = [p for p in bom_csv["part_id"] if "\x07" in p]
-    assert ids  # the medium is in the BOM
-    wb = openpyxl.load_workbook(out / "small-site.xlsx")
-    read = [c.value for c in wb["BOM"]["C"][1:] if isinstance(c.value, str) and "_x0007_" in c.value]
-    assert [unescape(v) for v in read] == ids
-    _all_parts_parse((out / "small-site.xlsx").read_bytes())
+    assert main(["design", site, "--templates", str(lib), "--out", str(out), "--no-svg", "--xlsx"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "media.mmf\\x07b: must be an id" in err[0], err
+    assert not out.exists()
 
 
 INJECTION = ["=1+2", '=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "=", "#N/A", "#DIV/0!"]
