@@ -24,3 +24,13 @@ def test_links_and_images_point_inside_the_repository() -> None:
         path = (ROOT / t).resolve()
         assert path.is_relative_to(ROOT) and path.exists(), t
     assert "../" not in re.sub(r"```.*?```", "", text, flags=re.S), "a path outside the repository"
+
+
+def test_the_campus_counts_quoted_in_prose_are_the_designs(design_of: object) -> None:
+    """The speed paragraph names the campus design's size; it is that design's."""
+    d = design_of("campus-100k")  # type: ignore[operator]
+    flat = " ".join(README.read_text(encoding="utf-8").split())
+    sizes = (
+        f"{len(d.fabric.devices):,} devices, {len(d.placement.racks):,} racks, {len(d.cabling.links):,} links"
+    )
+    assert f"the whole 100k-campus design — {sizes} routed" in flat
