@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from layout import bom, design  # noqa: E402
+from layout import bom, design, reliability  # noqa: E402
 from layout.engine import compare  # noqa: E402
 from layout.load import load_site  # noqa: E402
 
@@ -36,9 +36,9 @@ def main() -> None:
     t0 = time.perf_counter()
     d = design.run(vin)
     t1 = time.perf_counter()
-    table = bom.build(vin, d.fabric, d.placement, d.cabling)
+    table = bom.build(bom.BomInput.of(vin), d.fabric, d.placement, d.cabling)
     bom.totals(table)
-    bom.design_reliability(vin, d.fabric, d.cabling)
+    reliability.design_reliability(reliability.ReliabilityInput.of(vin, d.fabric, d.cabling))
     t2 = time.perf_counter()
     print(f"  one variant ({v.name}): design.run {t1 - t0:.2f} s, BOM + reliability {t2 - t1:.3f} s")
 

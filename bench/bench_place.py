@@ -38,11 +38,12 @@ from pathlib import Path
 from bench_design import rack_moving_edits  # noqa: E402
 from timing import ROOT, timed  # noqa: E402  (bench/timing.py puts the repo on sys.path)
 
-from layout import design, place, power  # noqa: E402
+from layout import design, place  # noqa: E402
 from layout.cache import DesignCache  # noqa: E402
 from layout.kept import Kept  # noqa: E402
 from layout.load import load_site  # noqa: E402
 from layout.place.zones import ZoneStore  # noqa: E402
+from layout.power import loads as power  # noqa: E402
 from layout.siteedit import SiteEditor  # noqa: E402
 
 

@@ -1,5 +1,5 @@
 """The stages after cabling in ``design.run`` (power.check, power_chain.build, cdus.liquid_loop, bom.build,
-bom.design_reliability) on the first run after an edit of one hall of the 100k campus, as the TUI runs
+reliability.design_reliability) on the first run after an edit of one hall of the 100k campus, as the TUI runs
 it: with a DesignCache warmed on the unedited site. CPU time of this process (``time.process_time``)
 per function and together, best of ``--runs`` (each with a fresh cache).
 
@@ -57,7 +57,7 @@ STAGES = (
     ("chain_mod", "build"),
     ("cdus_mod", "liquid_loop"),
     ("bom_mod", "build"),
-    ("bom_mod", "design_reliability"),
+    ("reliability_mod", "design_reliability"),
 )
 
 
@@ -93,8 +93,8 @@ def main() -> None:
             times.clear()
             design.run(editor.inputs, cache=cache)
             got = dict(times)
-            got["power"] = sum(v for k, v in times.items() if not k.startswith("bom."))
-            got["bom"] = sum(v for k, v in times.items() if k.startswith("bom."))
+            got["power"] = sum(v for k, v in times.items() if k.startswith("power."))
+            got["bom"] = sum(v for k, v in times.items() if not k.startswith("power."))
             got["together"] = got["power"] + got["bom"]
             mine = best.setdefault(label, {})
             for k, v in got.items():

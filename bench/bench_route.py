@@ -26,7 +26,7 @@ import time
 import numpy as np
 from timing import ROOT, timed  # noqa: E402  (bench/timing.py puts the repo on sys.path)
 
-from layout import media, route, trays  # noqa: E402
+from layout.cable import CableInput, route, stage, trays  # noqa: E402
 from layout.design import build_fabric  # noqa: E402
 from layout.load import load_site  # noqa: E402
 from layout.place import place  # noqa: E402
@@ -63,15 +63,15 @@ def main() -> None:
     print(f"{inputs.stem}: fabric {t_fab:.2f} s, placement {t_pl:.2f} s (context, once)")
     print(f"  {len(pl.racks):,} racks, {len(fab.links):,} links")  # type: ignore[attr-defined]
 
-    best, med, tr = timed(lambda: trays.build(inputs, pl), args.runs)
+    best, med, tr = timed(lambda: trays.build(CableInput.of(inputs), pl), args.runs)
     t = tr  # type: ignore[assignment]
     print(
         f"trays.build        best {best:7.3f} s  median {med:7.3f} s   {len(t.nodes):,} nodes, {len(t.edges):,} edges"
     )  # type: ignore[attr-defined]
 
     # which links go along the trays (as cable() decides), then time the bulk routing alone
-    full_best, full_med, cab = timed(lambda: media.cable(inputs, fab, pl), args.runs)
-    c: media.Cabling = cab  # type: ignore[assignment]
+    full_best, full_med, cab = timed(lambda: stage.cable(CableInput.of(inputs), fab, pl), args.runs)
+    c: stage.Cabling = cab  # type: ignore[assignment]
     tray_links = np.nonzero((c.links["route"] == "tray").to_numpy())[0]
     ra = c.links["rack_a"].to_numpy()[tray_links]
     rb = c.links["rack_b"].to_numpy()[tray_links]
@@ -82,7 +82,7 @@ def main() -> None:
         f"{p.n_pairs:,} rack pairs, {len(p.sources):,} Dijkstra sources"
     )
     print(
-        f"media.cable (all)  best {full_best:7.3f} s  median {full_med:7.3f} s   trays + routes + media + fill + modules"
+        f"cable (all)        best {full_best:7.3f} s  median {full_med:7.3f} s   trays + routes + media + fill + modules"
     )
 
     # the per-link baseline on the same graph

@@ -1,6 +1,6 @@
-"""Bill of materials, cost and reliability of a cabled design (pandas).
+"""Bill of materials and cost of a cabled design (pandas).
 
-``build(inputs, fabric, placement, cabling)`` returns one row per thing to buy (columns ``BOM_COLUMNS``),
+``build(BomInput.of(inputs), fabric, placement, cabling)`` returns one row per thing to buy (columns ``BOM_COLUMNS``),
 in ``CATEGORIES`` order and, inside a category, in a fixed order (server model; switch network, tier
 and model; catalog media order and length), so the table and its exports are byte-stable:
 
@@ -10,11 +10,11 @@ and model; catalog media order and length), so the table and its exports are byt
 - **nics**: backend NIC ports per NIC option, at the option's ``price_usd_extra`` over ConnectX-7;
 - **transceivers** per medium and module width: one module per optical link end, a module carrying up
   to ``ports_per_cage`` links on a switch and ``ports_per_module`` GPU links on a server (as counted by
-  layout.media);
+  layout.cable.media);
 - **cables** per medium and stock length (the links, one cable each);
 - **trays** per tray kind, in whole metres (``rack_part.tray_usd_per_m``, campus ducts included);
 - **power**: the power chain's busways (runs and metres) per rating, tap-off boxes, UPS blocks and
-  switchboards (layout/power_chain.py); **cooling**: the CDUs of liquid halls (layout/cooling.py).
+  switchboards (layout/power/chain.py); **cooling**: the CDUs of liquid halls (layout/power/cooling.py).
 
 Prices: a medium's catalog ``price_usd`` is one 400G link at its typical length: for copper the cable
 assembly, for optics two module ends and the patch fibre. So a copper cable costs ``price_usd +
@@ -22,19 +22,16 @@ price_usd_per_m x stock length``; an optical cable ``price_usd_per_m x stock len
 module ``ports x price_usd / 2`` (an end of a 400G link is half the link's optics; a twin-port module is
 two ends). Fully used modules give every optical link exactly its catalog price.
 
-``design_reliability(inputs, fabric, cabling)`` gives the design's own time to first job failure (its
-node-side optical modules and their MTBFs, the seed's definition) and, under ``all_links``, from every
-link of the backend fabric with its medium's MTBF (copper too), and the checkpoint-restart vs in-memory
-loss of the site's ``[training]`` table, worst case and expected.
+The design's reliability figures (time to the first job failure, checkpoint losses) are in
+layout/reliability.py.
 
 Kept by a front end's DesignCache: the rows of each fabric (:func:`fabric_parts_key`) and of each
-cabling (:func:`cabling_parts_key`), and the reliability figures (:func:`reliability_key`); an edit
-that re-cables nothing makes only the racks', power and cooling rows again.
+cabling (:func:`cabling_parts_key`); an edit that re-cables nothing makes only the racks', power and
+cooling rows again.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -44,15 +41,15 @@ import pandas as pd
 
 from layout.fabric import NODE_ROLES, is_switch_role
 from layout.kept import Kept, Same
-from layout.reliability import MINUTES_PER_YEAR, CheckpointLoss, checkpoint_loss, time_to_first_failure_min
 
 if TYPE_CHECKING:
-    from layout.cdus import LiquidLoop
+    from layout.cable import Cabling
     from layout.fabric import Fabric
     from layout.load import Inputs
-    from layout.media import Cabling
+    from layout.model import Catalog
     from layout.place import Placement
-    from layout.power_chain import PowerChain
+    from layout.power.cdus import LiquidLoop
+    from layout.power.chain import PowerChain
 
 CATEGORIES = (
     "servers",
@@ -80,8 +77,21 @@ TRAY_LABELS = {"row": "row tray", "cross": "cross-aisle tray", "trunk": "trunk t
                "duct": "campus duct", "user": "user-added tray"}  # fmt: skip
 
 
+@dataclass(frozen=True, eq=False)
+class BomInput:
+    """What the bill of materials reads of the inputs: the catalog (parts, names, prices) and each rack
+    template's name (the racks' rows)."""
+
+    catalog: Catalog
+    rack_names: dict[str, str]  # rack template id -> its name
+
+    @classmethod
+    def of(cls, inputs: Inputs) -> BomInput:
+        return cls(inputs.catalog, {t: tpl.name for t, tpl in inputs.templates.items()})
+
+
 def build(
-    inputs: Inputs,
+    inp: BomInput,
     fabric: Fabric,
     placement: Placement,
     cabling: Cabling,
@@ -94,18 +104,18 @@ def build(
     ``chain`` and ``liquid``: the power chain and the CDUs to buy, when designed; ``kept``: the parts
     of earlier runs' fabrics (:func:`fabric_parts`), ``kept_cabling``: of their cablings
     (:func:`cabling_parts`); None: made here."""
-    from layout.cdus import cdu_parts
-    from layout.power_chain import part_counts
+    from layout.power.cdus import cdu_parts
+    from layout.power.chain import part_counts
 
-    servers, nodes, switches = fabric_parts(inputs, fabric, kept)
+    servers, nodes, switches = fabric_parts(inp.catalog, fabric, kept)
     rows = [
         *servers,
         *nodes,
-        *_racks(inputs, placement),
+        *_racks(inp, placement),
         *switches,
-        *cabling_parts(inputs, cabling, kept_cabling),
-        *(part_counts(inputs.catalog, chain) if chain is not None else []),
-        *(cdu_parts(inputs.catalog, liquid) if liquid is not None else []),
+        *cabling_parts(inp.catalog, cabling, kept_cabling),
+        *(part_counts(inp.catalog, chain) if chain is not None else []),
+        *(cdu_parts(inp.catalog, liquid) if liquid is not None else []),
     ]
     rows.sort(key=lambda r: CATEGORIES.index(r[0]))  # stable: keeps the order inside a category
     df = pd.DataFrame(rows, columns=["category", "item", "part_id", "qty", "unit", "unit_price_usd"])
@@ -120,53 +130,53 @@ FabricParts = tuple[list[Row], list[Row], list[Row]]  # servers (GPUs, NIC ports
 FABRIC_PARTS_KEPT = 4  # as many as the fabrics a DesignCache keeps
 
 
-def fabric_parts_key(inputs: Inputs, fabric: Fabric) -> dict[str, Any]:
+def fabric_parts_key(catalog: Catalog, fabric: Fabric) -> dict[str, Any]:
     """All the servers, nodes and switches to buy are made from, by name: the fabric (the very object:
     immutable; its devices and NIC) and the catalog (names and prices)."""
-    return {"fabric": fabric, "catalog": inputs.catalog}
+    return {"fabric": fabric, "catalog": catalog}
 
 
 def fabric_parts(
-    inputs: Inputs, fabric: Fabric, kept: Kept[tuple[Any, ...], FabricParts] | None
+    catalog: Catalog, fabric: Fabric, kept: Kept[tuple[Any, ...], FabricParts] | None
 ) -> FabricParts:
     """The BOM rows of the fabric's servers (with their GPUs and NIC ports), nodes and switches; from
     ``kept`` when an earlier run made them from the same :func:`fabric_parts_key` (an edit that leaves
     the cluster alone buys the same ones: ~17 ms of the campus's BOM), else made (and put there)."""
     if kept is None:
-        return _servers(inputs, fabric), _nodes(inputs, fabric), _switches(inputs, fabric)
-    key = tuple(fabric_parts_key(inputs, fabric).values())
+        return _servers(catalog, fabric), _nodes(catalog, fabric), _switches(catalog, fabric)
+    key = tuple(fabric_parts_key(catalog, fabric).values())
     return kept.take(
-        key, lambda: (_servers(inputs, fabric), _nodes(inputs, fabric), _switches(inputs, fabric))
+        key, lambda: (_servers(catalog, fabric), _nodes(catalog, fabric), _switches(catalog, fabric))
     )
 
 
 CABLING_PARTS_KEPT = 2  # the last cabling and the one before (an edit, then undo)
 
 
-def cabling_parts_key(inputs: Inputs, cabling: Cabling) -> dict[str, Any]:
+def cabling_parts_key(catalog: Catalog, cabling: Cabling) -> dict[str, Any]:
     """All the transceivers, cables and trays to buy are made from, by name: the cabling (the very
     object: a Cabling is never changed; the CableCache hands the same one to every run whose placement
     and trays it was made for) and the catalog (names, prices, media order)."""
-    return {"cabling": Same(cabling), "catalog": inputs.catalog}
+    return {"cabling": Same(cabling), "catalog": catalog}
 
 
 def cabling_parts(
-    inputs: Inputs, cabling: Cabling, kept: Kept[tuple[Any, ...], list[Row]] | None
+    catalog: Catalog, cabling: Cabling, kept: Kept[tuple[Any, ...], list[Row]] | None
 ) -> list[Row]:
     """The BOM rows of the cabling's transceivers, cables and trays; from ``kept`` when an earlier run
     made them from the same :func:`cabling_parts_key` (an edit that re-cables nothing: a hall's power
     budget, cooling or a max kW that keeps its racks), else made (and put there)."""
     if kept is None:
-        return [*_transceivers(inputs, cabling), *_cables(inputs, cabling), *_trays(inputs, cabling)]
-    key = tuple(cabling_parts_key(inputs, cabling).values())
+        return [*_transceivers(catalog, cabling), *_cables(catalog, cabling), *_trays(catalog, cabling)]
+    key = tuple(cabling_parts_key(catalog, cabling).values())
     return kept.take(
-        key, lambda: [*_transceivers(inputs, cabling), *_cables(inputs, cabling), *_trays(inputs, cabling)]
+        key, lambda: [*_transceivers(catalog, cabling), *_cables(catalog, cabling), *_trays(catalog, cabling)]
     )
 
 
-def _servers(inputs: Inputs, fabric: Fabric) -> list[Row]:
+def _servers(catalog: Catalog, fabric: Fabric) -> list[Row]:
     """Servers, their GPUs and their backend NIC ports, per server model."""
-    cat = inputs.catalog
+    cat = catalog
     dev = fabric.devices
     models, counts = np.unique(
         dev.loc[dev["role"] == "server", "model"].to_numpy().astype(str), return_counts=True
@@ -184,7 +194,7 @@ def _servers(inputs: Inputs, fabric: Fabric) -> list[Row]:
     return servers + gpus + nics
 
 
-def _nodes(inputs: Inputs, fabric: Fabric) -> list[Row]:
+def _nodes(catalog: Catalog, fabric: Fabric) -> list[Row]:
     """Storage servers and CPU nodes (head, login, management, UFM), per device name prefix and model."""
     dev = fabric.devices
     nodes = dev.loc[dev["role"].isin(NODE_ROLES), ["device_id", "model"]]
@@ -199,19 +209,19 @@ def _nodes(inputs: Inputs, fabric: Fabric) -> list[Row]:
              "ufm": "fabric manager (UFM)"}  # fmt: skip
     out: list[Row] = []
     for (w, m), n in counts.items():
-        spec = inputs.catalog.node[m]
+        spec = catalog.node[m]
         out.append(("nodes", f"{spec.name}, {label.get(w, w)}", m, int(n), "each", spec.price_usd))
     return out
 
 
-def _racks(inputs: Inputs, placement: Placement) -> list[Row]:
+def _racks(inp: BomInput, placement: Placement) -> list[Row]:
     code, names = pd.factorize(placement.racks["template"].astype(str))
     by = dict(zip([str(t) for t in names], np.bincount(code, minlength=len(names)).tolist(), strict=True))
-    price = inputs.catalog.rack_part.rack_usd
-    return [("racks", inputs.templates[t].name, t, int(by[t]), "each", price) for t in sorted(by)]
+    price = inp.catalog.rack_part.rack_usd
+    return [("racks", inp.rack_names[t], t, int(by[t]), "each", price) for t in sorted(by)]
 
 
-def _switches(inputs: Inputs, fabric: Fabric) -> list[Row]:
+def _switches(catalog: Catalog, fabric: Fabric) -> list[Row]:
     """Per network (NETWORK_ORDER), tier, role and model."""
     dev = fabric.devices
     sw = dev.loc[is_switch_role(dev["role"].to_numpy()), ["network", "tier", "role", "model"]].astype(
@@ -225,17 +235,17 @@ def _switches(inputs: Inputs, fabric: Fabric) -> list[Row]:
     for role, model, n in zip(
         counts["role"].tolist(), counts["model"].tolist(), counts["n"].tolist(), strict=True
     ):
-        spec = inputs.catalog.switch[model]
+        spec = catalog.switch[model]
         out.append(
             ("switches", f"{spec.name}, {ROLE_LABELS.get(role, role)}", model, n, "each", spec.price_usd)
         )
     return out
 
 
-def _transceivers(inputs: Inputs, cabling: Cabling) -> list[Row]:
+def _transceivers(catalog: Catalog, cabling: Cabling) -> list[Row]:
     out: list[Row] = []
-    for media_id, ports, n in _module_counts(inputs, cabling):
-        spec = inputs.catalog.media[media_id]
+    for media_id, ports, n in _module_counts(catalog, cabling):
+        spec = catalog.media[media_id]
         width = f"{ports}-port module" if ports > 1 else "module"
         out.append(
             (
@@ -250,11 +260,11 @@ def _transceivers(inputs: Inputs, cabling: Cabling) -> list[Row]:
     return out
 
 
-def _cables(inputs: Inputs, cabling: Cabling) -> list[Row]:
+def _cables(catalog: Catalog, cabling: Cabling) -> list[Row]:
     """Per medium (catalog order), stock length and copper assembly: a breakout (one 800G cage to two
     400G cages) or a twin cable (two links, one twin-port cage at each end) is one part for two links,
     priced as the two links it carries."""
-    media = inputs.catalog.media
+    media = catalog.media
     rank = {m: i for i, m in enumerate(media)}
     keys = sorted(
         _cable_parts(cabling), key=lambda k: (rank.get(k[0], len(rank)), k[1], ASSEMBLY_ORDER.index(k[2]))
@@ -293,7 +303,7 @@ def _cable_parts(cabling: Cabling) -> list[tuple[str, float, str, int]]:
     pm = getattr(cabling, "ports", None)  # hand-made cablings in tests may have no port map
     if pm is None:
         return [(m, length, "", n) for m, length, n in per_link]
-    from layout.ports import ASSEMBLIES
+    from layout.cable.cages import ASSEMBLIES
 
     links = cabling.links
     pair_codes = [ASSEMBLIES.index(a) for a in ASSEMBLY_ITEMS]
@@ -323,9 +333,9 @@ def _cable_parts(cabling: Cabling) -> list[tuple[str, float, str, int]]:
     return [p for p in single if p[3] > 0] + [(m, length, a, -(-n // 2)) for m, length, a, n in pairs]
 
 
-def _trays(inputs: Inputs, cabling: Cabling) -> list[Row]:
+def _trays(catalog: Catalog, cabling: Cabling) -> list[Row]:
     """Per tray kind, whole metres."""
-    price = inputs.catalog.rack_part.tray_usd_per_m
+    price = catalog.rack_part.tray_usd_per_m
     return [
         ("trays", TRAY_LABELS.get(k, k), f"tray/{k}", math.ceil(m - 1e-9), "m", price)
         for k, m in cabling.trays.tray_m().items()
@@ -333,9 +343,9 @@ def _trays(inputs: Inputs, cabling: Cabling) -> list[Row]:
     ]
 
 
-def _module_counts(inputs: Inputs, cabling: Cabling) -> list[tuple[str, int, int]]:
+def _module_counts(catalog: Catalog, cabling: Cabling) -> list[tuple[str, int, int]]:
     """(medium, links per module, modules) from ``cabling.modules``, in catalog media order."""
-    cat = inputs.catalog
+    cat = catalog
     m = cabling.modules
     if m.empty:
         return []
@@ -364,183 +374,4 @@ def totals(df: pd.DataFrame) -> dict[str, Any]:
         "total": round(float(df["extended_usd"].sum()), 2),
         "network": round(sum(by_category[c] for c in NETWORK_CATEGORIES), 2),
         "by_category": by_category,
-    }
-
-
-RELIABILITY_KEPT = 2  # the last cabling's figures and the one before (an edit, then undo)
-
-
-def reliability_key(inputs: Inputs, fabric: Fabric, cabling: Cabling) -> dict[str, Any]:
-    """All :func:`design_reliability` reads, by name: the fabric (the very object: its NIC, server and
-    GPUs), the cabling (the very object, never changed: its modules and links), the catalog (MTBFs, the
-    NIC, the server's link speed), the cluster's ``link_mtbf_years`` with whether the site gives it, and
-    the site's ``[training]`` table. Not the halls: an edit that re-cables nothing reuses the figures."""
-    cluster = inputs.site.cluster
-    return {
-        "fabric": fabric,
-        "cabling": Same(cabling),
-        "catalog": inputs.catalog,
-        "link_mtbf_years": ("link_mtbf_years" in cluster.model_fields_set, cluster.link_mtbf_years),
-        "training": inputs.site.training,
-    }
-
-
-def design_reliability(
-    inputs: Inputs,
-    fabric: Fabric,
-    cabling: Cabling,
-    kept: Kept[tuple[Any, ...], dict[str, Any]] | None = None,
-) -> dict[str, Any]:
-    """Time to the first job failure from the design's node-side optical modules, and what a failure
-    costs with checkpoint restart vs in-memory recovery (the site's ``[training]`` table).
-
-    A node-side module is a server-end transceiver on a GPU-to-leaf link (Cedar-7: one dual-port module
-    for two links). Its MTBF: ``cluster.link_mtbf_years`` when the site sets it, else the NIC's own
-    ``link_mtbf_years`` (Cedar-7: 4 years per dual-port link), else the medium's ``mtbf_years``.
-
-    ``kept``: the figures of earlier runs by :func:`reliability_key` (a copy is returned: the caller
-    may change its own); None: worked out here.
-    """
-    if kept is None:
-        return _reliability(inputs, fabric, cabling)
-    key = tuple(reliability_key(inputs, fabric, cabling).values())
-    return copy.deepcopy(kept.take(key, lambda: _reliability(inputs, fabric, cabling)))
-
-
-def _reliability(inputs: Inputs, fabric: Fabric, cabling: Cabling) -> dict[str, Any]:
-    cat = inputs.catalog
-    cluster = inputs.site.cluster
-    nic = cat.nic[fabric.nic]
-    by_media = _node_modules(cabling.modules)
-    if "link_mtbf_years" in cluster.model_fields_set:
-        source, fixed = "site", cluster.link_mtbf_years
-    elif nic.link_mtbf_years is not None:
-        source, fixed = "nic", nic.link_mtbf_years
-    else:
-        source, fixed = "media", None
-    mtbf = np.array([fixed if fixed is not None else cat.media[k].mtbf_years for k in by_media.media], float)
-    modules = by_media.modules
-    ttff = time_to_first_failure_min(mtbf, modules) if len(modules) else math.inf
-    srv = cat.server[fabric.server]
-    tr = inputs.site.training
-    loss = checkpoint_loss(
-        fabric.gpus, tr.step_s, tr.checkpoint_every_steps, tr.hbm_gb, srv.backend_port_gbps
-    )
-    per_day = 0.0 if math.isinf(ttff) else 24 * 60 / ttff
-    every = _all_links(inputs, cabling, by_media, mtbf, loss)
-    return {
-        "time_to_first_failure_min": None if math.isinf(ttff) else round(ttff, 2),
-        "failures_per_day": round(per_day, 3),
-        "node_optical_links": int(by_media.links.sum()),
-        "node_optical_modules": int(modules.sum()),
-        "mtbf_source": source,
-        "by_media": {
-            k: {"links": int(n), "modules": int(u), "mtbf_years": float(y)}
-            for k, n, u, y in zip(by_media.media, by_media.links, by_media.modules, mtbf, strict=True)
-        },
-        "checkpoint": {
-            "gpus": fabric.gpus,
-            "step_s": tr.step_s,
-            "checkpoint_every_steps": tr.checkpoint_every_steps,
-            "hbm_gb": tr.hbm_gb,
-            "link_gbps": srv.backend_port_gbps,
-            "restart_gpu_days": round(loss.restart_gpu_days, 3),
-            "in_memory_gpu_days": round(loss.in_memory_gpu_days, 3),
-            "in_memory_step_gpu_days": round(loss.in_memory_step_gpu_days, 3),
-            "in_memory_copy_gpu_days": round(loss.in_memory_copy_gpu_days, 3),
-            "copy_s": round(loss.copy_s, 3),
-            "saved_gpu_days": round(loss.saved_gpu_days, 3),
-            "restart_gpu_days_per_day": round(loss.restart_gpu_days * per_day, 3),
-            "in_memory_gpu_days_per_day": round(loss.in_memory_gpu_days * per_day, 3),
-            "restart_expected_gpu_days": round(loss.restart_expected_gpu_days, 3),
-            "in_memory_expected_gpu_days": round(loss.in_memory_expected_gpu_days, 3),
-        },
-        "all_links": every,
-    }
-
-
-@dataclass(frozen=True)
-class NodeModules:
-    """The node-side optical modules per medium (sorted by name): links and modules of each."""
-
-    media: list[str]
-    links: np.ndarray  # int64
-    modules: np.ndarray  # int64
-
-
-def _node_modules(m: pd.DataFrame) -> NodeModules:
-    """``cabling.modules``' server-end backend rows summed per medium."""
-    if m.empty:
-        return NodeModules([], np.zeros(0, np.int64), np.zeros(0, np.int64))
-    node = (m["end"] == "server").to_numpy(bool) & m["backend"].to_numpy(bool)
-    code, names = pd.factorize(m["media"], sort=True)  # sorted, as groupby sorts; no medium (-1) left out
-    code = code[node]
-    has = code >= 0
-    code = code[has]
-    rows = np.bincount(code, minlength=len(names)) > 0  # the media of the node-side rows
-    links = np.bincount(code, m["links"].to_numpy(np.int64)[node][has], len(names))[rows].astype(np.int64)
-    modules = np.bincount(code, m["modules"].to_numpy(np.int64)[node][has], len(names))[rows].astype(np.int64)
-    return NodeModules([str(x) for x in np.asarray(names, dtype=object)[rows]], links, modules)
-
-
-def _equals(column: pd.Series, value: str) -> np.ndarray:
-    """``column == value`` as a bool array; a categorical column by its codes (no strings)."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        cats = column.cat.categories
-        if value not in cats:
-            return np.zeros(len(column), bool)
-        return np.asarray(column.cat.codes.to_numpy() == cats.get_loc(value))
-    return np.asarray((column == value).to_numpy(bool))
-
-
-def _all_links(
-    inputs: Inputs, cabling: Cabling, node: NodeModules, node_mtbf: np.ndarray, loss: CheckpointLoss
-) -> dict[str, Any]:
-    """Time to the first failure of any backend link, each with its medium's MTBF: the node-side
-    optical modules as in the seed's figure (``node``: links and modules per medium at ``node_mtbf``),
-    and every other backend link (switch-to-switch optics, copper GPU jumpers, DAC and AEC) at its
-    medium's ``mtbf_years``; and what the failures cost per day, worst case and expected."""
-    cat = inputs.catalog
-    links = cabling.links
-    media = links["media"]
-    if isinstance(media.dtype, pd.CategoricalDtype):  # the cabling's table: its codes, no strings
-        code, ids = media.cat.codes.to_numpy().astype(np.int64), [str(u) for u in media.cat.categories]
-    else:
-        code, uniq = pd.factorize(media)
-        ids = [str(u) for u in uniq]
-    known = np.array([u in cat.media for u in ids] + [False])
-    optical = np.array([u in cat.media and cat.media[u].optical for u in ids] + [False])
-    code = np.where(code >= 0, code, len(ids))
-    # backend links per (medium, GPU-to-leaf or not): the per-medium flags then apply to the counts
-    gpu_leaf = _equals(links["kind"], "gpu_leaf")
-    pair = (code * 2 + gpu_leaf)[_equals(links["network"], "backend")]
-    counts = np.bincount(pair, minlength=2 * (len(ids) + 1)).reshape(-1, 2)  # [medium, gpu_leaf]
-    per = np.where(known, counts[:, 0] + np.where(optical, 0, counts[:, 1]), 0)  # node-side links apart
-    be_links = int(counts[known].sum())
-    rest = {ids[i]: int(per[i]) for i in np.flatnonzero(per[: len(ids)])}
-    order = sorted(rest, key=list(cat.media).index)
-    mtbf = np.r_[node_mtbf, [cat.media[k].mtbf_years for k in order]].astype(float)
-    units = np.r_[node.modules, [rest[k] for k in order]].astype(np.int64)
-    ttff = time_to_first_failure_min(mtbf, units) if units.sum() else math.inf
-    per_day = 0.0 if math.isinf(ttff) else 24 * 60 / ttff
-    node_rate = float(np.sum(node.modules.astype(float) / node_mtbf)) if len(node.media) else 0.0
-    return {
-        "network": "backend",
-        "links": be_links,
-        "time_to_first_failure_min": None if math.isinf(ttff) else round(ttff, 2),
-        "failures_per_day": round(per_day, 3),
-        "node_side": {
-            "links": int(node.links.sum()),
-            "modules": int(node.modules.sum()),
-            "failures_per_day": round(node_rate * 24 * 60 / MINUTES_PER_YEAR, 3),
-        },
-        "by_media": {k: {"links": int(rest[k]), "mtbf_years": float(cat.media[k].mtbf_years)} for k in order},
-        "restart_gpu_days_per_day": {
-            "worst": round(loss.restart_gpu_days * per_day, 3),
-            "expected": round(loss.restart_expected_gpu_days * per_day, 3),
-        },
-        "in_memory_gpu_days_per_day": {
-            "worst": round(loss.in_memory_gpu_days * per_day, 3),
-            "expected": round(loss.in_memory_expected_gpu_days * per_day, 3),
-        },
     }

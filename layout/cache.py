@@ -13,22 +13,23 @@ part of it:
   an edit of one hall lays out its building alone), each hall's part of the racks and rows tables
   (``place.tables.hall_tables_key``), that part with its ids as columns (``hall_columns_key``) and
   each hall's aisle check (``place.aisles.aisle_key``): see :class:`layout.place.PlaceCache`;
-- the power report's loads (``power.rack_loads_key``: kW per device and rack, floor loads, rows and
+- the power report's loads (``power.loads.rack_loads_key``: kW per device and rack, floor loads, rows and
   each hall's sums, from the fabric, the catalog, the templates, the placement and the modules' watts;
-  not the halls' limits, which ``power.check`` applies anew every run);
-- each hall's power chain (``power_chain.hall_chain_key``: the hall's power table, it_mw and cooling,
+  not the halls' limits, which ``power.loads.check`` applies anew every run);
+- each hall's power chain (``power.chain.hall_chain_key``: the hall's power table, it_mw and cooling,
   the catalog and its racks with their kW: an edit of one hall builds that hall's chain alone), and the
-  whole chain's tables (``power_chain.chain_key``: the halls' parts, the very objects, and the racks);
+  whole chain's tables (``power.chain.chain_key``: the halls' parts, the very objects, and the racks);
 - the BOM rows of each fabric's servers, nodes and switches (``bom.fabric_parts_key``: the fabric and
   the catalog), and of each cabling's transceivers, cables and trays (``bom.cabling_parts_key``: the
   cabling, the very object, and the catalog);
-- the reliability figures of each cabling (``bom.reliability_key``: the fabric, the cabling, the
-  catalog, the cluster's link MTBF and the training table: an edit that re-cables nothing reuses them);
-- the last cablings, by all the cabling stage reads (``media.cabling_key``: an edit of a hall's
+- the reliability figures of each cabling (``reliability.reliability_key``: the fabric's NIC, server
+  and GPUs, the cabling's tables, the catalog, the cluster's link MTBF and the training table: an edit
+  that re-cables nothing reuses them);
+- the last cablings, by all the cabling stage reads (``cable.cabling_key``: an edit of a hall's
   cooling, power budget or floor load that moves no rack re-cables nothing), each fabric's port
-  skeleton (every end's port and cage), each hall's piece of the tray network (``trays.hall_trays_key``)
-  and the last run's per-link picks, port map and counts, which the next run takes for the links an
-  edit did not move: see :class:`layout.media.CableCache`.
+  skeleton (every end's port and cage), each hall's piece of the tray network
+  (``cable.tray_pieces.hall_trays_key``) and the last run's per-link picks, port map and counts, which
+  the next run takes for the links an edit did not move: see :class:`layout.cable.CableCache`.
 
 Each store is a bounded :class:`layout.kept.Kept` keyed by everything its value is made from, so a run
 with a cache gives the same design as one without (tests/unit/test_cache.py and test_hall_edits.py
@@ -44,12 +45,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from layout.bom import CABLING_PARTS_KEPT, FABRIC_PARTS_KEPT, RELIABILITY_KEPT, FabricParts, Row
+from layout.bom import CABLING_PARTS_KEPT, FABRIC_PARTS_KEPT, FabricParts, Row
+from layout.cable import CableCache
 from layout.kept import Kept
-from layout.media import CableCache
 from layout.place import PlaceCache
-from layout.power import RACK_LOADS_KEPT, RackLoads
-from layout.power_chain import CHAINS_KEPT, HALL_CHAINS_KEPT, HallChain, PowerChain
+from layout.power.chain import CHAINS_KEPT, HALL_CHAINS_KEPT, HallChain, PowerChain
+from layout.power.loads import RACK_LOADS_KEPT, RackLoads
+from layout.reliability import RELIABILITY_KEPT
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric

@@ -17,21 +17,25 @@ from typing import Any
 import pandas as pd
 
 from layout import bom as bom_mod
-from layout import cdus as cdus_mod
+from layout import cable as cable_mod
 from layout import fabric as fabric_mod
 from layout import figures as figures_mod
-from layout import media as media_mod
 from layout import place as place_mod
-from layout import power as power_mod
-from layout import power_chain as chain_mod
+from layout import reliability as reliability_mod
+from layout.bom import BomInput
+from layout.cable import CableInput, Cabling
 from layout.cache import DesignCache, FabricKey
-from layout.cdus import LiquidLoop
 from layout.fabric import Fabric
 from layout.load import Inputs
-from layout.media import Cabling
 from layout.place import Placement, su_order
-from layout.power import PowerReport
-from layout.power_chain import PowerChain
+from layout.power import cdus as cdus_mod
+from layout.power import chain as chain_mod
+from layout.power import loads as power_mod
+from layout.power.cdus import LiquidLoop
+from layout.power.chain import PowerChain
+from layout.power.facility import FacilityInput
+from layout.power.loads import PowerReport
+from layout.reliability import ReliabilityInput
 from layout.violations import Violation
 
 STAGES = ("fabric", "place", "cable", "power", "bom")
@@ -51,8 +55,8 @@ class Design:
     bom: pd.DataFrame
     reliability: dict[str, Any]
     violations: tuple[Violation, ...]
-    chain: PowerChain  # UPS blocks, busways and every rack's A and B feeds (layout/power_chain.py)
-    liquid: LiquidLoop  # the CDUs of liquid halls (layout/cooling.py)
+    chain: PowerChain  # UPS blocks, busways and every rack's A and B feeds (layout/power/chain.py)
+    liquid: LiquidLoop  # the CDUs of liquid halls (layout/power/cdus.py)
 
     @cached_property
     def figures(self) -> figures_mod.Figures:
@@ -161,7 +165,9 @@ def run(inputs: Inputs, progress: Progress | None = None, cache: DesignCache | N
     step("place")
     placement = place_mod.place(inputs, fabric, cache.place if cache is not None else None)
     step("cable")
-    cabling = media_mod.cable(inputs, fabric, placement, cache.cable if cache is not None else None)
+    cabling = cable_mod.cable(
+        CableInput.of(inputs), fabric, placement, cache.cable if cache is not None else None
+    )
     step("power")
     power = power_mod.check(
         inputs,
@@ -170,17 +176,18 @@ def run(inputs: Inputs, progress: Progress | None = None, cache: DesignCache | N
         module_w=cabling.module_w,
         kept=cache.power_loads if cache is not None else None,
     )
+    facility = FacilityInput.of(inputs)
     chain = chain_mod.build(
-        inputs,
+        facility,
         placement,
         power.rack_kw,
         cache.hall_chains if cache is not None else None,
         cache.chains if cache is not None else None,
     )
-    liquid = cdus_mod.liquid_loop(inputs, placement, power.rack_kw)
+    liquid = cdus_mod.liquid_loop(facility, placement, power.rack_kw)
     step("bom")
     bom = bom_mod.build(
-        inputs,
+        BomInput.of(inputs),
         fabric,
         placement,
         cabling,
@@ -189,8 +196,8 @@ def run(inputs: Inputs, progress: Progress | None = None, cache: DesignCache | N
         cache.bom_parts if cache is not None else None,
         cache.bom_cabling if cache is not None else None,
     )
-    reliability = bom_mod.design_reliability(
-        inputs, fabric, cabling, cache.reliability if cache is not None else None
+    reliability = reliability_mod.design_reliability(
+        ReliabilityInput.of(inputs, fabric, cabling), cache.reliability if cache is not None else None
     )
     violations = (
         tuple(placement.violations)

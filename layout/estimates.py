@@ -2,7 +2,7 @@
 
 The placer picks each hall's rack density and balances halls and buildings against their MW limits
 before any link has a medium; it needs the power of a full GPU rack and of a network switch up front.
-The power check (layout/power.py) later works out every device's kW from the cabled links; the one
+The power check (layout/power/loads.py) later works out every device's kW from the cabled links; the one
 figure both share is the power of an optical module before media are assigned.
 """
 

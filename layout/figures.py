@@ -21,11 +21,11 @@ import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
+    from layout.cable import Cabling
     from layout.fabric import Fabric
-    from layout.media import Cabling
     from layout.model import Catalog
     from layout.place import Placement
-    from layout.power import PowerReport
+    from layout.power.loads import PowerReport
 
 TIER_ROLES = ("leaf", "spine", "core", "super")
 INT_COLUMNS = {
@@ -209,7 +209,7 @@ def of(
     used = fill["cables"].to_numpy() > 0 if len(fill) else np.zeros(0, bool)
     fullest = float(fill["fill"].to_numpy(float)[used].max()) if used.any() else 0.0
     copper, backend = cabling.backend_copper()
-    from layout.media import copper_share_pct
+    from layout.cable.stage import copper_share_pct
 
     values: dict[str, Any] = {
         "gpus": int(fabric.gpus),

@@ -3,15 +3,38 @@
 Failures are modelled as independent and exponential (constant rate), so the rates of all links add up
 and the time to the first failure of any of them is 1 / (sum of rates). Seed 000's figures: 100,000
 node-side optical links with a 5-year MTBF each fail, somewhere, every 26.28 minutes.
+
+The formulas (:func:`time_to_first_failure_min`, :func:`checkpoint_loss`) and the design's figures:
+``design_reliability(ReliabilityInput.of(inputs, fabric, cabling))`` gives the design's own time to
+first job failure (its node-side optical modules and their MTBFs, the seed's definition) and, under
+``all_links``, from every link of the backend fabric with its medium's MTBF (copper too), and the
+checkpoint-restart vs in-memory loss of the site's ``[training]`` table, worst case and expected.
+
+:class:`ReliabilityInput` is exactly what the figures read of the inputs, the fabric and the cabling.
+It names the fabric and the cabling by what it takes of them (:class:`FabricParts`,
+:class:`CablingParts`), not by their classes: the fabric reports its own time to first failure with
+the formulas here, so this module may not import layout.fabric, nor layout.cable, which does.
+Kept by a front end's DesignCache: the figures by :func:`reliability_key`; an edit that re-cables
+nothing reuses them.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike
+
+from layout.kept import Kept, Same
+
+if TYPE_CHECKING:
+    from layout.load import Inputs
+    from layout.model import Catalog
+    from layout.model.site import Training
 
 MINUTES_PER_YEAR = 365 * 24 * 60  # 525,600: seed 000 uses 5 years = 2,628,000 minutes
 SECONDS_PER_DAY = 86_400
@@ -81,3 +104,225 @@ def checkpoint_loss(
         in_memory_copy_gpu_days=gpus * copy_s / SECONDS_PER_DAY,
         copy_s=copy_s,
     )
+
+
+class FabricParts(Protocol):
+    """What the figures read of a fabric (layout.fabric.Fabric)."""
+
+    @property
+    def nic(self) -> str: ...
+    @property
+    def server(self) -> str: ...
+    @property
+    def gpus(self) -> int: ...
+
+
+class CablingParts(Protocol):
+    """What the figures read of a cabling (layout.cable.Cabling)."""
+
+    @property
+    def modules(self) -> pd.DataFrame: ...
+    @property
+    def links(self) -> pd.DataFrame: ...
+
+
+@dataclass(frozen=True, eq=False)
+class ReliabilityInput:
+    """Exactly what :func:`design_reliability` reads: the catalog (MTBFs, the NIC, the server's link
+    speed), the cluster's ``link_mtbf_years`` when the site gives it (None: the NIC's or the media's
+    figure), the site's ``[training]`` table, the fabric's NIC, server and GPUs, and the cabling's
+    transceiver modules and links tables (the very tables: never changed)."""
+
+    catalog: Catalog
+    site_link_mtbf_years: float | None
+    training: Training
+    nic: str
+    server: str
+    gpus: int
+    modules: pd.DataFrame
+    links: pd.DataFrame
+
+    @classmethod
+    def of(cls, inputs: Inputs, fabric: FabricParts, cabling: CablingParts) -> ReliabilityInput:
+        cluster = inputs.site.cluster
+        given = "link_mtbf_years" in cluster.model_fields_set
+        return cls(
+            catalog=inputs.catalog,
+            site_link_mtbf_years=cluster.link_mtbf_years if given else None,
+            training=inputs.site.training,
+            nic=fabric.nic,
+            server=fabric.server,
+            gpus=fabric.gpus,
+            modules=cabling.modules,
+            links=cabling.links,
+        )
+
+
+RELIABILITY_KEPT = 2  # the last cabling's figures and the one before (an edit, then undo)
+
+
+def reliability_key(inp: ReliabilityInput) -> dict[str, Any]:
+    """All :func:`design_reliability` reads, by name: of the fabric its NIC, server and GPUs; of the
+    cabling its modules and links tables (the very tables, never changed); the catalog (MTBFs, the NIC,
+    the server's link speed), the cluster's ``link_mtbf_years`` when the site gives it, and the site's
+    ``[training]`` table. Not the halls: an edit that re-cables nothing reuses the figures."""
+    return {
+        "fabric": (inp.nic, inp.server, inp.gpus),
+        "cabling": (Same(inp.modules), Same(inp.links)),
+        "catalog": inp.catalog,
+        "link_mtbf_years": inp.site_link_mtbf_years,
+        "training": inp.training,
+    }
+
+
+def design_reliability(
+    inp: ReliabilityInput, kept: Kept[tuple[Any, ...], dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Time to the first job failure from the design's node-side optical modules, and what a failure
+    costs with checkpoint restart vs in-memory recovery (the site's ``[training]`` table).
+
+    A node-side module is a server-end transceiver on a GPU-to-leaf link (Cedar-7: one dual-port module
+    for two links). Its MTBF: ``cluster.link_mtbf_years`` when the site sets it, else the NIC's own
+    ``link_mtbf_years`` (Cedar-7: 4 years per dual-port link), else the medium's ``mtbf_years``.
+
+    ``kept``: the figures of earlier runs by :func:`reliability_key` (a copy is returned: the caller
+    may change its own); None: worked out here.
+    """
+    if kept is None:
+        return _reliability(inp)
+    key = tuple(reliability_key(inp).values())
+    return copy.deepcopy(kept.take(key, lambda: _reliability(inp)))
+
+
+def _reliability(inp: ReliabilityInput) -> dict[str, Any]:
+    cat = inp.catalog
+    nic = cat.nic[inp.nic]
+    by_media = _node_modules(inp.modules)
+    if inp.site_link_mtbf_years is not None:
+        source, fixed = "site", inp.site_link_mtbf_years
+    elif nic.link_mtbf_years is not None:
+        source, fixed = "nic", nic.link_mtbf_years
+    else:
+        source, fixed = "media", None
+    mtbf = np.array([fixed if fixed is not None else cat.media[k].mtbf_years for k in by_media.media], float)
+    modules = by_media.modules
+    ttff = time_to_first_failure_min(mtbf, modules) if len(modules) else math.inf
+    srv = cat.server[inp.server]
+    tr = inp.training
+    loss = checkpoint_loss(inp.gpus, tr.step_s, tr.checkpoint_every_steps, tr.hbm_gb, srv.backend_port_gbps)
+    per_day = 0.0 if math.isinf(ttff) else 24 * 60 / ttff
+    every = _all_links(cat, inp.links, by_media, mtbf, loss)
+    return {
+        "time_to_first_failure_min": None if math.isinf(ttff) else round(ttff, 2),
+        "failures_per_day": round(per_day, 3),
+        "node_optical_links": int(by_media.links.sum()),
+        "node_optical_modules": int(modules.sum()),
+        "mtbf_source": source,
+        "by_media": {
+            k: {"links": int(n), "modules": int(u), "mtbf_years": float(y)}
+            for k, n, u, y in zip(by_media.media, by_media.links, by_media.modules, mtbf, strict=True)
+        },
+        "checkpoint": {
+            "gpus": inp.gpus,
+            "step_s": tr.step_s,
+            "checkpoint_every_steps": tr.checkpoint_every_steps,
+            "hbm_gb": tr.hbm_gb,
+            "link_gbps": srv.backend_port_gbps,
+            "restart_gpu_days": round(loss.restart_gpu_days, 3),
+            "in_memory_gpu_days": round(loss.in_memory_gpu_days, 3),
+            "in_memory_step_gpu_days": round(loss.in_memory_step_gpu_days, 3),
+            "in_memory_copy_gpu_days": round(loss.in_memory_copy_gpu_days, 3),
+            "copy_s": round(loss.copy_s, 3),
+            "saved_gpu_days": round(loss.saved_gpu_days, 3),
+            "restart_gpu_days_per_day": round(loss.restart_gpu_days * per_day, 3),
+            "in_memory_gpu_days_per_day": round(loss.in_memory_gpu_days * per_day, 3),
+            "restart_expected_gpu_days": round(loss.restart_expected_gpu_days, 3),
+            "in_memory_expected_gpu_days": round(loss.in_memory_expected_gpu_days, 3),
+        },
+        "all_links": every,
+    }
+
+
+@dataclass(frozen=True)
+class NodeModules:
+    """The node-side optical modules per medium (sorted by name): links and modules of each."""
+
+    media: list[str]
+    links: np.ndarray  # int64
+    modules: np.ndarray  # int64
+
+
+def _node_modules(m: pd.DataFrame) -> NodeModules:
+    """``cabling.modules``' server-end backend rows summed per medium."""
+    if m.empty:
+        return NodeModules([], np.zeros(0, np.int64), np.zeros(0, np.int64))
+    node = (m["end"] == "server").to_numpy(bool) & m["backend"].to_numpy(bool)
+    code, names = pd.factorize(m["media"], sort=True)  # sorted, as groupby sorts; no medium (-1) left out
+    code = code[node]
+    has = code >= 0
+    code = code[has]
+    rows = np.bincount(code, minlength=len(names)) > 0  # the media of the node-side rows
+    links = np.bincount(code, m["links"].to_numpy(np.int64)[node][has], len(names))[rows].astype(np.int64)
+    modules = np.bincount(code, m["modules"].to_numpy(np.int64)[node][has], len(names))[rows].astype(np.int64)
+    return NodeModules([str(x) for x in np.asarray(names, dtype=object)[rows]], links, modules)
+
+
+def _equals(column: pd.Series, value: str) -> np.ndarray:
+    """``column == value`` as a bool array; a categorical column by its codes (no strings)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        cats = column.cat.categories
+        if value not in cats:
+            return np.zeros(len(column), bool)
+        return np.asarray(column.cat.codes.to_numpy() == cats.get_loc(value))
+    return np.asarray((column == value).to_numpy(bool))
+
+
+def _all_links(
+    cat: Catalog, links: pd.DataFrame, node: NodeModules, node_mtbf: np.ndarray, loss: CheckpointLoss
+) -> dict[str, Any]:
+    """Time to the first failure of any backend link, each with its medium's MTBF: the node-side
+    optical modules as in the seed's figure (``node``: links and modules per medium at ``node_mtbf``),
+    and every other backend link (switch-to-switch optics, copper GPU jumpers, DAC and AEC) at its
+    medium's ``mtbf_years``; and what the failures cost per day, worst case and expected."""
+    media = links["media"]
+    if isinstance(media.dtype, pd.CategoricalDtype):  # the cabling's table: its codes, no strings
+        code, ids = media.cat.codes.to_numpy().astype(np.int64), [str(u) for u in media.cat.categories]
+    else:
+        code, uniq = pd.factorize(media)
+        ids = [str(u) for u in uniq]
+    known = np.array([u in cat.media for u in ids] + [False])
+    optical = np.array([u in cat.media and cat.media[u].optical for u in ids] + [False])
+    code = np.where(code >= 0, code, len(ids))
+    # backend links per (medium, GPU-to-leaf or not): the per-medium flags then apply to the counts
+    gpu_leaf = _equals(links["kind"], "gpu_leaf")
+    pair = (code * 2 + gpu_leaf)[_equals(links["network"], "backend")]
+    counts = np.bincount(pair, minlength=2 * (len(ids) + 1)).reshape(-1, 2)  # [medium, gpu_leaf]
+    per = np.where(known, counts[:, 0] + np.where(optical, 0, counts[:, 1]), 0)  # node-side links apart
+    be_links = int(counts[known].sum())
+    rest = {ids[i]: int(per[i]) for i in np.flatnonzero(per[: len(ids)])}
+    order = sorted(rest, key=list(cat.media).index)
+    mtbf = np.r_[node_mtbf, [cat.media[k].mtbf_years for k in order]].astype(float)
+    units = np.r_[node.modules, [rest[k] for k in order]].astype(np.int64)
+    ttff = time_to_first_failure_min(mtbf, units) if units.sum() else math.inf
+    per_day = 0.0 if math.isinf(ttff) else 24 * 60 / ttff
+    node_rate = float(np.sum(node.modules.astype(float) / node_mtbf)) if len(node.media) else 0.0
+    return {
+        "network": "backend",
+        "links": be_links,
+        "time_to_first_failure_min": None if math.isinf(ttff) else round(ttff, 2),
+        "failures_per_day": round(per_day, 3),
+        "node_side": {
+            "links": int(node.links.sum()),
+            "modules": int(node.modules.sum()),
+            "failures_per_day": round(node_rate * 24 * 60 / MINUTES_PER_YEAR, 3),
+        },
+        "by_media": {k: {"links": int(rest[k]), "mtbf_years": float(cat.media[k].mtbf_years)} for k in order},
+        "restart_gpu_days_per_day": {
+            "worst": round(loss.restart_gpu_days * per_day, 3),
+            "expected": round(loss.restart_expected_gpu_days * per_day, 3),
+        },
+        "in_memory_gpu_days_per_day": {
+            "worst": round(loss.in_memory_gpu_days * per_day, 3),
+            "expected": round(loss.in_memory_expected_gpu_days * per_day, 3),
+        },
+    }

@@ -10,10 +10,10 @@ stood (they are laid before the SUs, or where the SU count says, never by which 
 **Cost of SU i in slot t.** Every link with one end in SU i and the other outside it (leaf to spine,
 frontend and storage leaves to the MDF, ...): its end moves from its rack to the rack of the same device
 of slot t's SU (the same place in the block). A link along the trays then runs the shortest tray path
-between its other rack and that rack (layout.route.tray_paths, the router's own distances over the
+between its other rack and that rack (layout.cable.route.tray_paths, the router's own distances over the
 design's tray network, which the permutation leaves as it is: the racks stand where they stood), its
 drops and slack unchanged; any other link (a jumper) changes by the axis distance (``|dx| + |dy|``)
-between the racks. Each length is priced at the cheapest medium for it (layout.media.MediaTable, as the
+between the racks. Each length is priced at the cheapest medium for it (layout.cable.media.MediaTable, as the
 design prices a link). A link between two SUs of the hall keeps its other end where it is (rail designs
 have none: an SU's GPU links stay in the SU). What the model leaves out (cages shared by links of
 different lengths, tray fill) the search's full design of the result counts.
@@ -52,7 +52,7 @@ class Assignment:
 
 
 def cheapest_price(mt: Any, length: np.ndarray, speed: np.ndarray) -> np.ndarray:
-    """What each link costs at the cheapest medium for its length and speed (layout.media.MediaTable's
+    """What each link costs at the cheapest medium for its length and speed (layout.cable.media.MediaTable's
     pick and price, as the design prices a link); 0 where no medium reaches."""
     code = mt.pick(np.round(length, 6), speed)
     out = np.zeros(len(length))
@@ -107,7 +107,7 @@ def tray_lengths(
     run from its fixed rack to the rack of its place in slot t (``slot_rack[t, k]``). Each distinct
     (fixed rack, place) pair is routed once for every slot."""
     from layout.arrays import unique_inverse
-    from layout.route import tray_paths
+    from layout.cable.route import tray_paths
 
     width = int(slot_rack.shape[1])
     keys, inv = unique_inverse(fixed_rack * width + k_of)
@@ -129,7 +129,7 @@ def block_signature(devices: Any, su: int) -> tuple[int, ...]:
 def su_orders(design: Design, groups: Kept[DerivedKey, Derived] | None = None) -> Assignment:
     """The assignment step on ``design`` (module docstring): per hall, the SU order whose slots cost
     least, for the halls where it saves at least ``MIN_SAVING_USD``."""
-    from layout.media import MediaTable
+    from layout.cable.media import MediaTable
     from layout.place.groups import derived_of
 
     inputs, fabric, placement = design.inputs, design.fabric, design.placement

@@ -535,8 +535,8 @@ def lower_bound(design: Design) -> float:
     of its racks): never more than what any layout of these racks costs."""
     import pandas as pd
 
+    from layout.cable.media import MediaTable
     from layout.engine.assign import cheapest_price
-    from layout.media import MediaTable
 
     mt = MediaTable.of(design.inputs.catalog)
     links = design.cabling.links

@@ -36,7 +36,7 @@ class ServerSpec(Strict):
     frontend_ports: int = Field(ge=0, le=256, default=0)
     oob_ports: int = Field(ge=0, le=256, default=1)
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
-    # how the ports are caged (layout.ports): backend NIC cages take the NIC option's ports_per_module
+    # how the ports are caged (layout.cable.ports): backend NIC cages take the NIC option's ports_per_module
     # ports each (8 single-port cages for 8 PCIe CX-7, 4 twin-port cages for Cedar-7); frontend and
     # storage ports one per cage; oob_ports are RJ45 management ports
     backend_cage: CageForm = "osfp"
@@ -226,7 +226,7 @@ class Catalog(Strict):
     media: dict[Id, MediaSpec] = Field(min_length=1)
     node: dict[Id, NodeSpec] = Field(default_factory=dict)
     rack_part: RackParts = RackParts()
-    # facilities (layout/cooling.py, layout/power_chain.py); a catalog without them designs no chain
+    # facilities (layout/power/cooling.py, layout/power/chain.py); a catalog without them designs no chain
     cooling: dict[Literal["air", "rear-door", "liquid"], CoolingSpec] = Field(default_factory=dict)
     busway: dict[Id, BuswaySpec] = Field(default_factory=dict)
     tap_off: dict[Id, TapOffSpec] = Field(default_factory=dict)
@@ -259,5 +259,5 @@ class Catalog(Strict):
         return sorted(s for s, x in self.switch.items() if x.fastest_gbps >= gbps)
 
     def media_by_reach(self) -> list[tuple[str, MediaSpec]]:
-        """Media in catalog order (layout.media picks the cheapest that reaches; equal prices: the first)."""
+        """Media in catalog order (layout.cable.media picks the cheapest that reaches; equal prices: the first)."""
         return list(self.media.items())

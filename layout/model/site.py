@@ -95,7 +95,7 @@ Redundancy = Literal["2N", "N+1", "N"]
 
 
 class HallPower(Strict):
-    """A hall's power chain (layout/power_chain.py) and liquid loop (layout/cooling.py). Part ids name
+    """A hall's power chain (layout/power/chain.py) and liquid loop (layout/power/cdus.py). Part ids name
     catalog entries (``[ups.ID]``, ``[switchboard.ID]``, ``[busway.ID]``, ``[cdu.ID]``); None: the first
     of that kind in the catalog, and for busways per row the smallest that carries the row (several
     side by side when none does)."""

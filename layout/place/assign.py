@@ -2,7 +2,7 @@
 
 - a pod stays in one building unless ``cluster.pod_spans_buildings``; pods go to the next building when
   this one has no room or no power (``it_mw``, and the cooling of its halls) left; a hall takes SUs up to
-  the smaller of its ``it_mw`` and its cooling capacity (layout/cooling.py: ``cooling_mw``, or floor area
+  the smaller of its ``it_mw`` and its cooling capacity (layout/capacity.py: ``cooling_mw``, or floor area
   x kW per m2), so load spreads over the halls before one is overfull (a trial layout in plain row
   order says which SU lands in which hall); SUs that no hall has power or cooling left for go where
   there is room, the hall with the most headroom first;
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from shapely.geometry import Polygon
 
-from layout.cooling import hall_cooling_mw
+from layout.capacity import hall_cooling_mw
 from layout.kept import Kept
 from layout.place.anchors import cells_nearest, mdf_point, spine_order
 from layout.place.floor_grid import FloorCursor, GridKey, KeptGrid, Spot, build_halls, cell_order

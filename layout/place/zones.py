@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from layout.cooling import hall_cooling_mw
+from layout.capacity import hall_cooling_mw
 from layout.kept import Content, Kept
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ ZONE_TRIALS_KEPT = 32
 ZONE_LAYOUTS_KEPT = 12
 
 # hall keys the placer reads only through the GPU rack each hall gets (templates.gpu_racks), through the
-# hall's cooling capacity (layout.cooling.hall_cooling_mw, in the key), or not at all
+# hall's cooling capacity (layout.capacity.hall_cooling_mw, in the key), or not at all
 NOT_PLACED_BY = {"max_rack_kw": 0.0, "cooling": "air", "floor_load_kg_m2": 0.0}
 
 

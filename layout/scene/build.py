@@ -100,9 +100,9 @@ class Scene:
     summary: Mapping[str, Any] = field(default_factory=dict)
     campus: Campus | None = None
     gpu_rack: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # hall -> (template, servers)
-    # the power chain (layout/power_chain.py) drawn: busways (see busway_lines, worked out from the
+    # the power chain (layout/power/chain.py) drawn: busways (see busway_lines, worked out from the
     # chain's feeds and busways when first asked for: the TUI map draws none), UPS blocks, CDUs
-    power_chain: Any = None  # layout.power_chain.PowerChain
+    power_chain: Any = None  # layout.power.chain.PowerChain
     ups: pd.DataFrame | None = None
     cdus: pd.DataFrame | None = None
 

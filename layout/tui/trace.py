@@ -1,10 +1,10 @@
 """Trace: one rack's cables, each end on its port, and the tray route each takes, as arrays the map draws.
 
 No Textual here: tests and the headless session call :func:`trace_rack` directly. The routes are worked
-out again for the traced rack's links only with the design's own rule (layout.route.tray_paths: the best
+out again for the traced rack's links only with the design's own rule (layout.cable.route.tray_paths: the best
 of the four ways out of the two racks' row tray edges, or the direct run along a shared edge), so the
 polyline drawn is the path whose length the design priced; a rack of a few hundred links costs one small
-Dijkstra from its two edge ends. Port names are those of the ports table (layout.ports: ``7/2`` = cage 7,
+Dijkstra from its two edge ends. Port names are those of the ports table (layout.cable.ports: ``7/2`` = cage 7,
 port 2; ``be1/1`` a server's backend cage), and :func:`cable_ids` gives the ports table's TIA-606 label.
 """
 
@@ -16,8 +16,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from layout.ports import port_labels
-from layout.route import tray_paths
+from layout.cable.ports import port_labels
+from layout.cable.route import tray_paths
 from layout.tui.results import Result
 
 # what the map draws a traced cable's route in, by media class (the rest: "other")

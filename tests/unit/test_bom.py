@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from layout import bom, design
+from layout import bom, design, reliability
 from layout.reliability import MINUTES_PER_YEAR
 
 
@@ -25,7 +25,7 @@ def one_su(make_inputs: Any) -> Any:
     d = design.run(inputs)
     cabling = d.cabling
     return SimpleNamespace(inputs=inputs, design=d, cabling=cabling,
-                           bom=bom.build(inputs, d.fabric, d.placement, cabling))  # fmt: skip
+                           bom=bom.build(bom.BomInput.of(inputs), d.fabric, d.placement, cabling))  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -34,12 +34,12 @@ def superpod(inputs_of: Any, design_of: Any) -> Any:
     d = design_of("superpod-4su")
     cabling = d.cabling
     return SimpleNamespace(inputs=inputs, design=d, cabling=cabling,
-                           bom=bom.build(inputs, d.fabric, d.placement, cabling))  # fmt: skip
+                           bom=bom.build(bom.BomInput.of(inputs), d.fabric, d.placement, cabling))  # fmt: skip
 
 
 def _hand_cabling(fabric: Any) -> Any:
     """All 256 GPU links and 256 leaf-spine links of the one-SU fabric on multimode, written by hand in
-    the shape of layout.media.Cabling (modules per device, medium and GPU-link flag)."""
+    the shape of layout.cable.media.Cabling (modules per device, medium and GPU-link flag)."""
     dev = fabric.devices
     rows = []
     for i, role in enumerate(dev["role"]):
@@ -65,7 +65,7 @@ def test_one_su_hand_computed_prices(one_su: Any) -> None:
     s = d.fabric.summary()
     assert (d.fabric.servers, s["switches"]["leaf"], s["switches"]["spine"]) == (32, 8, 4)
     assert d.placement.racks_by_template() == {"dgx-h100-x4": 8, "net-leaf": 1, "net-spine": 1}
-    df = bom.build(one_su.inputs, d.fabric, d.placement, _hand_cabling(d.fabric))
+    df = bom.build(bom.BomInput.of(one_su.inputs), d.fabric, d.placement, _hand_cabling(d.fabric))
     got = {(r.category, r.part_id): (r.qty, r.unit_price_usd, r.extended_usd) for r in df.itertuples()}
     assert got == {
         ("servers", "dgx-h100"): (32, 300_000.0, 9_600_000.0),
@@ -100,7 +100,9 @@ def test_categories_in_order_and_extended_is_qty_times_price(one_su: Any, superp
         assert ranks == sorted(ranks)
         assert df["qty"].dtype == np.int64
         assert np.allclose(df["extended_usd"], df["qty"] * df["unit_price_usd"])
-        again = bom.build(case.inputs, case.design.fabric, case.design.placement, case.cabling)
+        again = bom.build(
+            bom.BomInput.of(case.inputs), case.design.fabric, case.design.placement, case.cabling
+        )
         pd.testing.assert_frame_equal(df, again)
 
 
@@ -213,6 +215,10 @@ def test_totals_add_up(one_su: Any, superpod: Any) -> None:
         assert t["by_category"]["gpus"] == 0.0
 
 
+def _reliability(inputs: Any, fabric: Any, cabling: Any) -> dict[str, Any]:
+    return reliability.design_reliability(reliability.ReliabilityInput.of(inputs, fabric, cabling))
+
+
 def _stub_fabric(gpus: int, nic: str) -> Any:
     return SimpleNamespace(gpus=gpus, nic=nic, server="dgx-h100")
 
@@ -236,7 +242,7 @@ def _without_site_mtbf(inputs: Any) -> Any:
 def test_reliability_reproduces_seed_000(inputs_of: Any) -> None:
     inputs = _without_site_mtbf(inputs_of("campus-100k"))
     # 100,000 single-port node links on multimode (5-year MTBF each): one failure every 26.28 min
-    r = bom.design_reliability(inputs, _stub_fabric(100_000, "cx7"), _node_modules(100_000, 100_000))
+    r = _reliability(inputs, _stub_fabric(100_000, "cx7"), _node_modules(100_000, 100_000))
     assert (r["time_to_first_failure_min"], r["mtbf_source"]) == (26.28, "media")
     assert r["by_media"] == {"mmf": {"links": 100_000, "modules": 100_000, "mtbf_years": 5.0}}
     c = r["checkpoint"]
@@ -247,7 +253,7 @@ def test_reliability_reproduces_seed_000(inputs_of: Any) -> None:
         100_000 * 99 * 2 / 86_400 * failures_per_day, abs=1e-3
     )
     # Cedar-7: 50,000 dual-port modules, 4 years each (the NIC's own figure): 42.05 min
-    r = bom.design_reliability(inputs, _stub_fabric(100_000, "cedar7"), _node_modules(100_000, 50_000))
+    r = _reliability(inputs, _stub_fabric(100_000, "cedar7"), _node_modules(100_000, 50_000))
     assert (r["time_to_first_failure_min"], r["mtbf_source"], r["node_optical_modules"]) == (
         42.05,
         "nic",
@@ -258,14 +264,14 @@ def test_reliability_reproduces_seed_000(inputs_of: Any) -> None:
 def test_every_backend_link_counts_with_its_medium_s_mtbf(inputs_of: Any) -> None:
     inputs = _without_site_mtbf(inputs_of("campus-100k"))
     # the seed's case alone: the node-side links are the only ones, so every link gives the same 26.28 min
-    r = bom.design_reliability(inputs, _stub_fabric(100_000, "cx7"), _node_modules(100_000, 100_000))
+    r = _reliability(inputs, _stub_fabric(100_000, "cx7"), _node_modules(100_000, 100_000))
     assert r["all_links"]["time_to_first_failure_min"] == 26.28
     # by hand: 100 node-side multimode links (5 y, counted once), 50 leaf-spine multimode (5 y), 40 DAC
     # GPU jumpers (20 y), 10 AEC (10 y); frontend links and links without a medium do not stop the job
     others = ([("leaf_spine", "backend", "mmf")] * 50 + [("gpu_leaf", "backend", "dac")] * 40
               + [("leaf_spine", "backend", "aec")] * 10 + [("fe_leaf", "frontend", "mmf")] * 70
               + [("leaf_spine", "backend", "")] * 3)  # fmt: skip
-    r = bom.design_reliability(inputs, _stub_fabric(1_024, "cx7"), _node_modules(100, 100, others=others))
+    r = _reliability(inputs, _stub_fabric(1_024, "cx7"), _node_modules(100, 100, others=others))
     rate = 100 / 5 + 50 / 5 + 40 / 20 + 10 / 10  # failures per year
     every = r["all_links"]
     assert every["time_to_first_failure_min"] == round(MINUTES_PER_YEAR / rate, 2)
@@ -295,14 +301,14 @@ def test_every_backend_link_counts_with_its_medium_s_mtbf(inputs_of: Any) -> Non
 
 def test_reliability_of_real_designs(one_su: Any, superpod: Any) -> None:
     # one SU: the site sets no link MTBF, so the medium's (multimode, 5 years) applies per module
-    r = bom.design_reliability(one_su.inputs, one_su.design.fabric, one_su.cabling)
+    r = _reliability(one_su.inputs, one_su.design.fabric, one_su.cabling)
     links = one_su.cabling.links
     node = int(((links["kind"] == "gpu_leaf") & (links["media"] == "mmf")).sum())
     assert node > 0 and r["node_optical_links"] == r["node_optical_modules"] == node
     assert r["time_to_first_failure_min"] == round(MINUTES_PER_YEAR * 5 / node, 2)
     assert r["mtbf_source"] == "media"
     # the superpod site sets link_mtbf_years = 5.0: it wins
-    r = bom.design_reliability(superpod.inputs, superpod.design.fabric, superpod.cabling)
+    r = _reliability(superpod.inputs, superpod.design.fabric, superpod.cabling)
     assert r["mtbf_source"] == "site"
     assert r["time_to_first_failure_min"] == round(MINUTES_PER_YEAR * 5 / r["node_optical_modules"], 2)
     assert r["checkpoint"]["gpus"] == 1024
@@ -312,7 +318,7 @@ def test_middle_of_rack_has_no_node_optics(make_inputs: Any) -> None:
     inputs = make_inputs({"cluster": {"design": "mor"}})
     d = design.run(inputs)
     cabling = d.cabling
-    r = bom.design_reliability(inputs, d.fabric, cabling)
+    r = _reliability(inputs, d.fabric, cabling)
     assert (r["time_to_first_failure_min"], r["failures_per_day"], r["node_optical_modules"]) == (
         None,
         0.0,

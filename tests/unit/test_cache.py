@@ -284,18 +284,18 @@ def test_the_boms_fabric_parts_are_kept_by_all_they_are_made_from(
     store makes them); with ``part`` left out of the key, the kept ones of the base are taken: stale."""
     from layout import bom
 
-    assert list(bom.fabric_parts_key(*_bom_variant(part, make_inputs)[:2])) == ["fabric", "catalog"]
     base, fab, other, other_fab = _bom_variant(part, make_inputs)
+    assert list(bom.fabric_parts_key(base.catalog, fab)) == ["fabric", "catalog"]
     kept: Any = bom.Kept(bom.FABRIC_PARTS_KEPT)
-    first = bom.fabric_parts(base, fab, kept)
-    assert bom.fabric_parts(base, fab, kept) is first  # the same fabric and catalog: kept
-    cold = bom.fabric_parts(other, other_fab, None)
+    first = bom.fabric_parts(base.catalog, fab, kept)
+    assert bom.fabric_parts(base.catalog, fab, kept) is first  # the same fabric and catalog: kept
+    cold = bom.fabric_parts(other.catalog, other_fab, None)
     assert cold != first
-    assert bom.fabric_parts(other, other_fab, kept) == cold
+    assert bom.fabric_parts(other.catalog, other_fab, kept) == cold
     leave_out(monkeypatch, bom, "fabric_parts_key", part)
     stale: Any = bom.Kept(bom.FABRIC_PARTS_KEPT)
-    bom.fabric_parts(base, fab, stale)
-    assert bom.fabric_parts(other, other_fab, stale) != cold
+    bom.fabric_parts(base.catalog, fab, stale)
+    assert bom.fabric_parts(other.catalog, other_fab, stale) != cold
 
 
 # a value of each hall key outside the floor grid's GRID_FIELDS, other than the small site's

@@ -18,10 +18,14 @@ import numpy as np
 import pytest
 from conftest import _same, leave_out
 
-from layout import bom, design, power, power_chain
+from layout import bom, design, reliability
 from layout.cache import DesignCache
 from layout.kept import Kept, Same
 from layout.load import Inputs
+from layout.power import chain as power_chain
+from layout.power import loads as power
+from layout.power.facility import FacilityInput
+from layout.reliability import ReliabilityInput
 from layout.siteedit import AddRow, SetHall, SiteEditor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -144,7 +148,7 @@ def _chain_variant(part: str, b: SimpleNamespace) -> tuple[tuple[Any, ...], tupl
     """(base args, variant args) of power_chain.build differing in one part of hall_chain_key alone."""
     inputs, d = b.inputs, b.design
     pl, kw = d.placement, d.power.rack_kw
-    args = (inputs, pl, kw)
+    args = (FacilityInput.of(inputs), pl, kw)
     other = {
         "power": lambda: b.make(_hall(power={"redundancy": "N+1"})),
         "it_mw": lambda: b.make(_hall(it_mw=1.0)),
@@ -152,8 +156,8 @@ def _chain_variant(part: str, b: SimpleNamespace) -> tuple[tuple[Any, ...], tupl
         "catalog": lambda: _catalog(inputs, "ups", next(iter(inputs.catalog.ups)), rating_mw=0.5),
     }
     if part == "racks":
-        return args, (inputs, pl, kw * 1.5)
-    return args, (other[part](), pl, kw)
+        return args, (FacilityInput.of(inputs), pl, kw * 1.5)
+    return args, (FacilityInput.of(other[part]()), pl, kw)
 
 
 HALL_CHAIN_PARTS = ["power", "it_mw", "cooling", "catalog", "racks"]
@@ -194,7 +198,7 @@ def test_the_whole_chain_is_kept_by_its_halls_parts_and_the_racks(
 ) -> None:
     """``halls``: other kW, so other hall parts; ``racks``: the same racks (and so the very same hall
     parts, from the hall store) listed hall by hall in the reverse order: other feed rows."""
-    inputs, pl, kw = halls4.inputs, halls4.design.placement, halls4.design.power.rack_kw
+    inputs, pl, kw = FacilityInput.of(halls4.inputs), halls4.design.placement, halls4.design.power.rack_kw
     if part == "halls":
         other = (inputs, pl, kw * 1.5)
     else:
@@ -225,25 +229,30 @@ def _mor(b: SimpleNamespace) -> Any:
 def test_the_boms_cabling_rows_are_kept_by_all_they_are_made_from(
     part: str, base: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    inputs, cabling = base.inputs, base.design.cabling
+    catalog, cabling = base.inputs.catalog, base.design.cabling
     mor = _mor(base)  # kept alive: the store's key holds its cabling by a weak reference
     if part == "cabling":
-        other = (inputs, mor.cabling)
+        other = (catalog, mor.cabling)
     else:
-        other = (_catalog(inputs, "media", "mmf", price_usd_per_m=9.0), cabling)
-    assert list(bom.cabling_parts_key(inputs, cabling)) == ["cabling", "catalog"]
+        other = (_catalog(base.inputs, "media", "mmf", price_usd_per_m=9.0).catalog, cabling)
+    assert list(bom.cabling_parts_key(catalog, cabling)) == ["cabling", "catalog"]
     kept: Kept[Any, Any] = Kept(bom.CABLING_PARTS_KEPT)
-    made = bom.cabling_parts(inputs, cabling, kept)
-    assert bom.cabling_parts(inputs, cabling, kept) is made
+    made = bom.cabling_parts(catalog, cabling, kept)
+    assert bom.cabling_parts(catalog, cabling, kept) is made
     cold = bom.cabling_parts(*other, None)
     assert cold != made and bom.cabling_parts(*other, kept) == cold
     leave_out(monkeypatch, bom, "cabling_parts_key", part)
     stale: Kept[Any, Any] = Kept(bom.CABLING_PARTS_KEPT)
-    bom.cabling_parts(inputs, cabling, stale)
+    bom.cabling_parts(catalog, cabling, stale)
     assert bom.cabling_parts(*other, stale) != cold
 
 
 RELIABILITY_PARTS = ["fabric", "cabling", "catalog", "link_mtbf_years", "training"]
+
+
+def _figures(args: tuple[Any, Any, Any], kept: Kept[Any, Any] | None = None) -> dict[str, Any]:
+    """The reliability figures of (inputs, fabric, cabling), kept in ``kept`` if given."""
+    return reliability.design_reliability(ReliabilityInput.of(*args), kept)
 
 
 @pytest.mark.parametrize("part", RELIABILITY_PARTS)
@@ -259,19 +268,19 @@ def test_the_reliability_figures_are_kept_by_all_they_are_made_from(
         "link_mtbf_years": lambda: (base.make({"cluster": {"link_mtbf_years": 3.0}}), fab, cabling),
         "training": lambda: (base.make({"training": {"step_s": 7.0}}), fab, cabling),
     }[part]()
-    assert list(bom.reliability_key(inputs, fab, cabling)) == RELIABILITY_PARTS
-    kept: Kept[Any, Any] = Kept(bom.RELIABILITY_KEPT)
-    made = bom.design_reliability(inputs, fab, cabling, kept)
-    again = bom.design_reliability(inputs, fab, cabling, kept)
+    assert list(reliability.reliability_key(ReliabilityInput.of(inputs, fab, cabling))) == RELIABILITY_PARTS
+    kept: Kept[Any, Any] = Kept(reliability.RELIABILITY_KEPT)
+    made = _figures((inputs, fab, cabling), kept)
+    again = _figures((inputs, fab, cabling), kept)
     assert again == made and again is not made  # kept, and a copy: a caller may change its own
     again["failures_per_day"] = -1.0
-    assert bom.design_reliability(inputs, fab, cabling, kept) == made
-    cold = bom.design_reliability(*other)
-    assert cold != made and bom.design_reliability(*other, kept) == cold
-    leave_out(monkeypatch, bom, "reliability_key", part)
-    stale: Kept[Any, Any] = Kept(bom.RELIABILITY_KEPT)
-    bom.design_reliability(inputs, fab, cabling, stale)
-    assert bom.design_reliability(*other, stale) != cold
+    assert _figures((inputs, fab, cabling), kept) == made
+    cold = _figures(other)
+    assert cold != made and _figures(other, kept) == cold
+    leave_out(monkeypatch, reliability, "reliability_key", part)
+    stale: Kept[Any, Any] = Kept(reliability.RELIABILITY_KEPT)
+    _figures((inputs, fab, cabling), stale)
+    assert _figures(other, stale) != cold
 
 
 # ------------------------------------------------------------------------- warm == cold, in use

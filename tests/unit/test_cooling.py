@@ -1,5 +1,5 @@
 """Heat: hall cooling capacity, the placer keeping halls within it, the cooling violation, and the CDUs
-of liquid halls (layout/cooling.py). Small sites built in code (tests/conftest.py); catalog figures
+of liquid halls (layout/power/cooling.py). Small sites built in code (tests/conftest.py); catalog figures
 (rack_templates/catalog.toml): air 2 kW/m2, rear-door 5, liquid 8 with a liquid fraction of 0.8;
 CDU 1.2 MW, 1.2 x 1.2 m, 28.7 L/s at rating.
 """
@@ -17,8 +17,11 @@ import shapely
 from shapely.geometry import Polygon
 from test_place import hall, run
 
-from layout import cdus, cooling, design, power
+from layout import capacity, design
 from layout.load import Inputs
+from layout.power import cdus
+from layout.power import loads as power
+from layout.power.facility import FacilityInput
 
 Make = Callable[..., Inputs]
 
@@ -39,13 +42,13 @@ def by_area(inputs: Inputs) -> Inputs:
 def test_hall_capacity_from_floor_area_or_the_site_file(make_inputs: Make) -> None:
     # the 10 m x 6 m hall: 60 m2 (the small site gives it 5 MW; by_area takes that away)
     area = by_area(make_inputs())
-    assert cooling.hall_cooling_mw(area.site.building[0].hall[0], area.catalog) == pytest.approx(0.3)
+    assert capacity.hall_cooling_mw(area.site.building[0].hall[0], area.catalog) == pytest.approx(0.3)
     air = by_area(make_inputs(hall(cooling="air")))
-    assert cooling.hall_cooling_mw(air.site.building[0].hall[0], air.catalog) == pytest.approx(0.12)
+    assert capacity.hall_cooling_mw(air.site.building[0].hall[0], air.catalog) == pytest.approx(0.12)
     given = make_inputs(hall(cooling_mw=2.5))
-    assert cooling.hall_cooling_mw(given.site.building[0].hall[0], given.catalog) == 2.5
+    assert capacity.hall_cooling_mw(given.site.building[0].hall[0], given.catalog) == 2.5
     bare = given.catalog.model_copy(update={"cooling": {}})
-    assert cooling.hall_cooling_mw(air.site.building[0].hall[0], bare) is None
+    assert capacity.hall_cooling_mw(air.site.building[0].hall[0], bare) is None
 
 
 def test_a_hall_over_its_cooling_is_a_violation_with_figures(make_inputs: Make) -> None:
@@ -141,11 +144,11 @@ def test_cdu_count_follows_the_liquid_load(make_inputs: Make) -> None:
     # CDU carries both (800 kW) + the standby = 2. Four rows: rows 1-3 fill CDU01 (1,200 kW), row 4 on
     # CDU02, + the standby = 3
     inputs = liquid_hall(make_inputs, keepouts=GALLERY)
-    two = cdus.liquid_loop(inputs, liquid_rows(2), np.full(8, 125.0))
+    two = cdus.liquid_loop(FacilityInput.of(inputs), liquid_rows(2), np.full(8, 125.0))
     assert two.cdus["load_kw"].tolist() == pytest.approx([800.0, 0.0])
     assert two.cdus["standby"].tolist() == [False, True]
     assert two.cdus["load_flow_l_per_s"].tolist() == pytest.approx([28.7 * 800 / 1200, 0.0], abs=1e-3)
-    four = cdus.liquid_loop(inputs, liquid_rows(4), np.full(16, 125.0))
+    four = cdus.liquid_loop(FacilityInput.of(inputs), liquid_rows(4), np.full(16, 125.0))
     assert four.cdus["load_kw"].tolist() == pytest.approx([1200.0, 400.0, 0.0])
     assert four.cdus["rows"].tolist() == ["R01 R02 R03", "R04", ""]
     assert four.rows["carried_kw"].tolist() == pytest.approx([400.0] * 4)
@@ -161,7 +164,9 @@ def test_cdu_count_follows_the_liquid_load(make_inputs: Make) -> None:
 def test_a_gallery_too_small_leaves_a_row_without_cdus(make_inputs: Make) -> None:
     # a 1.3 m x 1.3 m gallery holds one CDU: rows 1-3 on it, row 4 (400 kW) has none
     small = [{"polygon": [[18.7, 0], [20, 0], [20, 1.3], [18.7, 1.3]], "reason": "CDU gallery"}]
-    loop = cdus.liquid_loop(liquid_hall(make_inputs, keepouts=small), liquid_rows(4), np.full(16, 125.0))
+    loop = cdus.liquid_loop(
+        FacilityInput.of(liquid_hall(make_inputs, keepouts=small)), liquid_rows(4), np.full(16, 125.0)
+    )
     (v,) = loop.violations
     assert (v.kind, v.where) == ("cdu", "B1/H1/R04")
     assert v.figures == {"rows": 1, "liquid_kw": 400.0, "carried_kw": 0.0, "cdus_needed": 3, "cdus_placed": 1}
@@ -170,7 +175,7 @@ def test_a_gallery_too_small_leaves_a_row_without_cdus(make_inputs: Make) -> Non
 
 def test_without_a_gallery_cdus_stand_at_row_ends(make_inputs: Make) -> None:
     # rows x 4.0..6.4: a CDU 1.2 m wide stands just past the last rack, centred at x 7.0 on the row line
-    loop = cdus.liquid_loop(liquid_hall(make_inputs), liquid_rows(2), np.full(8, 125.0))
+    loop = cdus.liquid_loop(FacilityInput.of(liquid_hall(make_inputs)), liquid_rows(2), np.full(8, 125.0))
     assert loop.cdus["placed"].all()
     assert loop.cdus["x_m"].tolist()[0] == pytest.approx(7.0)
     assert loop.cdus["y_m"].tolist()[0] == pytest.approx(1.1)

@@ -1,6 +1,6 @@
 """Edits of one hall designed with a warm cache (as the TUI reruns them) give exactly the design of a cold
 run of the edited site, and the cabling a cache keeps is kept by everything it is made from
-(media.cabling_key): change any one part and the cabling is made again; leave that part out of the key
+(cable.stage.cabling_key): change any one part and the cabling is made again; leave that part out of the key
 and the warm run is caught giving a stale cabling."""
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 from conftest import SMALL_SITE
 
-from layout import design, media, place
+from layout import design, place
+from layout.cable import CableInput
+from layout.cable import stage as cable_stage
 from layout.cache import DesignCache
 from layout.load import (
     DEFAULT_TEMPLATES_DIR,
@@ -261,7 +263,9 @@ VARIANTS: dict[str, list[tuple[str, Callable[[], Inputs]]]] = {
 
 def test_the_variants_cover_every_part_of_each_key() -> None:
     d = design.run(inputs_of(TWO_HALLS))
-    assert [n for n, _ in VARIANTS["cable"]] == list(media.cabling_key(d.inputs, d.fabric, d.placement))
+    assert [n for n, _ in VARIANTS["cable"]] == list(
+        cable_stage.cabling_key(CableInput.of(d.inputs), d.fabric, d.placement)
+    )
     assert [n for n, _ in VARIANTS["place"]] == list(place.placement_key(d.inputs, d.fabric))
 
 
@@ -285,9 +289,12 @@ def _twice(stage: str, name: str) -> tuple[Any, Any, Any, Any, Any]:
         warm, cold = place.place(inputs, fabric, cache), place.place(inputs, fabric)
         return kept, warm, cold, dataclasses.replace(other, fabric=fabric, placement=warm), "placement"
     placement = base.placement if name == "catalog" else other.placement
-    cables = media.CableCache()
-    kept = media.cable(base.inputs, base.fabric, base.placement, cables)
-    warm, cold = media.cable(inputs, fabric, placement, cables), media.cable(inputs, fabric, placement)
+    cables = cable_stage.CableCache()
+    kept = cable_stage.cable(CableInput.of(base.inputs), base.fabric, base.placement, cables)
+    warm, cold = (
+        cable_stage.cable(CableInput.of(inputs), fabric, placement, cables),
+        cable_stage.cable(CableInput.of(inputs), fabric, placement),
+    )
     return kept, warm, cold, dataclasses.replace(other, fabric=fabric, placement=placement), "cabling"
 
 
@@ -306,7 +313,7 @@ def test_leaving_a_part_out_of_a_key_gives_a_stale_value(
 ) -> None:
     """The check above would catch an incomplete key: without ``name`` in it, the variant (whose other
     parts equal the base's) hits the base's value, which is not the variant's."""
-    module, fn = (media, "cabling_key") if stage == "cable" else (place, "placement_key")
+    module, fn = (cable_stage, "cabling_key") if stage == "cable" else (place, "placement_key")
     full = getattr(module, fn)
 
     def without(*args: Any) -> dict[str, Any]:

@@ -10,8 +10,9 @@ import handbuilt as hb
 import numpy as np
 import pytest
 
-from layout.media import MediaTable, cable
-from layout.trays import RU_M
+from layout.cable import CableInput, cable
+from layout.cable.media import MediaTable
+from layout.cable.trays import RU_M
 
 
 def test_each_medium_serves_up_to_its_catalog_reach_and_no_further() -> None:
@@ -109,7 +110,7 @@ def test_links_beyond_every_reach_are_violations() -> None:
     inputs = hb.with_media(hb.site("two-buildings"), ["dac", "aec", "mmf", "smf-dr"])
     racks = hb.racks_table([("B1/H1/R01/K01", 30.3, 10), ("B2/H1/R01/K01", 1049.1, 10)])
     fab = hb.fabric([("s", "server", "dgx-h100"), ("l", "leaf", "qm9700")], [(0, 1, "gpu_leaf")])
-    c = cable(inputs, fab, hb.placement(racks, [0, 1], [20, 20]))
+    c = cable(CableInput.of(inputs), fab, hb.placement(racks, [0, 1], [20, 20]))
     link = c.links.iloc[0]
     assert link["status"] == "reach" and link["media"] == "" and math.isnan(link["stock_length_m"])
     assert link["length_m"] > 500
@@ -135,7 +136,7 @@ def cable_transceivers(inputs: object, nic: str) -> object:
     links = [(s, 5, "gpu_leaf") for s in range(4) for _ in range(2)] + [(4, 5, "gpu_leaf")]
     links += [(s, 6, "gpu_leaf") for s in range(5)]
     pl = hb.placement(racks, [0, 0, 0, 0, 0, 2, 0], [3, 3, 3, 3, 3, 3, 40])
-    return cable(inputs, hb.fabric(devs, links, nic=nic), pl)
+    return cable(CableInput.of(inputs), hb.fabric(devs, links, nic=nic), pl)
 
 
 def test_transceivers_twin_port_on_switches_and_per_nic_module_on_servers() -> None:
@@ -213,7 +214,9 @@ def narrow_tray_site(n_links: int) -> object:
     )
     devs = [("s0", "server", "dgx-h100"), ("l0", "leaf", "qm9700")]
     pl = hb.placement(racks, [0, 2], [10, 40])
-    return cable(hb.site_edited("one-row", narrow), hb.fabric(devs, [(0, 1, "gpu_leaf")] * n_links), pl)
+    return cable(
+        CableInput.of(hb.site_edited("one-row", narrow)), hb.fabric(devs, [(0, 1, "gpu_leaf")] * n_links), pl
+    )
 
 
 def test_overfull_tray_segment_is_a_violation_with_its_location() -> None:
@@ -240,7 +243,7 @@ def test_fill_counts_cables_on_the_stretches_they_use() -> None:
     devs = [("s0", "server", "dgx-h100"), ("l0", "leaf", "qm9700"), ("l1", "leaf", "qm9700")]
     links = [(0, 1, "gpu_leaf")] * 3 + [(0, 2, "gpu_leaf")] * 2
     pl = hb.placement(racks, [0, 1, 2], [3, 3, 3])
-    c = cable(hb.site("one-row"), hb.fabric(devs, links), pl)
+    c = cable(CableInput.of(hb.site("one-row")), hb.fabric(devs, links), pl)
     assert c.links["route"].tolist() == ["adjacent"] * 3 + ["tray"] * 2
     f = c.edge_fill
     rows = f[f["kind"] == "row"].set_index("where")
@@ -276,7 +279,7 @@ def test_copper_share_counts_the_gpu_fabrics_links_with_a_medium() -> None:
     medium) and the frontend DAC and management UTP links do not count."""
     import pandas as pd
 
-    from layout.media import backend_copper, copper_share_pct
+    from layout.cable.stage import backend_copper, copper_share_pct
 
     links = pd.DataFrame(
         {

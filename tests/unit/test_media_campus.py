@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from layout.cable import CableInput, Cabling, cable
 from layout.design import build_fabric
 from layout.load import DEFAULT_TEMPLATES_DIR, load_catalog, load_templates, site_from_data
-from layout.media import Cabling, cable
 from layout.place import place
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,14 +26,14 @@ pytestmark = pytest.mark.slow
 def campus(design_of: Callable[[str], Any]) -> dict[str, tuple[Any, Any, Cabling]]:
     """The shipped campus (the session's shared design: rail, CX-7) and two variants of its cluster."""
     d = design_of("campus-100k")
-    out = {"rail": (d.inputs, d.fabric, cable(d.inputs, d.fabric, d.placement))}
+    out = {"rail": (d.inputs, d.fabric, cable(CableInput.of(d.inputs), d.fabric, d.placement))}
     for name, design, nic in (("mor", "mor", "cx7"), ("cedar7", "rail", "cedar7")):
         data = tomllib.loads(CAMPUS.read_text(encoding="utf-8"))
         data["cluster"]["design"] = design
         data["cluster"]["nic"] = nic
         inputs = site_from_data(data, CAMPUS, load_catalog(), load_templates(), DEFAULT_TEMPLATES_DIR)
         fab = build_fabric(inputs)
-        out[name] = (inputs, fab, cable(inputs, fab, place(inputs, fab)))
+        out[name] = (inputs, fab, cable(CableInput.of(inputs), fab, place(inputs, fab)))
     return out
 
 
@@ -136,7 +136,7 @@ def test_q3400_leaves_draw_their_800g_ports_within_the_catalog_maximum() -> None
     data["cluster"]["switch"] = "q3400"
     inputs = site_from_data(data, CAMPUS, load_catalog(), load_templates(), DEFAULT_TEMPLATES_DIR)
     fab = build_fabric(inputs)
-    c = cable(inputs, fab, place(inputs, fab))
+    c = cable(CableInput.of(inputs), fab, place(inputs, fab))
     q = inputs.catalog.switch["q3400"]
     role = fab.devices["role"].to_numpy()
     leaf = role == "leaf"

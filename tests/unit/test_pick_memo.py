@@ -1,4 +1,4 @@
-"""The cabling's per-link memo (media.pick_again / stock_again): a run takes an earlier run's medium and
+"""The cabling's per-link memo (memo.pick_again / stock_again): a run takes an earlier run's medium and
 stock length for every link whose own inputs are bitwise the same, and gives what a fresh pick gives."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 import handbuilt as hb
 import numpy as np
 
-from layout.media import ElementMemo, MediaTable, pick_again, stock_again
+from layout.cable.media import MediaTable
+from layout.cable.memo import ElementMemo, pick_again, stock_again
 
 
 def _table() -> MediaTable:
@@ -62,7 +63,7 @@ def test_stock_again_equals_a_fresh_stock_length() -> None:
 
 
 def test_cable_counts_again_equal_a_fresh_count_after_some_links_change() -> None:
-    from layout.media import cable_counts_again
+    from layout.cable.media import cable_counts_again
 
     mt = _table()
     rng = np.random.default_rng(3)

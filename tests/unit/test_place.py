@@ -260,7 +260,7 @@ def test_pod_spanning_buildings_respects_building_power(inputs_of: Callable[[str
         update={"cluster": seed.site.cluster.model_copy(update={"pod_spans_buildings": True})}
     )
     inputs = Inputs(site, seed.catalog, seed.templates, seed.path)
-    from layout import power
+    from layout.power import loads as power
 
     fab, p = run(inputs)
     pw = power.check(inputs, fab, p)

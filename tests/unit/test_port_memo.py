@@ -12,9 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from layout import ports
+from layout.cable import ports
+from layout.cable.cages import skeleton
+from layout.cable.media import MediaTable
 from layout.load import load_catalog
-from layout.media import MediaTable
 
 CAT = load_catalog()
 MT = MediaTable.of(CAT)
@@ -27,7 +28,7 @@ def hall(request: pytest.FixtureRequest, design_of: Any) -> Any:
     d = design_of(request.param)
     c = d.cabling
     code = np.where(c.links["media"].cat.codes.to_numpy() < len(MT.ids), c.links["media"].cat.codes, -1)
-    sk = ports.skeleton(d.fabric.devices, d.fabric.links, CAT, d.fabric.nic)
+    sk = skeleton(d.fabric.devices, d.fabric.links, CAT, d.fabric.nic)
     length = c.links["length_m"].to_numpy(float)
     return d, sk, code.astype(np.int64), length
 
@@ -85,7 +86,7 @@ def test_finish_takes_the_earlier_values_of_the_components_it_did_not_change(hal
 
 def test_a_port_map_of_another_skeleton_is_not_used(hall: Any) -> None:
     d, sk, code, length = hall
-    other = ports.skeleton(d.fabric.devices, d.fabric.links, CAT, d.fabric.nic)  # equal, not the same
+    other = skeleton(d.fabric.devices, d.fabric.links, CAT, d.fabric.nic)  # equal, not the same
     first = _finish(d, other, code, length)
     marked = dataclasses.replace(first, medium_for_m=np.full(len(code), 123.0))
     _assert_same(_finish(d, sk, code, length, earlier=marked), _finish(d, sk, code, length))
@@ -119,7 +120,7 @@ def test_module_rows_take_the_earlier_rows_of_unchanged_devices_only(hall: Any) 
     assert len(rows.key) > 1
     marked = dataclasses.replace(rows, links=rows.links + 1000)
     assert np.array_equal(pm.module_rows(MT, marked).links, marked.links)  # nothing changed: taken
-    other = ports.skeleton(d.fabric.devices, d.fabric.links, CAT, d.fabric.nic)
+    other = skeleton(d.fabric.devices, d.fabric.links, CAT, d.fabric.nic)
     foreign = dataclasses.replace(marked, parts=other.cage_parts)
     assert np.array_equal(pm.module_rows(MT, foreign).links, rows.links)  # another skeleton's: not used
     # one device's cages lose their medium: the devices of every cage that changed (its own, and the far

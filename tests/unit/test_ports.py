@@ -1,4 +1,4 @@
-"""layout.ports: every link end on a port and a cage, one medium per cage; hand-checked small cases and
+"""layout.cable.ports: every link end on a port and a cage, one medium per cage; hand-checked small cases and
 the invariants on every shipped site (no port used twice, no cage with two media, no switch over its
 cages, unique cable ids), and the ports table read back against the links table."""
 
@@ -13,10 +13,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from layout import design, ports
+from layout import design
+from layout.cable import ports
+from layout.cable.cages import ASSEMBLIES, FORMS, GROUPS, links_per_cage
+from layout.cable.media import MediaTable
 from layout.export import tables
 from layout.load import DEFAULT_TEMPLATES_DIR, InputError, load_catalog, load_site
-from layout.media import MediaTable
 
 ROOT = Path(__file__).resolve().parents[2]
 SITES = sorted((ROOT / "sites").glob("*.toml"))
@@ -57,7 +59,7 @@ def test_a_twin_cage_with_a_3_m_and_a_40_m_link_carries_two_multimode_links() ->
     n = 2
     assert pm.cage[n:].tolist() == [0, 0] and pm.port[n:].tolist() in ([0, 1], [1, 0])  # one leaf cage
     assert pm.port[:n].tolist() == [0, 0]  # each server's first backend cage
-    assert [ports.ASSEMBLIES[a] for a in pm.assembly] == ["fibre", "fibre"]
+    assert [ASSEMBLIES[a] for a in pm.assembly] == ["fibre", "fibre"]
     assert pm.stock_basis_m.tolist() == [3.0, 40.0]  # fibre: every link its own patch cord
 
 
@@ -67,7 +69,7 @@ def test_two_copper_links_in_one_switch_cage_to_two_servers_are_one_breakout_cab
         [(1, 0, "gpu_leaf", 1.0), (2, 0, "gpu_leaf", 2.5)],
     )
     assert _media(pm) == ["dac", "dac"]
-    assert [ports.ASSEMBLIES[a] for a in pm.assembly] == ["breakout", "breakout"]
+    assert [ASSEMBLIES[a] for a in pm.assembly] == ["breakout", "breakout"]
     assert pm.stock_basis_m.tolist() == [2.5, 2.5]  # one cable: the longer leg's length
     assert pm.changed == 0
 
@@ -77,7 +79,7 @@ def test_two_parallel_copper_links_between_two_switches_are_one_twin_cable_and_a
         [("leaf", "leaf", "qm9700"), ("spine", "spine", "qm9700")],
         [(0, 1, "leaf_spine", 2.0), (0, 1, "leaf_spine", 2.0), (0, 1, "leaf_spine", 2.0)],
     )
-    a = [ports.ASSEMBLIES[x] for x in pm.assembly]
+    a = [ASSEMBLIES[x] for x in pm.assembly]
     assert sorted(a) == ["straight", "twin", "twin"]
     assert pm.port[:3].tolist() == [0, 1, 2] and pm.cage[:3].tolist() == [0, 0, 1]
 
@@ -103,9 +105,9 @@ def test_cedar7_servers_use_four_twin_port_cages_and_their_leaf_cages_pair_the_s
 def test_management_links_go_to_rj45_ports_not_to_data_cages() -> None:
     devs = [("leaf", "leaf", "qm9700"), ("oob", "oob", "sn2201"), ("s0", "server", "dgx-h100")]
     pm, _ = _assign(devs, [(0, 1, "oob", 10.0), (2, 1, "oob", 10.0), (2, 0, "gpu_leaf", 10.0)])
-    assert [ports.GROUPS[g] for g in pm.group[:3]] == ["mgmt", "mgmt", "backend"]
-    assert [ports.GROUPS[g] for g in pm.group[3:]] == ["data", "data", "data"]
-    assert [ports.FORMS[f] for f in pm.form[:3]] == ["rj45", "rj45", "osfp"]
+    assert [GROUPS[g] for g in pm.group[:3]] == ["mgmt", "mgmt", "backend"]
+    assert [GROUPS[g] for g in pm.group[3:]] == ["data", "data", "data"]
+    assert [FORMS[f] for f in pm.form[:3]] == ["rj45", "rj45", "osfp"]
     cages = pm.cages.set_index(["model", "group"])
     assert cages.loc[("qm9700", "data"), "used_ports"] == 1  # the GPU link only
     assert cages.loc[("qm9700", "mgmt"), "used_ports"] == 1
@@ -158,12 +160,12 @@ def _check_invariants(d: Any) -> None:
     dev = np.r_[links["a"].to_numpy(), links["b"].to_numpy()]
     g = pm.group.astype(np.int64)
     # no port used twice
-    key = (dev * len(ports.GROUPS) + g) * 4096 + pm.port
+    key = (dev * len(GROUPS) + g) * 4096 + pm.port
     assert len(np.unique(key)) == 2 * n
     # no cage with two media
     media = np.r_[pm.code, pm.code]
     has = media >= 0
-    cage_key = (dev * len(ports.GROUPS) + g) * 4096 + pm.cage
+    cage_key = (dev * len(GROUPS) + g) * 4096 + pm.cage
     per_cage = pd.Series(media[has]).groupby(cage_key[has]).nunique()
     assert (per_cage == 1).all()
     # the links table shows the medium the cage decided
@@ -171,7 +173,7 @@ def _check_invariants(d: Any) -> None:
     # no device over its cages: the highest cage used is below the model's count
     models = d.fabric.devices["model"].to_numpy()[dev]
     for (model, group), have in pm.cages.set_index(["model", "group"])["cages"].items():
-        sel = (models == model) & (g == ports.GROUPS.index(group))
+        sel = (models == model) & (g == GROUPS.index(group))
         per_dev = have // int(pm.cages.set_index(["model", "group"]).loc[(model, group), "devices"])
         assert pm.cage[sel].max(initial=-1) < per_dev
     assert not [v for v in d.violations if v.kind == "ports"]
@@ -216,7 +218,7 @@ def test_superpod_leaves_fit_their_32_osfp_cages(designs: dict[str, Any]) -> Non
     links = d.cabling.links
     dev = np.r_[links["a"].to_numpy(), links["b"].to_numpy()]
     roles = d.fabric.devices["role"].to_numpy()
-    leaf = (roles[dev] == "leaf") & (pm.group == ports.GROUPS.index("data"))
+    leaf = (roles[dev] == "leaf") & (pm.group == GROUPS.index("data"))
     cages_per_leaf = pd.Series(pm.cage[leaf]).groupby(dev[leaf]).nunique()
     assert len(cages_per_leaf) == 32
     assert (cages_per_leaf == 32).all()  # 32 down + 32 up 400G ports in exactly 32 twin-port cages
@@ -232,7 +234,7 @@ def test_breakout_and_twin_cables_are_one_bom_part_per_two_links(designs: dict[s
         bom = d.bom[d.bom["category"] == "cables"]
         pair = bom["part_id"].str.contains("/breakout/|/twin/", regex=True)
         links = d.cabling.links
-        asm = np.array(ports.ASSEMBLIES, dtype=object)[d.cabling.ports.assembly]
+        asm = np.array(ASSEMBLIES, dtype=object)[d.cabling.ports.assembly]
         n_pair = int(np.isin(asm, ["breakout", "twin"]).sum())
         assert int(bom.loc[pair, "qty"].sum()) == -(-n_pair // 2) or n_pair % 2 == 0
         assert 2 * int(bom.loc[pair, "qty"].sum()) >= n_pair
@@ -260,7 +262,7 @@ def test_modules_are_the_optical_cages_grouped_by_device_medium_backend_width_an
             "media": np.array(MT.ids, dtype=object)[med[opt]],
             "backend": (links["kind"].astype(str).to_numpy() == "gpu_leaf")[lk][opt],
             "links_per_module": pm.per_cage[end][opt],
-            "form": np.array(ports.FORMS, dtype=object)[pm.form[end]][opt],
+            "form": np.array(FORMS, dtype=object)[pm.form[end]][opt],
             "links": pm.cage_size[opt],
             "code": med[opt],
         }
@@ -283,7 +285,7 @@ def test_modules_are_the_optical_cages_grouped_by_device_medium_backend_width_an
 def test_a_cage_holds_at_most_one_link_per_lane_however_slow_the_links() -> None:
     # by hand: QM9700 cage = 2 x 400G on 8 lanes of 100G; Q3400 cage = 2 x 800G on 8 lanes of 200G;
     # SN5610 cage = 1 x 800G on 8 lanes of 100G. Lanes per link = ceil(speed / lane), at least 1.
-    per = ports.links_per_cage(
+    per = links_per_cage(
         np.array([800, 400, 100, 1, 400, 200, 100, 1, 400, 300, 1600]),
         np.array([2, 2, 2, 2, 2, 2, 2, 2, 1, 2, 2]),
         np.array([400, 400, 400, 400, 800, 800, 800, 800, 800, 400, 400]),
@@ -315,7 +317,7 @@ def test_a_1_gbps_backend_that_needs_more_lanes_than_a_leaf_has_is_a_ports_viola
 
 
 def test_a_kept_port_skeleton_gives_the_port_map_and_modules_of_a_fresh_one(designs: dict[str, Any]) -> None:
-    from layout.media import CableCache, port_skeleton
+    from layout.cable.stage import CableCache, port_skeleton
 
     d = designs["gb200-hall"]
     cat, fab, c = d.inputs.catalog, d.fabric, d.cabling

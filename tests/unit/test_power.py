@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from layout import fabric, place, power
+from layout import fabric, place
 from layout.load import Inputs
+from layout.power import loads as power
 
 Make = Callable[..., Inputs]
 

@@ -1,4 +1,4 @@
-"""The power chain (layout/power_chain.py) on hand-built racks with hand-chosen loads.
+"""The power chain (layout/power/chain.py) on hand-built racks with hand-chosen loads.
 
 The small site (tests/conftest.py), one hall B1/H1 with rows of racks built in the test; kW per rack is
 given, not computed, so every busway, tap-off and UPS load below is worked out by hand. Catalog parts
@@ -16,8 +16,9 @@ import handbuilt as hb
 import numpy as np
 import pytest
 
-from layout import power_chain
 from layout.load import Inputs
+from layout.power import chain as power_chain
+from layout.power.facility import FacilityInput
 
 Make = Callable[..., Inputs]
 
@@ -32,7 +33,7 @@ def rows_of(spec: list[int]) -> Any:
 
 def chain_of(make_inputs: Make, spec: list[int], kw: list[float], **power: Any) -> power_chain.PowerChain:
     inputs = make_inputs({"building": {0: {"hall": {0: {"power": power}}}}} if power else {})
-    return power_chain.build(inputs, rows_of(spec), np.asarray(kw, float))
+    return power_chain.build(FacilityInput.of(inputs), rows_of(spec), np.asarray(kw, float))
 
 
 def test_2n_every_rack_has_a_and_b_from_different_ups_blocks(make_inputs: Make) -> None:
@@ -138,13 +139,13 @@ def test_a_ups_block_too_small_is_a_violation_naming_it(make_inputs: Make) -> No
 def test_stranded_capacity_by_cooling_and_by_space(make_inputs: Make) -> None:
     # it_mw 1.0 given, 0.7 MW used, cooling 0.5 MW: 0.3 MW stranded, all of it by cooling (1.0 - 0.7)
     inputs = make_inputs({"building": {0: {"hall": {0: {"it_mw": 1.0, "cooling_mw": 0.5}}}}})
-    ch = power_chain.build(inputs, rows_of([10, 10]), np.asarray([40.0] * 10 + [30.0] * 10))
+    ch = power_chain.build(FacilityInput.of(inputs), rows_of([10, 10]), np.asarray([40.0] * 10 + [30.0] * 10))
     (h,) = ch.halls.to_dict("records")
     assert (h["provisioned_mw"], h["stranded_mw"]) == pytest.approx((1.0, 0.3))
     assert (h["stranded_cooling_mw"], h["stranded_space_mw"]) == pytest.approx((0.3, 0.0))
     # cooling 2 MW: nothing stranded by cooling, 0.3 MW by space
     inputs = make_inputs({"building": {0: {"hall": {0: {"it_mw": 1.0, "cooling_mw": 2.0}}}}})
-    ch = power_chain.build(inputs, rows_of([10, 10]), np.asarray([40.0] * 10 + [30.0] * 10))
+    ch = power_chain.build(FacilityInput.of(inputs), rows_of([10, 10]), np.asarray([40.0] * 10 + [30.0] * 10))
     (h,) = ch.halls.to_dict("records")
     assert (h["stranded_cooling_mw"], h["stranded_space_mw"]) == pytest.approx((0.0, 0.3))
 

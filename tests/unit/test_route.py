@@ -1,6 +1,6 @@
 """Routing on hand-built sites: lengths computed by hand to the centimetre before rounding.
 
-Conventions used in the hand computations (layout.route): port height = RU x 0.04445 m; a tray route is
+Conventions used in the hand computations (layout.cable.route): port height = RU x 0.04445 m; a tray route is
 drop (tray height - port height) at each end + the run along the trays + 2.0 m slack; an in-rack
 jumper is the vertical distance + 0.3 m; an adjacent-rack jumper the rack centre distance + vertical
 distance + 0.6 m.
@@ -15,9 +15,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from layout import route
-from layout.media import cable
-from layout.trays import build
+from layout.cable import CableInput, cable, route
+from layout.cable.trays import build
 
 RU = 0.04445
 TRAY_Z = 2.9
@@ -36,7 +35,11 @@ SRV_LEAF = [("srv-0", "server", "dgx-h100"), ("leaf-0", "leaf", "qm9700"), ("srv
 
 def test_two_racks_one_metre_apart_in_one_row() -> None:
     # server at RU 10 in K01, leaf at RU 40 in K03: centres 1.0 m apart, not neighbours -> tray
-    c = cable(hb.site("one-row"), hb.fabric(SRV_LEAF[:2], [(0, 1, "gpu_leaf")]), one_row([10, 40], [0, 2]))
+    c = cable(
+        CableInput.of(hb.site("one-row")),
+        hb.fabric(SRV_LEAF[:2], [(0, 1, "gpu_leaf")]),
+        one_row([10, 40], [0, 2]),
+    )
     link = c.links.iloc[0]
     by_hand = 1.0 + (TRAY_Z - 10 * RU) + (TRAY_Z - 40 * RU) + 2.0  # = 6.5775 m
     assert link["route"] == "tray"
@@ -48,7 +51,7 @@ def test_two_racks_one_metre_apart_in_one_row() -> None:
 def test_neighbouring_racks_and_same_rack_use_copper_jumpers() -> None:
     fab = hb.fabric(SRV_LEAF, [(0, 1, "gpu_leaf"), (2, 1, "gpu_leaf")])
     # srv-0 RU 10 in K02, leaf RU 40 in K02 (same rack), srv-1 RU 10 in K01 (next rack)
-    c = cable(hb.site("one-row"), fab, one_row([10, 40, 10], [1, 1, 0]))
+    c = cable(CableInput.of(hb.site("one-row")), fab, one_row([10, 40, 10], [1, 1, 0]))
     same, adjacent = c.links.iloc[0], c.links.iloc[1]
     assert same["route"] == "rack"
     assert same["length_m"] == pytest.approx(30 * RU + 0.3, abs=0.005)  # 1.6335 m
@@ -64,7 +67,7 @@ def test_neighbouring_racks_go_by_tray_when_the_jumper_would_be_optical() -> Non
     # a catalog with DAC up to 2 m and no AEC: the 2.4335 m jumper would need fibre, so it is routed
     inputs = hb.with_media(hb.site("one-row"), ["dac", "mmf", "smf-dr", "smf-fr", "coherent"], dac=2.0)
     fab = hb.fabric(SRV_LEAF, [(2, 1, "gpu_leaf")])
-    c = cable(inputs, fab, one_row([10, 40, 10], [1, 1, 0]))
+    c = cable(CableInput.of(inputs), fab, one_row([10, 40, 10], [1, 1, 0]))
     link = c.links.iloc[0]
     assert link["route"] == "tray"
     assert link["length_m"] == pytest.approx(0.5 + (TRAY_Z - 10 * RU) + (TRAY_Z - 40 * RU) + 2.0, abs=0.005)
@@ -86,7 +89,7 @@ def test_two_halls_40_m_apart_meet_at_the_entry() -> None:
         ]
     )
     c = cable(
-        hb.site("two-halls"),
+        CableInput.of(hb.site("two-halls")),
         hb.fabric(SRV_LEAF[:2], [(0, 1, "gpu_leaf")]),
         hb.placement(racks, [1, 2], [20, 20]),
     )
@@ -112,7 +115,11 @@ def buildings_placement() -> object:
 def test_two_buildings_1_km_apart_take_single_mode_fr() -> None:
     # B1 rack at x 30.9: 0.9 to the ring (x 31.8) = the door, trunk 8.2 to above the entry (40, 10),
     # riser 2.9 down, duct 1000 m, then the same in B2 mirrored.
-    c = cable(hb.site("two-buildings"), hb.fabric(SRV_LEAF[:2], [(0, 1, "gpu_leaf")]), buildings_placement())
+    c = cable(
+        CableInput.of(hb.site("two-buildings")),
+        hb.fabric(SRV_LEAF[:2], [(0, 1, "gpu_leaf")]),
+        buildings_placement(),
+    )
     run = 0.9 + 8.2 + 2.9 + 1000.0 + 2.9 + 8.2 + 0.9  # 1024.0 m
     link = c.links.iloc[0]
     assert link["tray_m"] == pytest.approx(run, abs=0.005)
@@ -136,7 +143,7 @@ def test_buildings_2_5_km_apart_need_coherent_spliced_to_10_m() -> None:
         ]
     )
     c = cable(
-        hb.site_edited("two-buildings", move_b2),
+        CableInput.of(hb.site_edited("two-buildings", move_b2)),
         hb.fabric(SRV_LEAF[:2], [(0, 1, "gpu_leaf")]),
         hb.placement(racks, [1, 2], [20, 20]),
     )
@@ -151,7 +158,7 @@ def test_duct_follows_its_path() -> None:
         data["duct"][0]["path"] = [[40, 10], [40, -20], [1040, -20], [1040, 10]]
 
     c = cable(
-        hb.site_edited("two-buildings", detour),
+        CableInput.of(hb.site_edited("two-buildings", detour)),
         hb.fabric(SRV_LEAF[:2], [(0, 1, "gpu_leaf")]),
         buildings_placement(),
     )
@@ -167,7 +174,7 @@ def test_block_that_cuts_the_only_path_gives_no_path_and_tray_add_restores_it() 
     def block(data: dict) -> None:
         data["tray_block"] = [{"hall": "B1/H1", "line": [[5.5, 0], [5.5, 10]]}]
 
-    c = cable(hb.site_edited("one-row", block), fab, pl)
+    c = cable(CableInput.of(hb.site_edited("one-row", block)), fab, pl)
     far, near = c.links.iloc[0], c.links.iloc[1]
     assert far["status"] == "no_path" and far["route"] == ""
     assert np.isnan(far["length_m"]) and far["media"] == ""
@@ -181,7 +188,7 @@ def test_block_that_cuts_the_only_path_gives_no_path_and_tray_add_restores_it() 
         # round the cut ring's bottom: from its corners (4.4, 3.8) and (7.1, 3.8) via y = 1
         data["tray_add"] = [{"hall": "B1/H1", "line": [[4.3, 3.7], [4.4, 1.0], [7.1, 1.0], [7.2, 3.7]]}]
 
-    c = cable(hb.site_edited("one-row", block_and_bypass), fab, pl)
+    c = cable(CableInput.of(hb.site_edited("one-row", block_and_bypass)), fab, pl)
     far = c.links.iloc[0]
     assert far["status"] == "ok"
     # K01 -> row end 0.85, ring side down 1.2, bypass 2.8 + 2.7 + 2.8, ring side up 1.2, to K03 0.85
@@ -219,7 +226,7 @@ def test_every_link_has_a_route_or_a_violation_naming_it() -> None:
     def block_row2(data: dict) -> None:
         data["tray_block"] = [{"hall": "B1/H1", "line": [[4.0, 8.0], [8.0, 8.0]]}]  # along row R02's tray
 
-    c = cable(hb.site_edited("one-row", block_row2), hb.fabric(devs, links), pl)
+    c = cable(CableInput.of(hb.site_edited("one-row", block_row2)), hb.fabric(devs, links), pl)
     st = c.links["status"].tolist()
     assert st == ["ok", "ok", "unplaced", "no_tray", "no_tray"]
     assert c.links["route"].tolist()[:2] == ["tray", "rack"]
@@ -259,7 +266,7 @@ def _grid_site_placement(seed: int) -> tuple[object, object, np.ndarray]:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_pairwise_distances_match_networkx_with_racks_as_nodes(seed: int) -> None:
     inputs, pl, rack_ids = _grid_site_placement(seed)
-    trays = build(inputs, pl)
+    trays = build(CableInput.of(inputs), pl)
     pairs = np.array(list(itertools.combinations(rack_ids, 2)))
     paths = route.tray_paths(trays, pairs[:, 0], pairs[:, 1])
     ours = paths.dist_m[paths.pair]

@@ -26,7 +26,7 @@ def superpod(inputs_of: Any, design_of: Any) -> Any:
     d = design_of("superpod-4su")
     cabling = d.cabling
     return SimpleNamespace(
-        inputs=inputs, design=d, cabling=cabling, bom=bom.build(inputs, d.fabric, d.placement, cabling),
+        inputs=inputs, design=d, cabling=cabling, bom=bom.build(bom.BomInput.of(inputs), d.fabric, d.placement, cabling),
         links=tables.links_table(d.fabric, d.placement, cabling),
         summary={"site": inputs.site.site.name, "gpus": d.fabric.gpus, "cost_usd": {"total": 1.5, "by_category": {"servers": 1.0}},
                  "violations": [{"kind": "rack_kw", "where": "B1"}], "ttff": math.inf},

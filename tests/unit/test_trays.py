@@ -1,6 +1,6 @@
 """The tray network on hand-built sites: geometry checked against hand-computed metres.
 
-Ring rule (layout.trays): the perimeter tray runs 0.6 m (half the 1.2 m cross aisle) outside the
+Ring rule (layout.cable.trays): the perimeter tray runs 0.6 m (half the 1.2 m cross aisle) outside the
 racks' footprint when the wall is far enough; row trays run from ring side to ring side, cross trays in
 the middle of the gaps between row segments.
 """
@@ -13,9 +13,9 @@ import handbuilt as hb
 import numpy as np
 import pytest
 
-from layout import route
+from layout.cable import CableInput, route
+from layout.cable.trays import DUCT_CONDUIT_BORE_MM, DUCT_FILL_LIMIT, RU_M, build
 from layout.model.site import Duct
-from layout.trays import DUCT_CONDUIT_BORE_MM, DUCT_FILL_LIMIT, RU_M, build
 
 
 def one_row_racks() -> object:
@@ -37,7 +37,7 @@ def edges_of(trays: object, kind: str) -> list[float]:
 
 def test_one_row_gets_a_ring_a_row_tray_a_trunk_and_a_riser() -> None:
     # racks x 5.0..6.5, y 4.4..5.6 -> ring x 4.4..7.1, y 3.8..6.2; door (4.4, 5) towards the entry (0, 5)
-    t = build(hb.site("one-row"), one_row_racks())
+    t = build(CableInput.of(hb.site("one-row")), one_row_racks())
     assert edges_of(t, "row") == [2.7]
     assert edges_of(t, "cross") == [1.2, 1.2, 1.2, 1.2, 2.7, 2.7]
     assert edges_of(t, "trunk") == [4.4]
@@ -62,14 +62,14 @@ def test_hall_tray_spec_sets_width_and_capacity_and_ducts_are_a_conduit_bank() -
             "fill_limit": 0.4,
         }
 
-    t = build(hb.site_edited("one-row", narrow), one_row_racks())
+    t = build(CableInput.of(hb.site_edited("one-row", narrow)), one_row_racks())
     row = t.edges[t.edges["kind"] == "row"].iloc[0]
     assert (row["width_mm"], row["depth_mm"], row["fill_limit"]) == (300, 150, 0.4)
     assert row["capacity_mm2"] == pytest.approx(300 * 150 * 0.4)
     assert (t.rack_z_m == 3.2).all()
 
     racks = hb.racks_table([("B1/H1/R01/K01", 30.3, 10), ("B2/H1/R01/K01", 1049.1, 10)])
-    t = build(hb.site("two-buildings"), hb.placement(racks, [], []))
+    t = build(CableInput.of(hb.site("two-buildings")), hb.placement(racks, [], []))
     duct = t.edges[t.edges["kind"] == "duct"]
     assert duct["length_m"].tolist() == [1000.0]
     bank = Duct.model_fields["conduits"].default * math.pi * (DUCT_CONDUIT_BORE_MM / 2) ** 2 * DUCT_FILL_LIMIT
@@ -86,7 +86,7 @@ def test_row_segments_share_a_tray_line_split_by_the_cross_tray_between_them() -
             ("B1/H1/R02/K02", 8.9, 5),
         ]
     )
-    t = build(hb.site("one-row"), hb.placement(racks, [], []))
+    t = build(CableInput.of(hb.site("one-row")), hb.placement(racks, [], []))
     assert edges_of(t, "row") == [2.7, 2.7]
     assert edges_of(t, "cross") == [1.2] * 6 + [2.7] * 4  # ring top and bottom split at x 7.1
     assert dist(t, 1, 2) == pytest.approx(8.3 - 5.9)
@@ -104,7 +104,7 @@ def test_parallel_rows_meet_on_the_ring(axis: str) -> None:
         (f"B1/H1/R0{r}/K0{k}", *xy(5.3 + 0.6 * (k - 1), 5.0 + 3 * (r - 1))) for r in (1, 2) for k in (1, 2)
     ]
     racks = hb.racks_table(specs, axis=axis)
-    t = build(hb.site("one-row"), hb.placement(racks, [], [], axis=axis))
+    t = build(CableInput.of(hb.site("one-row")), hb.placement(racks, [], [], axis=axis))
     assert edges_of(t, "row") == [2.4, 2.4]
     assert dist(t, 0, 2) == pytest.approx(0.9 + 3.0 + 0.9)
     assert dist(t, 1, 3) == pytest.approx(0.9 + 3.0 + 0.9)
@@ -133,7 +133,7 @@ def test_neighbour_halls_get_a_pass_through_trunk() -> None:
             ("B1/H2/R01/K02", 27.7, 5),
         ]
     )
-    t = build(hb.site_edited("one-row", _two_halls), hb.placement(racks, [], []))
+    t = build(CableInput.of(hb.site_edited("one-row", _two_halls)), hb.placement(racks, [], []))
     passes = t.edges[t.edges["where"].str.contains("pass-through")]
     assert passes["length_m"].tolist() == pytest.approx([10.4])
     assert dist(t, 1, 2) == pytest.approx(0.9 + 10.4 + 0.9)
@@ -143,7 +143,7 @@ def test_block_cuts_a_row_tray_where_it_crosses_and_removes_other_trays() -> Non
     def block(data: dict) -> None:
         data["tray_block"] = [{"hall": "B1/H1", "line": [[5.5, 0], [5.5, 10]]}]
 
-    t = build(hb.site_edited("one-row", block), one_row_racks())
+    t = build(CableInput.of(hb.site_edited("one-row", block)), one_row_racks())
     # the row tray is cut at x 5.5: K01 keeps the west piece, K02 and K03 the east one
     assert t.rack_edge[0] != t.rack_edge[1] == t.rack_edge[2]
     assert edges_of(t, "row") == pytest.approx([5.5 - 4.4 - 0.001, 7.1 - 5.5 - 0.001])
@@ -158,7 +158,7 @@ def test_block_along_a_tray_leaves_its_racks_without_a_tray() -> None:
     def block(data: dict) -> None:
         data["tray_block"] = [{"hall": "B1/H1", "line": [[4.0, 5.0], [8.0, 5.0]]}]
 
-    t = build(hb.site_edited("one-row", block), one_row_racks())
+    t = build(CableInput.of(hb.site_edited("one-row", block)), one_row_racks())
     assert (t.rack_edge == -1).all()
     assert edges_of(t, "row") == []
 
@@ -167,7 +167,7 @@ def test_tray_add_snaps_its_ends_to_the_nearest_nodes() -> None:
     def add(data: dict) -> None:
         data["tray_add"] = [{"hall": "B1/H1", "line": [[4.3, 3.7], [4.4, 1.0], [7.1, 1.0], [7.2, 3.7]]}]
 
-    t = build(hb.site_edited("one-row", add), one_row_racks())
+    t = build(CableInput.of(hb.site_edited("one-row", add)), one_row_racks())
     assert edges_of(t, "user") == pytest.approx([2.7, 2.8, 2.8])  # ends snapped to (4.4, 3.8), (7.1, 3.8)
     assert (t.nodes["kind"] == "user").sum() == 2
 
@@ -176,7 +176,7 @@ def test_building_without_entry_gets_one_on_its_wall() -> None:
     def no_entry(data: dict) -> None:
         del data["building"][0]["entry"]
 
-    t = build(hb.site_edited("one-row", no_entry), one_row_racks())
+    t = build(CableInput.of(hb.site_edited("one-row", no_entry)), one_row_racks())
     e = t.nodes[t.nodes["kind"] == "entry"].iloc[0]
     assert e["x_m"] in (0.0, 20.0) or e["y_m"] in (0.0, 10.0)
     assert t.edges["kind"].eq("riser").sum() == 1
@@ -234,19 +234,23 @@ PIECE_PARTS = ("rows", "ring", "tray", "points")
 
 @pytest.mark.parametrize("part", PIECE_PARTS)
 def test_a_kept_hall_piece_gives_the_trays_of_a_fresh_build(part: str) -> None:
+    from layout.cable.tray_pieces import HALL_TRAYS_KEPT
     from layout.kept import Kept
-    from layout.trays import HALL_TRAYS_KEPT
 
     cache: Kept = Kept(HALL_TRAYS_KEPT)
     base, place = hb.site("one-row"), _three_rows()
-    _assert_same_trays(build(base, place, cache), build(base, place))
+    _assert_same_trays(build(CableInput.of(base), place, cache), build(CableInput.of(base), place))
     kept = cache.known_keys()
-    _assert_same_trays(build(base, place, cache), build(base, place))  # the kept piece, taken
+    _assert_same_trays(
+        build(CableInput.of(base), place, cache), build(CableInput.of(base), place)
+    )  # the kept piece, taken
     assert cache.known_keys() == kept
     inputs, moved = _edited(part)
-    cold = build(inputs, moved)
-    assert len(cold.edges) != len(build(base, place).edges) or not cold.edges.equals(build(base, place).edges)
-    _assert_same_trays(build(inputs, moved, cache), cold)
+    cold = build(CableInput.of(inputs), moved)
+    assert len(cold.edges) != len(build(CableInput.of(base), place).edges) or not cold.edges.equals(
+        build(CableInput.of(base), place).edges
+    )
+    _assert_same_trays(build(CableInput.of(inputs), moved, cache), cold)
     assert len(cache) == 2  # made again: a new piece
 
 
@@ -256,21 +260,22 @@ def test_leaving_a_part_out_of_the_hall_piece_key_is_caught(
 ) -> None:
     from conftest import leave_out
 
-    from layout import trays
+    from layout.cable import trays
+    from layout.cable.tray_pieces import HALL_TRAYS_KEPT
     from layout.kept import Kept
 
     leave_out(monkeypatch, trays, "hall_trays_key", part)
-    cache: Kept = Kept(trays.HALL_TRAYS_KEPT)
-    build(hb.site("one-row"), _three_rows(), cache)
+    cache: Kept = Kept(HALL_TRAYS_KEPT)
+    build(CableInput.of(hb.site("one-row")), _three_rows(), cache)
     inputs, moved = _edited(part)
     with pytest.raises(AssertionError):
-        _assert_same_trays(build(inputs, moved, cache), build(inputs, moved))
+        _assert_same_trays(build(CableInput.of(inputs), moved, cache), build(CableInput.of(inputs), moved))
 
 
 def test_an_edit_of_one_hall_lays_that_halls_trays_alone() -> None:
     # two halls of one building (the pass-through test's): moving a rack of H2 keeps H1's piece
+    from layout.cable.tray_pieces import HALL_TRAYS_KEPT
     from layout.kept import Kept
-    from layout.trays import HALL_TRAYS_KEPT
 
     def place(h2_y: float) -> object:
         specs = [
@@ -285,9 +290,11 @@ def test_an_edit_of_one_hall_lays_that_halls_trays_alone() -> None:
 
     inputs = hb.site_edited("one-row", _two_halls)
     cache: Kept = Kept(HALL_TRAYS_KEPT)
-    build(inputs, place(7.0), cache)
+    build(CableInput.of(inputs), place(7.0), cache)
     h1 = [k for k in cache.known_keys() if k[0] == "B1/H1"]
     assert len(cache) == 2 and len(h1) == 1
-    _assert_same_trays(build(inputs, place(7.5), cache), build(inputs, place(7.5)))
+    _assert_same_trays(
+        build(CableInput.of(inputs), place(7.5), cache), build(CableInput.of(inputs), place(7.5))
+    )
     assert len(cache) == 3  # H2's new piece; H1's taken
     assert [k for k in cache.known_keys() if k[0] == "B1/H1"] == h1

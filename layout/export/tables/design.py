@@ -25,9 +25,9 @@ from layout.export.tables.ports import port_tables
 from layout.export.tables.xlsx import FILTER_ROWS, Formula, column_letter, write_xlsx
 
 if TYPE_CHECKING:
+    from layout.cable import Cabling
     from layout.design import Design
     from layout.fabric import Fabric
-    from layout.media import Cabling
     from layout.place import Placement
 
 
@@ -314,7 +314,7 @@ POWER_COLUMNS = [
 
 def power_table(chain: Any) -> pd.DataFrame:
     """The Power sheet: every UPS block, its switchboard and every busway of the power chain
-    (layout/power_chain.py), with its rating and design load (kW: what it must carry with the hall's
+    (layout/power/chain.py), with its rating and design load (kW: what it must carry with the hall's
     redundancy) and what feeds it; per hall, UPS blocks then switchboards then busways by row."""
     ups, bw = chain.ups, chain.busways
     n_u, n_b = len(ups), len(bw)

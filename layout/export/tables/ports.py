@@ -13,9 +13,9 @@ import pandas as pd
 from layout.export.tables.csv import decoded
 
 if TYPE_CHECKING:
+    from layout.cable import Cabling
     from layout.design import Design
     from layout.fabric import Fabric
-    from layout.media import Cabling
     from layout.place import Placement
 
 
@@ -51,7 +51,8 @@ def ports_arrow(fabric: Fabric, placement: Placement, cabling: Cabling, site_cod
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from layout.ports import ASSEMBLIES, FORMS, cage_label_codes, port_label_codes
+    from layout.cable.cages import ASSEMBLIES, FORMS
+    from layout.cable.ports import cage_label_codes, port_label_codes
 
     pm = cabling.ports
     if pm is None:

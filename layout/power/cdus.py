@@ -24,14 +24,14 @@ import pandas as pd
 import shapely
 from shapely.geometry import Polygon
 
-from layout.cooling import pack_in_order
 from layout.place import hall_floor, rack_polygons
+from layout.power.cooling import pack_in_order
 from layout.violations import Violation
 
 if TYPE_CHECKING:
-    from layout.load import Inputs
     from layout.model import Catalog, Hall
     from layout.place import Placement
+    from layout.power.facility import FacilityInput
 
 CDU_SERVICE_M = 1.2  # clear floor in front of a CDU in a gallery (a cold aisle's width; unverified)
 CDU_COLUMNS = [
@@ -91,7 +91,7 @@ def gallery_slots(gallery: Polygon, width: float, depth: float) -> list[tuple[fl
 
 
 def row_end_slots(
-    inputs: Inputs, placement: Placement, hall_key: str, hall: Hall, width: float, depth: float
+    placement: Placement, hall_key: str, hall: Hall, width: float, depth: float
 ) -> list[tuple[float, float, float]]:
     """CDU places at row ends: just past each row's last (then before its first) rack, facing as the
     row does, where the floor inside the wall clearance is free of racks, columns and keep-outs."""
@@ -133,21 +133,21 @@ def row_end_slots(
     return out
 
 
-def liquid_loop(inputs: Inputs, placement: Placement, rack_kw: np.ndarray) -> LiquidLoop:
+def liquid_loop(inp: FacilityInput, placement: Placement, rack_kw: np.ndarray) -> LiquidLoop:
     """The CDUs of every liquid hall (see the module docstring)."""
-    cat = inputs.catalog
+    cat = inp.catalog
     spec = cat.cooling.get("liquid")
     racks = placement.racks
     if spec is None or not cat.cdu or not len(racks):
         return _empty_loop()
     tpl_code, tpls = pd.factorize(racks["template"])  # the column's codes: no Python strings per rack
-    liquid_tpl = np.array([inputs.templates[str(t)].cooling == "liquid" for t in tpls], bool)
+    liquid_tpl = np.array([inp.template_cooling[str(t)] == "liquid" for t in tpls], bool)
     liq_kw = np.where(liquid_tpl[tpl_code], rack_kw * spec.liquid_fraction, 0.0)
     cdus: list[dict[str, Any]] = []
     row_recs: list[dict[str, Any]] = []
     v: list[Violation] = []
     hall_col: np.ndarray | None = None  # made for the first liquid hall (most sites have none)
-    for b, h in inputs.site.halls():
+    for b, h in inp.halls:
         key = f"{b.id}/{h.id}"
         if h.cooling != "liquid":
             continue
@@ -166,7 +166,7 @@ def liquid_loop(inputs: Inputs, placement: Placement, rack_kw: np.ndarray) -> Li
         gallery = [Polygon(k.polygon) for k in h.keepouts if "cdu" in k.reason.lower()]
         slots = [s for g in gallery for s in gallery_slots(g, cdu.width_m, cdu.depth_m)]
         if not gallery:
-            slots = row_end_slots(inputs, placement, key, h, cdu.width_m, cdu.depth_m)
+            slots = row_end_slots(placement, key, h, cdu.width_m, cdu.depth_m)
         n = len(bins) + standby
         # the load each CDU carries: a row on several CDUs shares its load evenly
         share = {i: loads[i] / sum(1 for bn in bins if i in bn) for i in range(len(loads))}

@@ -17,7 +17,8 @@ What is built, per hall (rows from the placement; every hall's rows share its ``
 
 Nodes are the ends and junctions of those runs (a few thousand on a 100k campus); racks are not nodes:
 each rack hangs off its row tray edge at a known offset from the edge's ``u`` end, so routing can
-take shortest paths over the small node graph and add the offsets (layout.route).
+take shortest paths over the small node graph and add the offsets (layout.cable.route). The graph
+builder and each hall's piece of it (rows, cross trays, ring) are in layout/cable/tray_pieces.py.
 
 ``[[tray_block]]`` lines cut the tray edges they cross: a row tray is cut at the crossing (racks on
 either side keep their own end), any other tray is removed; a block lying along a tray removes it.
@@ -33,20 +34,33 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from scipy.sparse import csr_matrix
 from shapely.geometry import Point, Polygon
 
-from layout.kept import Content, Kept
-from layout.load import Inputs
-from layout.model.site import Building, Hall, TrayEdit, TraySpec
+from layout.cable.tray_pieces import (
+    TOL_M,
+    Graph,
+    HallTrays,
+    Spec,
+    add_piece,
+    hall_piece,
+    hall_trays_key,
+    tray_spec,
+    trunk_spec,
+)
+from layout.kept import Kept
+from layout.model.site import Building, Hall, TrayEdit
 from layout.violations import Violation
 
+if TYPE_CHECKING:
+    from layout.cable.inputs import CableInput
+    from layout.place import Placement
+
 RU_M = 0.04445  # one rack unit, EIA-310
-TOL_M = 0.005  # geometric tolerance: 5 mm
 CUT_GAP_M = 0.001  # a cut tray's two ends sit 1 mm either side of the blocking line
 PASS_THROUGH_MAX_GAP_M = 5.0  # halls closer than this (a wall or a corridor) get a trunk between them
 # A campus duct bank: 4 x 4 conduits of 100 mm bore, filled to 40 % (NEC chapter 9, table 1: over two
@@ -136,126 +150,23 @@ class Trays:
         return ks[first], order[first]
 
 
-# ------------------------------------------------------------------------------------ graph builder
-Spec = tuple[float, float, float, float]  # width_mm, depth_mm, fill_limit, levels (conduits for ducts)
-
-
-class _Edge(NamedTuple):
-    u: int
-    v: int
-    length: float
-    kind: str
-    hall: str
-    where: str
-    line: int
-    spec: Spec
-
-
-class _Graph:
-    """Append-only node and edge lists; edges can be retired (blocked) before the tables are made."""
-
-    def __init__(self) -> None:
-        self.nx: list[float] = []
-        self.ny: list[float] = []
-        self.nz: list[float] = []
-        self.nhall: list[str] = []
-        self.nkind: list[str] = []
-        self.index: dict[tuple[str, float, float, float], int] = {}
-        self.e: list[_Edge] = []
-        self.alive: list[bool] = []
-        self.seen: dict[tuple[int, int, str], int] = {}
-
-    def node(self, x: float, y: float, z: float, hall: str, kind: str, unique: bool = False) -> int:
-        key = (hall, round(x, 4), round(y, 4), round(z, 4))
-        if not unique and key in self.index:
-            return self.index[key]
-        i = len(self.nx)
-        self.nx.append(float(x))
-        self.ny.append(float(y))
-        self.nz.append(float(z))
-        self.nhall.append(hall)
-        self.nkind.append(kind)
-        if not unique:
-            self.index[key] = i
-        return i
-
-    def xyz(self, i: int) -> tuple[float, float, float]:
-        return self.nx[i], self.ny[i], self.nz[i]
-
-    def edge(
-        self,
-        u: int,
-        v: int,
-        kind: str,
-        hall: str,
-        where: str,
-        spec: Spec,
-        line: int = -1,
-        length: float | None = None,
-    ) -> int | None:
-        if u == v:
-            return None
-        key = (min(u, v), max(u, v), kind)
-        if key in self.seen and self.alive[self.seen[key]]:
-            return self.seen[key]  # e.g. one riser at the entry for every hall's trunk
-        if length is None:
-            ux, uy, uz = self.xyz(u)
-            vx, vy, vz = self.xyz(v)
-            length = float(np.hypot(vx - ux, vy - uy) + abs(vz - uz))
-        self.e.append(_Edge(u, v, length, kind, hall, where, line, spec))
-        self.alive.append(True)
-        self.seen[key] = len(self.e) - 1
-        return len(self.e) - 1
-
-
-@dataclass
-class _Seg:
-    """An axis-parallel tray run in a hall before it is split at its junctions."""
-
-    orient: str  # "h": along x at y = fixed; "v": along y at x = fixed
-    fixed: float
-    a0: float
-    a1: float
-    kind: str
-    line: int = -1
-    where: str = ""
-    splits: list[float] = field(default_factory=list)
-
-
-def _spec(t: TraySpec) -> Spec:
-    return (t.width_mm, t.depth_mm, t.fill_limit, float(t.levels))
-
-
-def _trunk_spec(t: TraySpec) -> Spec:
-    return (t.trunk_width_mm or t.width_mm, t.depth_mm, t.fill_limit, float(t.trunk_levels))
-
-
-def _merge_intervals(iv: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
-    out: list[tuple[float, float]] = []
-    for a, b in sorted(iv):
-        if out and a <= out[-1][1] + TOL_M:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
-
-
-def build(inputs: Inputs, placement: object, cache: Kept[tuple[Any, ...], HallTrays] | None = None) -> Trays:
+def build(
+    inp: CableInput, placement: Placement, cache: Kept[tuple[Any, ...], HallTrays] | None = None
+) -> Trays:
     """Lay the trays for a placement (layout.place.Placement: ``racks`` and ``rows`` tables). ``cache``:
     each hall's piece (:class:`HallTrays`) kept by all it is made from (:func:`hall_trays_key`), so an
     edit of one hall lays that hall's trays alone; the trays are the same with or without it."""
-    racks: pd.DataFrame = placement.racks  # type: ignore[attr-defined]
-    rows: pd.DataFrame = placement.rows  # type: ignore[attr-defined]
-    site = inputs.site
-    g = _Graph()
+    racks = placement.racks
+    rows = placement.rows
+    g = Graph()
     violations: list[Violation] = []
-    halls = {f"{b.id}/{h.id}": (b, h) for b, h in site.halls()}
+    halls = {f"{b.id}/{h.id}": (b, h) for b, h in inp.halls()}
     # each rack's row looked up once in the rows table (an index, not a dict map per column)
     row_at = pd.Index(rows["row"]).get_indexer(racks["row"]) if len(racks) else np.zeros(0, np.int64)
     line_of_row: dict[str, int] = {}
     rings: dict[str, tuple[float, float, float, float]] = {}
     hall_polys = {k: Polygon(h.polygon) for k, (_, h) in halls.items()}
-    entries = {b.id: _entry(b, site.building, site.duct) for b in site.building}
+    entries = {b.id: _entry(b, inp.buildings, inp.ducts) for b in inp.buildings}
     hall_rows = _rows_by_hall(rows, _row_depth_m(rows, racks, row_at))
     doors = _rings_and_doors(halls, hall_polys, hall_rows, entries, rings)
     passes = _pass_throughs(halls, hall_polys, rings)
@@ -268,19 +179,19 @@ def build(inputs: Inputs, placement: object, cache: Kept[tuple[Any, ...], HallTr
         # extra split points on the ring: the door towards the entry and pass-throughs to other halls
         points = (doors[hkey], *(pt for (hk, pt, _) in passes if hk == hkey))
         key = tuple(hall_trays_key(hkey, hall_rows[hkey], rings[hkey], tray, points).values())
-        lay = partial(_hall_piece, hkey, hall_rows[hkey], rings[hkey], tray, points)
+        lay = partial(hall_piece, hkey, hall_rows[hkey], rings[hkey], tray, points)
         piece = cache.take(key, lay) if cache is not None else lay()
-        n_lines = _add_piece(g, piece, line_of_row, n_lines)
+        n_lines = add_piece(g, piece, line_of_row, n_lines)
 
     # trunks: hall door -> building entry (L-shaped at tray height), riser down to the entry
     entry_node: dict[str, int] = {}
-    for b in site.building:
+    for b in inp.buildings:
         ex, ey = entries[b.id]
         entry_node[b.id] = g.node(ex, ey, 0.0, b.id, "entry")
     for hkey in sorted(rings):
         b, h = halls[hkey]
         z = h.tray.height_m
-        spec = _trunk_spec(h.tray)
+        spec = trunk_spec(h.tray)
         door = g.node(*doors[hkey], z, hkey, "door")
         g.nkind[door] = "door"
         ex, ey = entries[b.id]
@@ -293,7 +204,7 @@ def build(inputs: Inputs, placement: object, cache: Kept[tuple[Any, ...], HallTr
     for hkey, (px, py), (okey, (qx, qy)) in passes:
         if okey < hkey:
             continue
-        spec = _trunk_spec(halls[hkey][1].tray)
+        spec = trunk_spec(halls[hkey][1].tray)
         z1 = halls[hkey][1].tray.height_m
         cur = g.node(px, py, z1, hkey, "door")
         g.nkind[cur] = "door"
@@ -306,7 +217,7 @@ def build(inputs: Inputs, placement: object, cache: Kept[tuple[Any, ...], HallTr
             cur = nxt
         if not pts:
             g.edge(cur, end, "trunk", hkey, f"{hkey}-{okey} pass-through", spec)
-    for d in site.duct:
+    for d in inp.ducts:
         duct_spec: Spec = (DUCT_WIDTH_MM, DUCT_DEPTH_MM, DUCT_FILL_LIMIT, float(d.conduits))
         if d.from_ not in entry_node or d.to not in entry_node:
             continue
@@ -318,11 +229,11 @@ def build(inputs: Inputs, placement: object, cache: Kept[tuple[Any, ...], HallTr
         for u, v in itertools.pairwise(chain):
             g.edge(u, v, "duct", "", f"duct {d.from_}-{d.to}", duct_spec)
 
-    blocked = _apply_blocks(g, site.tray_block)
+    blocked = _apply_blocks(g, inp.tray_block)
     edges = _edge_table(g)
-    att = _attach(g, edges, racks, rows, row_at, line_of_row, inputs)
-    if site.tray_add:  # user trays add edges; without them the table above is the whole graph
-        violations += _apply_adds(g, site.tray_add, halls)
+    att = _attach(g, edges, racks, rows, row_at, line_of_row, inp)
+    if inp.tray_add:  # user trays add edges; without them the table above is the whole graph
+        violations += _apply_adds(g, inp.tray_add, halls)
         edges = _edge_table(g)
     nodes = pd.DataFrame({"x_m": g.nx, "y_m": g.ny, "z_m": g.nz, "hall": g.nhall, "kind": g.nkind})
     rack_slot, slot_base, slots, slot_lo, slot_hi = _slots(att[0], att[1], edges["length_m"].to_numpy(float))
@@ -342,150 +253,6 @@ def build(inputs: Inputs, placement: object, cache: Kept[tuple[Any, ...], HallTr
         blocked=blocked,
         violations=violations,
     )
-
-
-@dataclass(frozen=True)
-class HallTrays:
-    """One hall's rows, cross aisles and ring as laid by :func:`_hall_piece`, numbered from 0: its nodes
-    (x, y, z, hall, kind) and their dedup keys, its edges (``line`` counted from 0 in this hall; -1:
-    not a row tray) and each row's tray line. :func:`build` adds it to the site's graph after the
-    halls before it (node, edge and line numbers shifted), so a kept piece gives the same graph."""
-
-    nx: tuple[float, ...]
-    ny: tuple[float, ...]
-    nz: tuple[float, ...]
-    nhall: tuple[str, ...]
-    nkind: tuple[str, ...]
-    index: tuple[tuple[tuple[str, float, float, float], int], ...]
-    edges: tuple[_Edge, ...]
-    lines: tuple[tuple[str, int], ...]
-    n_lines: int
-
-
-HALL_TRAYS_KEPT = 64  # pieces kept: every hall of a large campus, before and after an edit
-
-
-def hall_trays_key(
-    hkey: str,
-    hrows: dict[str, np.ndarray],
-    ring: tuple[float, float, float, float],
-    tray: TraySpec,
-    points: tuple[tuple[float, float], ...],
-) -> dict[str, Any]:
-    """Everything a hall's tray piece (:class:`HallTrays`) is made from, by name: the hall, its rows
-    (id, axis, ends), its ring, its tray spec (height, widths, levels) and the ring's split points (the
-    door towards the entry, pass-throughs to other halls)."""
-    return {
-        "hall": hkey,
-        "rows": Content(*(hrows[c] for c in ("row", "axis", "x0_m", "y0_m", "x1_m", "y1_m"))),
-        "ring": ring,
-        "tray": tray,
-        "points": points,
-    }
-
-
-def _hall_piece(
-    hkey: str,
-    hrows: dict[str, np.ndarray],
-    ring: tuple[float, float, float, float],
-    tray: TraySpec,
-    points: tuple[tuple[float, float], ...],
-) -> HallTrays:
-    """Lay one hall's row trays, cross trays and ring (module docstring) on a graph of its own."""
-    g = _Graph()
-    line_of_row: dict[str, int] = {}
-    n_lines = 0
-    x_lo, x_hi, y_lo, y_hi = ring
-    z = tray.height_m
-    segs: list[_Seg] = [
-        _Seg("h", y_lo, x_lo, x_hi, "cross", where=hkey),
-        _Seg("h", y_hi, x_lo, x_hi, "cross", where=hkey),
-        _Seg("v", x_lo, y_lo, y_hi, "cross", where=hkey),
-        _Seg("v", x_hi, y_lo, y_hi, "cross", where=hkey),
-    ]
-    for axis in ("x", "y"):
-        sel = hrows["axis"] == axis
-        if not sel.any():
-            continue
-        arows = {c: v[sel] for c, v in hrows.items()}
-        if axis == "x":
-            lo = np.minimum(arows["x0_m"], arows["x1_m"])
-            hi = np.maximum(arows["x0_m"], arows["x1_m"])
-            perp = arows["y0_m"]
-            ring_lo, ring_hi, cross_orient, line_orient = x_lo, x_hi, "v", "h"
-            cross_span = (y_lo, y_hi)
-        else:
-            lo = np.minimum(arows["y0_m"], arows["y1_m"])
-            hi = np.maximum(arows["y0_m"], arows["y1_m"])
-            perp = arows["x0_m"]
-            ring_lo, ring_hi, cross_orient, line_orient = y_lo, y_hi, "h", "v"
-            cross_span = (x_lo, x_hi)
-        merged = _merge_intervals(list(zip(lo.tolist(), hi.tolist(), strict=True)))
-        interior = [(merged[i][1] + merged[i + 1][0]) / 2 for i in range(len(merged) - 1)]
-        for c in interior:
-            segs.append(_Seg(cross_orient, c, cross_span[0], cross_span[1], "cross", where=hkey))
-        cross = np.array(sorted([ring_lo, *interior, ring_hi]))
-        # each row's tray runs from the cross tray before its first rack to the one after its last
-        i_lo = np.searchsorted(cross, lo + TOL_M, side="right") - 1
-        i_hi = np.searchsorted(cross, hi - TOL_M, side="left")
-        c_lo = cross[np.clip(i_lo, 0, len(cross) - 1)]
-        c_hi = cross[np.clip(i_hi, 0, len(cross) - 1)]
-        by_perp: dict[float, list[tuple[float, float, str]]] = {}
-        for p, a, bb, rid in zip(
-            perp.tolist(), c_lo.tolist(), c_hi.tolist(), arows["row"].tolist(), strict=True
-        ):
-            by_perp.setdefault(round(p, 3), []).append((a, bb, rid))
-        for p in sorted(by_perp):
-            items = by_perp[p]
-            for a, bb in _merge_intervals([(a, bb) for a, bb, _ in items]):
-                names = sorted(r for ra, rb, r in items if ra >= a - TOL_M and rb <= bb + TOL_M)
-                for r in names:
-                    line_of_row[r] = n_lines
-                segs.append(_Seg(line_orient, p, a, bb, "row", line=n_lines, where="+".join(names)))
-                n_lines += 1
-    for px, py in points:
-        for s in segs[:4]:
-            along, fixed = (px, py) if s.orient == "h" else (py, px)
-            if abs(fixed - s.fixed) <= TOL_M and s.a0 - TOL_M <= along <= s.a1 + TOL_M:
-                s.splits.append(along)
-    _split_and_add(g, segs, hkey, z, _spec(tray))
-    assert all(g.alive)  # nothing retired in a piece: its edges are exactly g.e
-    return HallTrays(
-        nx=tuple(g.nx),
-        ny=tuple(g.ny),
-        nz=tuple(g.nz),
-        nhall=tuple(g.nhall),
-        nkind=tuple(g.nkind),
-        index=tuple(g.index.items()),
-        edges=tuple(g.e),
-        lines=tuple(line_of_row.items()),
-        n_lines=n_lines,
-    )
-
-
-def _add_piece(g: _Graph, piece: HallTrays, line_of_row: dict[str, int], n_lines: int) -> int:
-    """Append a hall's piece to the site's graph (its nodes are all new: their keys name the hall) and
-    return the next tray line number."""
-    off, e_off = len(g.nx), len(g.e)
-    g.nx.extend(piece.nx)
-    g.ny.extend(piece.ny)
-    g.nz.extend(piece.nz)
-    g.nhall.extend(piece.nhall)
-    g.nkind.extend(piece.nkind)
-    g.index.update((k, i + off) for k, i in piece.index)
-    g.e.extend(
-        [
-            _Edge(u + off, v + off, length, kind, hall, where, line + n_lines if line >= 0 else -1, spec)
-            for u, v, length, kind, hall, where, line, spec in piece.edges
-        ]
-    )
-    g.seen.update(
-        ((min(u, v) + off, max(u, v) + off, kind), e_off + j)
-        for j, (u, v, _, kind, *_rest) in enumerate(piece.edges)
-    )
-    g.alive.extend([True] * len(piece.edges))
-    line_of_row.update((r, line + n_lines) for r, line in piece.lines)
-    return n_lines + piece.n_lines
 
 
 def _entry(b: Building, buildings: Sequence[Building], ducts: Sequence[object]) -> tuple[float, float]:
@@ -630,41 +397,7 @@ def _l_points(
     return out
 
 
-def _split_and_add(g: _Graph, segs: list[_Seg], hkey: str, z: float, spec: Spec) -> None:
-    """Split the hall's axis-parallel runs at every junction and add them as edges."""
-    hs = [s for s in segs if s.orient == "h"]
-    vs = [s for s in segs if s.orient == "v"]
-    if hs and vs:
-        hf = np.array([s.fixed for s in hs])
-        ha0 = np.array([s.a0 for s in hs])
-        ha1 = np.array([s.a1 for s in hs])
-        vf = np.array([s.fixed for s in vs])
-        va0 = np.array([s.a0 for s in vs])
-        va1 = np.array([s.a1 for s in vs])
-        hit = (
-            (vf[None, :] >= ha0[:, None] - TOL_M)
-            & (vf[None, :] <= ha1[:, None] + TOL_M)
-            & (hf[:, None] >= va0[None, :] - TOL_M)
-            & (hf[:, None] <= va1[None, :] + TOL_M)
-        )
-        for i, j in zip(*np.nonzero(hit), strict=True):
-            hs[i].splits.append(float(vf[j]))
-            vs[j].splits.append(float(hf[i]))
-    for s in segs:
-        pts = sorted({round(p, 6) for p in [s.a0, s.a1, *s.splits] if s.a0 - TOL_M <= p <= s.a1 + TOL_M})
-        merged: list[float] = []
-        for p in pts:
-            if not merged or p - merged[-1] > TOL_M:
-                merged.append(p)
-        ids = []
-        for k, p in enumerate(merged):
-            x, y = (p, s.fixed) if s.orient == "h" else (s.fixed, p)
-            ids.append(g.node(x, y, z, hkey, "end" if k in (0, len(merged) - 1) else "junction"))
-        for a, b in zip(ids[:-1], ids[1:], strict=True):
-            g.edge(a, b, s.kind, hkey, s.where, spec, line=s.line)
-
-
-def _apply_blocks(g: _Graph, blocks: Sequence[TrayEdit]) -> pd.DataFrame:
+def _apply_blocks(g: Graph, blocks: Sequence[TrayEdit]) -> pd.DataFrame:
     """Cut (row trays) or remove (other trays) every live edge of the block's hall that a block line meets."""
     gone: list[tuple[str, str, float, float, float, float]] = []
     for blk in blocks:
@@ -719,7 +452,7 @@ def _apply_blocks(g: _Graph, blocks: Sequence[TrayEdit]) -> pd.DataFrame:
 
 
 def _apply_adds(
-    g: _Graph, adds: Sequence[TrayEdit], halls: dict[str, tuple[Building, Hall]]
+    g: Graph, adds: Sequence[TrayEdit], halls: dict[str, tuple[Building, Hall]]
 ) -> list[Violation]:
     """User trays: the polyline's ends snap to the nearest tray node; its inner points become bends."""
     out: list[Violation] = []
@@ -737,12 +470,12 @@ def _apply_adds(
         prev = ends[0]
         for k, (px, py) in enumerate(pts[1:], start=1):
             cur = ends[1] if k == len(pts) - 1 else g.node(px, py, h.tray.height_m, add.hall, "user")
-            g.edge(prev, cur, "user", add.hall, f"{add.hall} tray_add[{i}]", _spec(h.tray))
+            g.edge(prev, cur, "user", add.hall, f"{add.hall} tray_add[{i}]", tray_spec(h.tray))
             prev = cur
     return out
 
 
-def _edge_table(g: _Graph) -> pd.DataFrame:
+def _edge_table(g: Graph) -> pd.DataFrame:
     live = [e for e, a in zip(g.e, g.alive, strict=True) if a]
     spec = np.array([e.spec for e in live], dtype=float).reshape(-1, 4)
     df = pd.DataFrame(
@@ -769,13 +502,13 @@ def _edge_table(g: _Graph) -> pd.DataFrame:
 
 
 def _attach(
-    g: _Graph,
+    g: Graph,
     edges: pd.DataFrame,
     racks: pd.DataFrame,
     rows: pd.DataFrame,
     row_at: np.ndarray,
     line_of_row: dict[str, int],
-    inputs: Inputs,
+    inp: CableInput,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Hang every rack off the row tray edge above it (``row_at``: each rack's row in ``rows``)."""
     n = len(racks)
@@ -818,18 +551,17 @@ def _attach(
         near_u = offset[ok] <= np.abs(av[k] - au[k]) / 2
         node[ok] = np.where(near_u, eu[k], ev[k])
         z[ok] = np.asarray(g.nz)[eu[k]]
-    rack_h = rack_height_ru(racks, inputs) * RU_M
+    rack_h = rack_height_ru(racks, inp) * RU_M
     drop = z - rack_h / 2
     return rack_edge, offset, node, z, drop
 
 
-def rack_height_ru(racks: pd.DataFrame, inputs: Inputs) -> np.ndarray:
+def rack_height_ru(racks: pd.DataFrame, inp: CableInput) -> np.ndarray:
     """Each rack's height in RU by its template (48 for a template the inputs do not know), looked up
     once per distinct template, not once per rack."""
     codes, names = pd.factorize(racks["template"])
-    tab = np.array(
-        [float(inputs.templates[t].height_ru) if t in inputs.templates else 48.0 for t in names] + [48.0]
-    )
+    heights = inp.heights_ru
+    tab = np.array([float(heights[t]) if t in heights else 48.0 for t in names] + [48.0])
     return tab[codes]  # code -1 (no template): the appended 48
 
 

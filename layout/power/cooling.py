@@ -1,10 +1,11 @@
-"""Heat: each hall's cooling capacity (pure).
+"""Heat: each hall's racks against its cooling capacity (pure), and the in-order packing of loads into
+units that the power chain and the CDUs share.
 
-A hall rejects ``cooling_mw`` of heat (its site file), or by default its floor area x the catalog's
-``[cooling.TYPE] kw_per_m2`` for its cooling type (:func:`hall_cooling_mw`). The placer fills halls within
-both their power (``it_mw``) and this; a hall whose racks draw more is a ``cooling`` violation with the
-figures (:func:`heat_violations`). Every kW of IT ends as heat in the hall. The CDUs of liquid halls are
-in layout/cdus.py.
+A hall rejects ``cooling_mw`` of heat, or by default its floor area x the catalog's kW per m2 for its
+cooling type (layout/capacity.py: ``hall_cooling_mw``, which the placer reads too). The placer fills
+halls within both their power (``it_mw``) and this; a hall whose racks draw more is a ``cooling``
+violation with the figures (:func:`heat_violations`). Every kW of IT ends as heat in the hall. The CDUs
+of liquid halls are in layout/power/cdus.py.
 """
 
 from __future__ import annotations
@@ -14,36 +15,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from shapely.geometry import Polygon
 
+from layout.capacity import cooling_basis
 from layout.violations import Violation
 
 if TYPE_CHECKING:
     from layout.load import Inputs
-    from layout.model import Catalog, Hall
-
-
-def hall_area_m2(hall: Hall) -> float:
-    return float(Polygon(hall.polygon).area)
-
-
-def hall_cooling_mw(hall: Hall, catalog: Catalog) -> float | None:
-    """Heat the hall rejects (MW): its ``cooling_mw``, or floor area x the catalog's kW per m2 for its
-    cooling type; None when neither is known (no limit)."""
-    if hall.cooling_mw is not None:
-        return hall.cooling_mw
-    spec = catalog.cooling.get(hall.cooling)
-    return None if spec is None else hall_area_m2(hall) * spec.kw_per_m2 / 1000.0
-
-
-def cooling_basis(hall: Hall, catalog: Catalog) -> str:
-    """How the capacity was arrived at, for messages and reports."""
-    if hall.cooling_mw is not None:
-        return "its cooling_mw"
-    spec = catalog.cooling.get(hall.cooling)
-    if spec is None:
-        return "no cooling figure"
-    return f"{hall.cooling}, {spec.kw_per_m2:g} kW/m2 x {hall_area_m2(hall):,.0f} m2"
 
 
 def heat_violations(inputs: Inputs, halls: pd.DataFrame) -> list[Violation]:

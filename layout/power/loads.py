@@ -21,7 +21,7 @@ copper (RJ45). The cabling step passes its own ``module_w`` (or a whole per-devi
 
 Every breach is a :class:`~layout.violations.Violation` (never an exception): ``rack_kw``, ``hall_mw``,
 ``building_mw``, ``site_mw``, ``floor_load``, ``cooling`` (a rack needing a better cooling type than its
-hall's, or a hall drawing more than its cooling capacity, layout/cooling.py). Rack-level breaches are reported once per hall
+hall's, or a hall drawing more than its cooling capacity, layout/power/cooling.py). Rack-level breaches are reported once per hall
 (and template), with the worst rack as the location and the count in the figures.
 
 What comes from the placement and the modules alone (kW per device, rack and row, floor loads, each
@@ -38,10 +38,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from layout.cooling import hall_cooling_mw, heat_violations
+from layout.capacity import hall_cooling_mw
 from layout.estimates import default_module_w
 from layout.fabric import is_switch_role
 from layout.kept import Content, Kept
+from layout.power.cooling import heat_violations
 from layout.violations import Violation
 
 if TYPE_CHECKING:

@@ -44,14 +44,15 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from layout.cooling import hall_cooling_mw, pack_in_order
+from layout.capacity import hall_cooling_mw
 from layout.kept import Content, Kept, Same
+from layout.power.cooling import pack_in_order
 from layout.violations import Violation
 
 if TYPE_CHECKING:
-    from layout.load import Inputs
     from layout.model import Catalog, Hall
     from layout.place import Placement
+    from layout.power.facility import FacilityInput
 
 BUSWAY_LEAD_M = 2.0  # per run: drop from the switchboard's cable to the busway's end feed (unverified)
 BUSWAY_COLUMNS = [
@@ -186,7 +187,7 @@ CHAINS_KEPT = 2  # the last whole chain and the one before (an edit, then undo)
 
 def hall_chain_key(catalog: Catalog, hall: Hall, racks: tuple[np.ndarray, ...]) -> dict[str, Any]:
     """All one hall's power chain is made from, by name: the hall's ``power`` table and ``it_mw``, what
-    its cooling carries is made from (``cooling.hall_cooling_mw``: its ``cooling_mw``, else its cooling
+    its cooling carries is made from (``capacity.hall_cooling_mw``: its ``cooling_mw``, else its cooling
     type and floor polygon), the catalog (busways, tap-offs, UPS blocks, switchboards, cooling per m2)
     and its racks (ids, which name the hall; rows, places in the row, widths and kW, in the racks
     table's order). Not its max kW or floor load: an edit of those that moves no rack reuses it, and an
@@ -201,7 +202,7 @@ def hall_chain_key(catalog: Catalog, hall: Hall, racks: tuple[np.ndarray, ...]) 
 
 
 def build(
-    inputs: Inputs,
+    inp: FacilityInput,
     placement: Placement,
     rack_kw: np.ndarray,
     kept: Kept[tuple[Any, ...], HallChain] | None = None,
@@ -210,7 +211,7 @@ def build(
     """The power chain of every hall with racks (see the module docstring). ``kept``: the halls' chains
     of earlier runs (:func:`hall_chain_key`), ``whole``: their whole chains (:func:`chain_key`: the
     tables again when no hall's part changed); None: made here."""
-    cat = inputs.catalog
+    cat = inp.catalog
     racks = placement.racks
     if not (cat.busway and cat.tap_off and cat.ups and cat.switchboard):
         feeds = pd.DataFrame(
@@ -231,7 +232,7 @@ def build(
     pos = racks["pos"].to_numpy()
     width = racks["width_m"].to_numpy(float)
     pieces: list[tuple[str, np.ndarray, HallChain]] = []
-    for b, h in inputs.site.halls():
+    for b, h in inp.halls:
         key = f"{b.id}/{h.id}"
         idx = at.get(key)
         if idx is None:

@@ -9,7 +9,7 @@ Lengths (metres, before rounding to stock lengths):
   ``SLACK_M["tray"]``.
 
 Port height is the device's RU x 0.04445 m above the floor. Whether an adjacent-rack link really is a
-jumper depends on its medium (copper jumpers only); layout.media decides and asks for tray routes for
+jumper depends on its medium (copper jumpers only); layout.cable.media decides and asks for tray routes for
 the rest.
 
 Tray routes are computed in bulk: links are grouped by rack pair (np.unique), each rack sits on a row
@@ -25,6 +25,7 @@ predecessor matrix and spreads the cables along the rows with difference arrays.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -32,7 +33,10 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
 from layout.arrays import unique_inverse
-from layout.trays import RU_M, Trays
+from layout.cable.trays import RU_M, Trays
+
+if TYPE_CHECKING:
+    from layout.place import Placement
 
 # Cable slack, one place. A service loop for every link through the trays: TIA-942-B practice is
 # 2-3 m per trunk (REFERENCE.md, "unverified"); we use the low end. Jumpers do not get a service loop,
@@ -70,12 +74,12 @@ class LinkEnds:
         return self.device_z_m[self.device_b]
 
 
-def link_ends(links: pd.DataFrame, placement: object, rack_height_ru: np.ndarray) -> LinkEnds:
+def link_ends(links: pd.DataFrame, placement: Placement, rack_height_ru: np.ndarray) -> LinkEnds:
     """Racks and port heights of every link, and the jumper length where the ends are in one rack or in
     neighbouring racks of a row. ``rack_height_ru`` per rack (for devices without an RU)."""
-    racks: pd.DataFrame = placement.racks  # type: ignore[attr-defined]
-    device_rack = np.asarray(placement.device_rack, dtype=np.int64)  # type: ignore[attr-defined]
-    device_ru = np.asarray(placement.device_ru, dtype=np.int64)  # type: ignore[attr-defined]
+    racks = placement.racks
+    device_rack = np.asarray(placement.device_rack, dtype=np.int64)
+    device_ru = np.asarray(placement.device_ru, dtype=np.int64)
     a = links["a"].to_numpy(np.int64)
     b = links["b"].to_numpy(np.int64)
     ra = device_rack[a]

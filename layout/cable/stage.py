@@ -1,0 +1,381 @@
+"""The cabling stage: ``cable()`` lays the trays, routes every link, picks its medium and stock length,
+counts modules, switch power and tray fill (trays -> routes -> media -> fill), for layout.design.
+
+Jumpers: a link inside one rack is always a jumper; a link between neighbouring racks of a row is a
+jumper through the side panels when its jumper length gets a copper (non-optical) medium, otherwise it
+is routed along the trays like every other link. How a medium is picked, and the transceivers and
+their power: layout/cable/media.py; the tray network: layout/cable/trays.py; the routes:
+layout/cable/route.py; ports and cages: layout/cable/ports.py; what the next run takes from this one
+(per-link memos): layout/cable/memo.py; the violations and tray fill: layout/cable/checks.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from layout.cable import cages, checks, media
+from layout.cable import ports as portlib
+from layout.cable import route as routing
+from layout.cable import trays as traylib
+from layout.cable.inputs import CableInput
+from layout.cable.media import MediaTable, cable_counts_again, cable_table, module_power_w
+from layout.cable.memo import ElementMemo, LinkPicks, pick_again, stock_again
+from layout.cable.tray_pieces import HALL_TRAYS_KEPT, HallTrays
+from layout.kept import Content, Kept
+from layout.model import Catalog
+from layout.model.catalog import MEDIA_CLASSES
+from layout.power import loads as powerlib
+from layout.violations import Violation
+
+if TYPE_CHECKING:
+    from layout.fabric import Fabric
+    from layout.place import Placement
+
+STATUS = ("ok", "unplaced", "no_tray", "no_path", "reach")
+ROUTES = ("", "rack", "adjacent", "tray")  # no route, in-rack jumper, adjacent-rack jumper, along the trays
+
+
+@dataclass(frozen=True)
+class Cabling:
+    """Everything the cabling stage decides. Tables are aligned with the fabric's and placement's.
+
+    ``links``: the fabric's links plus rack_a, rack_b, route (``rack``/``adjacent`` jumper, ``tray``,
+    or ``""`` without a route), tray_m (run along the trays), length_m (routed, before rounding), media,
+    media_class, stock_length_m, status (STATUS).
+    ``edge_fill``: per tray edge (trays.edges order): cables, peak_area_mm2, capacity_mm2, fill (peak
+    over width x depth), over (bool), and ``cables_<media id>``.
+    ``link_optical``: per link, True when its medium is optical (links without a medium: True when they
+    leave the rack), for ``power.loads.check(..., link_optical=...)``.
+    ``switch_power_kw``/``optical_ports``: per device (NaN / 0 for devices that are not catalog switches).
+    ``module_w``: per device, watts of its transceiver modules and active-cable ends (``module_power_w``).
+    ``modules``: transceiver modules per device and medium (device, end ``switch``/``server``, media,
+    links, links_per_module, modules). ``cables``: cables to buy per medium and stock length (media, stock_length_m, count).
+    """
+
+    trays: traylib.Trays
+    links: pd.DataFrame
+    edge_fill: pd.DataFrame
+    link_optical: np.ndarray
+    switch_power_kw: np.ndarray
+    optical_ports: np.ndarray
+    modules: pd.DataFrame
+    cables: pd.DataFrame
+    violations: list[Violation] = field(default_factory=list)
+    module_w: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ports: portlib.PortMap | None = None  # every link end's port and cage (layout.cable.ports)
+
+    def backend_copper(self) -> tuple[int, int]:
+        """(copper, all) links of the GPU fabric that have a medium: see :func:`backend_copper`."""
+        return backend_copper(self.links)
+
+    def media_counts(self) -> dict[str, int]:
+        """Links per media class (summary.json ``media``)."""
+        by = self.links["media_class"].value_counts()
+        return {c: int(by.get(c, 0)) for c in MEDIA_CLASSES}
+
+    def transceivers(self) -> dict[str, int]:
+        """Transceiver modules per medium id (both ends)."""
+        by = self.modules.groupby("media", sort=True)["modules"].sum()
+        return {str(k): int(v) for k, v in by.items()}
+
+    def node_optics(self) -> int:
+        """Server-side modules on backend (GPU-to-leaf) links: seed 000's 'node-side optics'."""
+        m = self.modules
+        return int(m.loc[(m["end"] == "server") & m["backend"], "modules"].sum())
+
+    def cable_length_m(self) -> dict[str, Any]:
+        """Cable to buy (stock lengths), total, longest and per medium (summary.json ``cable_length_m``)."""
+        s = self.links["stock_length_m"]
+        by = self.links.groupby("media", sort=True, observed=True)["stock_length_m"].sum()
+        return {
+            "total": round(float(np.nansum(s)), 3),
+            "max": round(float(np.nanmax(s)) if s.notna().any() else 0.0, 3),
+            "by_media": {str(k): round(float(v), 3) for k, v in by.items() if str(k)},
+        }
+
+    def summary(self) -> dict[str, Any]:
+        copper, backend = self.backend_copper()
+        return {
+            "media": self.media_counts(),
+            "copper_share_pct": copper_share_pct(copper, backend),
+            "cable_length_m": self.cable_length_m(),
+            "transceivers": self.transceivers(),
+            "node_optics": self.node_optics(),
+            "tray_m": self.trays.tray_m(),
+            **({"ports": self.ports.summary()} if self.ports is not None else {}),
+        }
+
+
+COPPER_LINK_CLASSES = ("dac", "aec")  # copper of the copper share: the twinax cables of the GPU fabric
+
+
+def backend_copper(links: pd.DataFrame) -> tuple[int, int]:
+    """The copper share's two counts: links of the GPU (backend) fabric on copper (DAC or AEC), and all
+    backend links that have a medium (a link without a route has none). The frontend, storage and
+    management networks do not count: their copper (UTP, short DAC) says nothing of the GPU fabric."""
+    backend = _is_in(links["network"], ("backend",))
+    with_medium = backend & ~_is_in(links["media_class"], ("",))
+    return int((with_medium & _is_in(links["media_class"], COPPER_LINK_CLASSES)).sum()), int(
+        with_medium.sum()
+    )
+
+
+def _is_in(column: pd.Series, values: tuple[str, ...]) -> np.ndarray:
+    """Whether each value of a column is one of ``values``; a categorical column by its codes (not as
+    450,000 strings: ~0.1 s per campus summary), a missing value never."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        names = np.asarray(column.cat.categories, dtype=object)
+        hit = np.r_[np.isin(names, values), False]  # code -1 (missing): the appended False
+        return hit[column.cat.codes.to_numpy()]
+    return np.isin(column.to_numpy(), values)
+
+
+def copper_share_pct(copper: int, links: int) -> float:
+    """The one copper share every output shows (summary.json ``copper_share_pct``, the PDF, ``compare``):
+    per cent of the GPU fabric's links with a medium that are copper, to 2 decimals; 0 without links."""
+    return round(100.0 * copper / links, 2) if links else 0.0
+
+
+def cable(inp: CableInput, fabric: Fabric, placement: Placement, cache: CableCache | None = None) -> Cabling:
+    """Lay the trays, route every link, pick its medium and stock length, count modules, switch power
+    and tray fill, and report what breaks the rules. ``inp``: what the stage reads of the inputs
+    (``CableInput.of(inputs)``). ``cache``: what earlier runs kept for later ones (:class:`CableCache`);
+    the cabling is the same with or without it."""
+    if cache is None:
+        return _cable(inp, fabric, placement, None)
+    key = tuple(cabling_key(inp, fabric, placement).values())
+    return cache.cablings.take(key, lambda: _cable(inp, fabric, placement, cache))
+
+
+def cabling_key(inp: CableInput, fabric: Fabric, placement: Placement) -> dict[str, Any]:
+    """Everything the cabling stage reads, by name (a cache keeps a Cabling by all of it): the fabric
+    (the very object: immutable), the catalog, the rack heights, where the buildings, their entries and
+    the halls' trays are (polygon, tray spec, cross aisle), the ducts and tray edits, and the placement's
+    tables. Not the halls' power, cooling or floor load, which the cabling never reads: an edit of those
+    re-cables nothing."""
+    return {
+        "fabric": fabric,
+        "catalog": inp.catalog,
+        "rack_heights": sorted(inp.heights_ru.items()),
+        "buildings": [(b.id, b.footprint, b.entry) for b in inp.buildings],
+        "halls": [(b.id, h.id, h.polygon, h.tray, h.cross_aisle_m) for b, h in inp.halls()],
+        "ducts": list(inp.ducts),
+        "tray_block": list(inp.tray_block),
+        "tray_add": list(inp.tray_add),
+        "placement": Content(placement.racks, placement.rows, placement.device_rack, placement.device_ru),
+    }
+
+
+def _cable(inp: CableInput, fabric: Fabric, placement: Placement, cache: CableCache | None) -> Cabling:
+    catalog = inp.catalog
+    trays = traylib.build(inp, placement, cache.tray_halls if cache is not None else None)
+    mt = MediaTable.of(catalog)
+    links = fabric.links
+    devices = fabric.devices
+    racks = placement.racks
+    rack_h = traylib.rack_height_ru(racks, inp) if len(racks) else np.zeros(0)
+    ends = routing.link_ends(links, placement, rack_h)
+    n = len(links)
+
+    # jumpers: in-rack always; neighbouring racks when the jumper gets copper
+    speed = links["speed_gbps"].to_numpy()
+    jcode = np.full(n, -1, dtype=np.int64)
+    cand = ends.jumper != routing.JUMPER_NONE
+    jcode[cand] = mt.pick(ends.jumper_length_m[cand], speed[cand])
+    copper = np.r_[~mt.optical, False][jcode]  # a medium that is not optical (code -1: none, not copper)
+    is_jumper = (ends.jumper == routing.JUMPER_RACK) | ((ends.jumper == routing.JUMPER_ADJACENT) & copper)
+    placed = ends.placed
+    need = placed & ~is_jumper
+    ti = np.nonzero(need)[0]
+    ra, rb = ends.rack_a[ti], ends.rack_b[ti]
+    paths = routing.tray_paths(trays, ra, rb)
+    run = paths.dist_m[paths.pair]
+    # the drop from the tray to the port at each end, once per device (a placed device's rack's tray)
+    dev_drop = np.abs(trays.rack_z_m[ends.device_rack] - ends.device_z_m) if len(trays.rack_z_m) else None
+    drops = (
+        dev_drop[ends.device_a[ti]] + dev_drop[ends.device_b[ti]]
+        if dev_drop is not None
+        else np.zeros(len(ti))
+    )
+    tray_len = run + drops + routing.SLACK_M["tray"]
+
+    length = np.full(n, np.nan)
+    tray_m = np.full(n, np.nan)
+    length[is_jumper] = ends.jumper_length_m[is_jumper]
+    tray_m[is_jumper] = 0.0
+    length[ti] = np.where(np.isfinite(tray_len), tray_len, np.nan)
+    tray_m[ti] = np.where(np.isfinite(paths.dist_m), paths.dist_m, np.nan)[paths.pair]
+    length = np.round(length, 6)  # no float dust at stock-length and reach boundaries
+    earlier = cache.picks.get(link_memo_key(fabric, catalog)) if cache is not None else None
+    picked = pick_again(mt, length, speed, earlier.pick if earlier is not None else None)
+    code = picked.copy()
+    status = np.zeros(n, dtype=np.int8)
+    status[~placed] = STATUS.index("unplaced")
+    no_tray = np.zeros(n, dtype=bool)
+    # per rack pair, then per link (a pair's two racks are its links' two ends)
+    pair_no_tray = (trays.rack_edge[paths.src_rack] < 0) | (trays.rack_edge[paths.dst_rack] < 0)
+    no_tray[ti] = pair_no_tray[paths.pair]
+    status[no_tray] = STATUS.index("no_tray")
+    no_path = np.zeros(n, dtype=bool)
+    no_path[ti] = (~np.isfinite(paths.dist_m) & ~pair_no_tray)[paths.pair]
+    status[no_path] = STATUS.index("no_path")
+    reach = np.isfinite(length) & (code < 0)
+    status[reach] = STATUS.index("reach")
+    code[status != 0] = -1
+    code.flags.writeable = length.flags.writeable = False  # kept by the port map (ports.finish)
+    # ports and cages: one medium per cage (the longest link sharing it decides), copper assemblies
+    rack_ids = racks["rack_id"].to_numpy() if len(racks) else np.zeros(0, dtype=object)
+    runs = cache.ports.get(link_memo_key(fabric, catalog)) if cache is not None else None
+    port_map = portlib.finish(
+        port_skeleton(fabric, catalog, cache),
+        devices,
+        code,
+        length,
+        ends.rack_a,
+        ends.rack_b,
+        mt,
+        rack_ids,
+        earlier=runs.port_map if runs is not None else None,
+    )
+    code = port_map.code
+    stock = stock_again(mt, port_map.stock_basis_m, code, earlier.stock if earlier is not None else None)
+    stock.flags.writeable = False  # kept (the links table, the counts): nothing may change it
+    counts = cable_counts_again(code, stock, earlier.counts if earlier is not None else None)
+    if cache is not None:
+        cache.picks.put(
+            link_memo_key(fabric, catalog),
+            LinkPicks(
+                pick=ElementMemo((length, speed), picked),
+                stock=ElementMemo((port_map.stock_basis_m.copy(), code.copy()), stock),
+                counts=counts,
+            ),
+        )
+
+    route_code = np.zeros(n, dtype=np.int8)  # ROUTES
+    route_code[is_jumper & (ends.jumper == routing.JUMPER_RACK)] = 1
+    route_code[is_jumper & (ends.jumper == routing.JUMPER_ADJACENT)] = 2
+    route_code[ti if np.isfinite(paths.dist_m).all() else ti[np.isfinite(run)]] = 3
+    none = len(mt.ids)
+    mcode = np.where(code >= 0, code, none)
+    classes = sorted(set(mt.classes)) + [""]
+    for arr in (ends.rack_a, ends.rack_b, tray_m, length, stock):
+        arr.flags.writeable = False  # the table holds these very arrays (below): nothing may change them
+    # one table, built once and not copied: one block per column (consolidating the 450,000-row columns
+    # into 2-D blocks copied ~35 MB into fresh pages, ~20 ms a design on the campus)
+    out = pd.DataFrame(
+        {
+            **{c: links[c] for c in links.columns},
+            "rack_a": ends.rack_a,
+            "rack_b": ends.rack_b,
+            "route": pd.Categorical.from_codes(route_code, categories=pd.Index(ROUTES), validate=False),
+            "tray_m": tray_m,
+            "length_m": length,
+            "media": pd.Categorical.from_codes(mcode, categories=pd.Index([*mt.ids, ""]), validate=False),
+            "media_class": pd.Categorical.from_codes(
+                np.array([classes.index(c) for c in (*mt.classes, "")])[mcode], categories=pd.Index(classes)
+            ),
+            "stock_length_m": stock,
+            "status": pd.Categorical.from_codes(status, categories=pd.Index(STATUS), validate=False),
+        },
+        copy=False,
+    )
+
+    # tray fill (cables on trays only; media index len(ids) = links without a medium)
+    k = len(mt.ids) + 1
+    tcode = code[ti]
+    tcode = np.where(tcode >= 0, tcode, len(mt.ids))
+    area = np.r_[mt.area_mm2, 0.0][tcode]
+    load = routing.edge_loads(trays, paths, area, tcode, k)
+    edge_fill = checks.edge_fill(trays, load, mt)
+
+    module_rows = port_map.module_rows(mt, runs.module_rows if runs is not None else None)
+    modules = module_rows.table(devices, mt)  # as plugged: one per optical cage
+    if cache is not None:
+        cache.ports.put(link_memo_key(fabric, catalog), PortRuns(port_map, module_rows))
+    module_w = module_power_w(devices, links, code, mt, catalog, modules)
+    optical_ports = media.optical_ports(devices, links, code, mt)
+    power_kw = powerlib.switch_power_kw(catalog, devices, module_w)
+    cables = cable_table(counts, mt)
+    violations = [
+        *trays.violations,
+        *checks.link_violations(out, racks, devices, inp),
+        *checks.fill_violations(trays, edge_fill),
+        *port_map.violations,
+    ]
+    return Cabling(
+        trays=trays,
+        links=out,
+        edge_fill=edge_fill,
+        link_optical=np.where(code >= 0, mt.is_optical(code), ends.rack_a != ends.rack_b),
+        switch_power_kw=power_kw,
+        optical_ports=optical_ports,
+        modules=modules,
+        cables=cables,
+        violations=violations,
+        module_w=module_w,
+        ports=port_map,
+    )
+
+
+@dataclass(frozen=True)
+class PortRuns:
+    """The last run's port map and module rows of one fabric, for the next run's ``ports.finish`` and
+    ``PortMap.module_rows`` (``earlier``): they take whatever the links and cages the run did not
+    change give (each checks it was made from the very same port skeleton)."""
+
+    port_map: portlib.PortMap
+    module_rows: portlib.ModuleRows
+
+
+def link_memo_key(fabric: Fabric, catalog: Catalog) -> tuple[Fabric, Catalog]:
+    """What a run's per-link memos (:class:`LinkPicks`, :class:`PortRuns`) are kept by: the fabric (the
+    very object: its links are the memos' rows) and the catalog (its media)."""
+    return (fabric, catalog)
+
+
+# the last run's picks and port map of each of the last two fabrics: an edit compares with the design it
+# changes, also after a fabric toggled and undone (rail -> middle-of-rack -> undo -> an edit of a hall:
+# with one memo, that edit found the other fabric's and priced and ported all 450,000 links again)
+PICKS_KEPT = 2
+PORT_RUNS_KEPT = 2
+PORT_SKELETONS_KEPT = 4  # as many as the fabrics a DesignCache keeps
+CABLINGS_KEPT = 2  # the design shown and the one before (undo and redo show a recent design anyway)
+
+
+@dataclass(eq=False)
+class CableCache:
+    """What the cabling stage keeps from one run for the next when given a cache (the TUI's
+    :class:`layout.cache.DesignCache`): the last cablings, by all they are made from
+    (:func:`cabling_key`: an edit of a hall's power or cooling that moves no rack re-cables nothing), and
+    each fabric's port skeleton (layout.cable.ports: every end's port and cage, which links share a cage), by
+    the fabric (compared as the very object: a fabric is immutable), the catalog and the NIC; and the
+    last run's media picks and stock lengths per link (:class:`LinkPicks`, by the fabric and catalog: the
+    last two fabrics'), which the
+    next run takes for every link whose length and speed (basis and medium) are bitwise the same: both
+    are functions of a link's own values, so only the links an edit moved are priced again; and the
+    last run's port map and module rows (:class:`PortRuns`, likewise), from which
+    ``ports.finish`` takes every cage-sharing component whose links' codes and lengths are the same and
+    ``PortMap.module_rows`` every device whose cages' media are; and each hall's piece of the tray
+    network (layout.cable.tray_pieces.HallTrays, by all it is made from: ``tray_pieces.hall_trays_key``), so an edit of
+    one hall lays that hall's trays alone. Without one, a cabling keeps nothing."""
+
+    cablings: Kept[tuple[Any, ...], Cabling] = field(default_factory=lambda: Kept(CABLINGS_KEPT))
+    skeletons: Kept[tuple[Fabric, Catalog, str], cages.PortSkeleton] = field(
+        default_factory=lambda: Kept(PORT_SKELETONS_KEPT)
+    )
+    picks: Kept[tuple[Fabric, Catalog], LinkPicks] = field(default_factory=lambda: Kept(PICKS_KEPT))
+    ports: Kept[tuple[Fabric, Catalog], PortRuns] = field(default_factory=lambda: Kept(PORT_RUNS_KEPT))
+    tray_halls: Kept[tuple[Any, ...], HallTrays] = field(default_factory=lambda: Kept(HALL_TRAYS_KEPT))
+
+
+def port_skeleton(fabric: Fabric, catalog: Catalog, cache: CableCache | None = None) -> cages.PortSkeleton:
+    """The fabric's port skeleton, kept in ``cache`` (if given) by the fabric, catalog and NIC."""
+    nic = getattr(fabric, "nic", "")
+    if cache is None:
+        return cages.skeleton(fabric.devices, fabric.links, catalog, nic)
+    key = (fabric, catalog, nic)
+    return cache.skeletons.take(key, lambda: cages.skeleton(fabric.devices, fabric.links, catalog, nic))
