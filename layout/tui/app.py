@@ -1010,16 +1010,17 @@ class DCLayoutApp(App[None]):
                     r.item,
                 )
             by = ", ".join(f"{k} ${v / 1e6:,.2f} M" for k, v in result.cost["by_category"].items() if v)
+            f = result.design.figures
             self.query_one("#bom-total", Static).update(
-                f"[b]Total ${result.cost['total']:,.0f}[/b] (network ${result.cost['network']:,.0f}) · {by}"
+                f"[b]{f['cost_total_usd'].line()}[/b] · {f['cost_without_power_chain_usd'].line()} · "
+                f"{f['cost_network_usd'].line()} · {by}"
             )
 
     def show_status_of(self, result: Result) -> None:
-        d = result.design  # the figures of summary.json, without working out the whole summary
+        f = result.design.figures  # the figures every output prints (layout/figures.py), terse
         self.status = (
-            f"{d.fabric.gpus:,} GPUs · {len(d.placement.racks):,} racks · "
-            f"{d.power.summary()['it_mw']:,.2f} MW IT · "
-            f"${result.cost['total'] / 1e6:,.1f} M · {len(d.violations)} violation(s)"
+            f"{f['gpus'].text} GPUs · {f['racks'].text} racks · IT {f['it_mw'].text} · "
+            f"capital {f['cost_total_usd'].text} · {f['violations'].text} violation(s)"
         )
         self.update_title()
 

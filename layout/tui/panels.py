@@ -101,14 +101,15 @@ def budgets(result: Result) -> RenderableType:
         for r in d.chain.halls.to_dict("records")
         if float(r["stranded_mw"]) > 0.005
     ]
+    f = d.figures  # as every output labels and writes them (layout/figures.py)
     energy = Text.assemble(
         ("Energy ", "bold"),
-        f"{p.annual_twh:,.3f} TWh/yr at PUE {site.site.pue:g}, ",
-        f"${p.annual_cost_usd / 1e6:,.1f} M/yr at ${site.site.electricity_usd_per_kwh:g}/kWh",
+        f"{f['annual_twh'].line()} at PUE {site.site.pue:g}; ",
+        f"{f['annual_cost_usd'].line()} at ${site.site.electricity_usd_per_kwh:g}/kWh",
     )
     cost = Text.assemble(
         ("Cost ", "bold"),
-        f"${result.cost['total'] / 1e6:,.1f} M in total, ${result.cost['network'] / 1e6:,.1f} M of it network",
+        f"{f['cost_total_usd'].line()}; {f['cost_without_power_chain_usd'].line()}; {f['cost_network_usd'].line()}",
     )
     parts: list[RenderableType] = [top, Text(""), bld, Text(""), halls, Text(""), heat, Text("")]
     if len(d.chain.halls):

@@ -179,6 +179,26 @@ async def test_out_of_range_number_is_refused_in_the_dialog(superpod: Path) -> N
 
 
 @sync
+async def test_digits_of_other_scripts_are_not_a_number(superpod: Path) -> None:
+    """Issue 30: float() reads Arabic-Indic and fullwidth digits as ASCII ones; the dialog does not."""
+    from textual.widgets import Input
+
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("k")
+        assert isinstance(app.screen, NumberScreen)
+        for text in ("\u0664\u0660", "\uff14\uff10"):  # 40 in Arabic-Indic, in fullwidth digits
+            field = app.screen.query_one(Input)
+            field.value = text
+            await field.action_submit()
+            await pilot.pause()
+            assert isinstance(app.screen, NumberScreen), text  # still open, says the range
+        await pilot.press("escape")
+        assert app.editor is not None and not app.editor.dirty
+
+
+@sync
 async def test_row_edits_add_move_template_delete(superpod: Path) -> None:
     app = DCLayoutApp(superpod)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -339,9 +359,12 @@ async def test_figures_on_screen_follow_each_edit(superpod: Path) -> None:
         assert s["racks"]["by_template"]["dgx-h100-x4"] * 4 == servers
         status = shown(app, "#status")  # from the design itself: the same figures as summary.json
         assert (
-            f"{s['gpus']:,} GPUs · {s['racks']['total']:,} racks · {s['power']['it_mw']:,.2f} MW IT" in status
+            f"{s['gpus']:,} GPUs · {s['racks']['total']:,} racks · IT {s['power']['it_mw']:,.2f} MW" in status
         )
-        assert f"${s['cost_usd']['total'] / 1e6:,.1f} M · {len(s['violations'])} violation(s)" in status
+        # the capital cost as every output writes it (layout/figures.py: $M to the hundredth)
+        assert (
+            f"capital ${s['cost_usd']['total'] / 1e6:,.2f} M · {len(s['violations'])} violation(s)" in status
+        )
         # the hall's IT figure against its 1.5 MW limit, as the budgets tab shows it
         it_mw = s["halls"]["B1/H1"]["it_mw"]
         await pilot.press("2")  # tabs are filled when they are shown

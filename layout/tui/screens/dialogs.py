@@ -67,8 +67,8 @@ class NumberScreen(ModalScreen[float | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        try:
-            v = float(event.value)
+        try:  # ASCII digits only: float() would take Arabic-Indic or fullwidth digits too
+            v = float(event.value) if event.value.isascii() else float("nan")
         except ValueError:
             v = float("nan")
         if not self.lo <= v <= self.hi:
