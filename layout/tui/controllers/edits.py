@@ -1,0 +1,233 @@
+"""Edits of the site from keys and dialogs: each goes through the session (which refuses an invalid site) and reruns the design."""
+
+from collections.abc import Callable
+from typing import Any
+
+from textual import on
+
+from layout.errors import InputError
+from layout.siteedit import (
+    AddRow,
+    DeleteRow,
+    Edit,
+    MoveRow,
+    SetCluster,
+    SetHall,
+    SetHallTemplate,
+    SetRowTemplate,
+)
+from layout.tui.controllers.base import AppBase
+from layout.tui.floor import UserRowBox
+from layout.tui.screens.dialogs import ChoiceScreen, NumberScreen
+from layout.tui.session import snap
+from layout.tui.widgets.hall_map import HallMap
+
+
+class EditsController(AppBase):
+    # ------------------------------------------------------------------------------------ edits
+    def apply_edit(self, edit: Edit) -> bool:
+        """Apply an edit through the editor; problems are shown, never raised."""
+        if self.editor is None:
+            return False
+        try:
+            changed = self.session.apply(edit)
+        except InputError as e:
+            self.notify(
+                "\n".join(str(p) for p in e.problems), title="Edit refused", severity="error", timeout=8
+            )
+            return False
+        if changed:
+            self.notify(edit.describe(), title="Edit")
+            self.inputs_changed()
+        return changed
+
+    def action_undo(self) -> None:
+        if self.editor is not None and (what := self.session.undo()):
+            self.notify(f"undid: {what}")
+            self.inputs_changed()
+
+    def action_redo(self) -> None:
+        if self.editor is not None and (what := self.session.redo()):
+            self.notify(f"redid: {what}")
+            self.inputs_changed()
+
+    def _cursor(self) -> tuple[str, float, float] | None:
+        where = self.map.cursor_m
+        if self.hall is None or where is None:
+            return None
+        return self.hall, where[0], where[1]
+
+    def _user_row_here(self) -> UserRowBox | None:
+        cur = self._cursor()
+        if cur is None:
+            return None
+        box = self.floors[cur[0]].user_row_at(cur[1], cur[2])
+        if box is None:
+            self.notify(
+                "no user-placed row at the cursor (auto-placed rows follow the site; add a row with a)",
+                severity="warning",
+            )
+        return box
+
+    def action_add_row(self) -> None:
+        cur = self._cursor()
+        if cur is None or self.editor is None:
+            return
+        hall_key, x, y = cur
+        hall = self.session.hall(hall_key)
+        inputs = self.editor.inputs
+
+        def got_template(template: str | None) -> None:
+            if template is None:
+                return
+
+            def got_racks(racks: float | None) -> None:
+                if racks is not None:
+                    self.apply_edit(AddRow(hall_key, (snap(x), snap(y)), int(racks), template, hall.row_axis))
+
+            self.push_screen(
+                NumberScreen(f"Racks in the new row ({template})", hall.max_row_racks, 1, 200, integer=True),
+                got_racks,
+            )
+
+        self.push_screen(
+            ChoiceScreen(
+                f"New row in {hall_key} at ({x:.1f}, {y:.1f}) m: rack template",
+                self.session.templates(),
+                inputs.site.cluster.rack,
+            ),
+            got_template,
+        )
+
+    def action_delete_row(self) -> None:
+        box = self._user_row_here()
+        if box is not None:
+            self.apply_edit(DeleteRow(box.index))
+
+    def action_move_row(self) -> None:
+        box = self._user_row_here()
+        if box is None:
+            return
+        self.moving = box
+        self.map.set_ghost(box)
+        self.notify("move the row with the arrows; enter drops it, escape cancels")
+
+    @on(HallMap.GhostDropped)
+    def ghost_dropped(self, event: HallMap.GhostDropped) -> None:
+        moving, self.moving = self.moving, None
+        self.map.set_ghost(None)
+        if moving is not None:
+            self.apply_edit(MoveRow(moving.index, (round(event.box.x0, 3), round(event.box.y0, 3))))
+
+    @on(HallMap.GhostCancelled)
+    def ghost_cancelled(self) -> None:
+        self.moving = None
+        self.map.set_ghost(None)
+
+    def _choose(
+        self, title: str, options: list[tuple[str, Any]], current: Any, make: Callable[[Any], Edit]
+    ) -> None:
+        """Ask for one of ``options`` and apply the edit ``make`` builds from it."""
+
+        def chosen(value: Any) -> None:
+            if value is not None:
+                self.apply_edit(make(value))
+
+        self.push_screen(ChoiceScreen(title, options, current), chosen)
+
+    def action_row_template(self) -> None:
+        box = self._user_row_here()
+        if box is not None:
+            self._choose(
+                f"Rack template of user row {box.index + 1}",
+                self.session.templates(),
+                box.template,
+                lambda t: SetRowTemplate(box.index, t),
+            )
+
+    def action_hall_template(self) -> None:
+        if self.hall is None:
+            return
+        hall = self.hall
+        rows = self.floors[hall].user_rows
+        if not rows:
+            self.notify(
+                f"{hall} has no user-placed rows; g changes the cluster's GPU rack template",
+                severity="warning",
+            )
+            return
+        self._choose(
+            f"Rack template of every user row in {hall}",
+            self.session.templates(),
+            rows[0].template,
+            lambda t: SetHallTemplate(hall, t),
+        )
+
+    def action_cluster_rack(self) -> None:
+        if self.editor is not None:
+            self._choose(
+                "GPU rack template of the cluster (cluster.rack)",
+                self.session.templates("gpu"),
+                self.editor.inputs.site.cluster.rack,
+                lambda t: SetCluster("rack", t),
+            )
+
+    def action_hall_kw(self) -> None:
+        if self.hall is None:
+            return
+        hall = self.hall
+        current = self.session.hall(hall).max_rack_kw
+
+        def got(v: float | None) -> None:
+            if v is not None:
+                self.apply_edit(SetHall(hall, "max_rack_kw", float(v)))
+
+        self.push_screen(NumberScreen(f"{hall}: max kW per rack", current, 1, 300), got)
+
+    def action_hall_cooling(self) -> None:
+        if self.hall is not None:
+            hall = self.hall
+            options = [
+                ("air", "air"),
+                ("rear-door heat exchangers", "rear-door"),
+                ("liquid (direct to chip)", "liquid"),
+            ]
+            self._choose(
+                f"{hall}: cooling",
+                options,
+                self.session.hall(hall).cooling,
+                lambda v: SetHall(hall, "cooling", v),
+            )
+
+    def action_design_toggle(self) -> None:
+        if self.editor is not None:
+            now = self.editor.inputs.site.cluster.design
+            self.apply_edit(SetCluster("design", "mor" if now == "rail" else "rail"))
+
+    def action_switch_model(self) -> None:
+        if self.editor is not None:
+            catalog, cluster = self.editor.catalog, self.editor.inputs.site.cluster
+            fabric = catalog.fabric_switches(cluster.server, cluster.nic)
+            options = [(f"{k} — {catalog.switch[k].name}", k) for k in fabric]
+            self._choose(
+                "Fabric switch",
+                options,
+                self.editor.inputs.site.cluster.switch,
+                lambda v: SetCluster("switch", v),
+            )
+
+    def action_nic(self) -> None:
+        if self.editor is not None:
+            catalog, cluster = self.editor.catalog, self.editor.inputs.site.cluster
+            # only NICs whose backend links the current switch is as fast as (validate's rule,
+            # Catalog.fabric_switches): another would make the next design refuse the site
+            usable = [
+                k for k in sorted(catalog.nic) if cluster.switch in catalog.fabric_switches(cluster.server, k)
+            ]
+            options = [(f"{k} — {catalog.nic[k].name}", k) for k in usable]
+            self._choose(
+                f"Server NIC (those the {cluster.switch} can serve; w changes the switch)",
+                options,
+                cluster.nic,
+                lambda v: SetCluster("nic", v),
+            )

@@ -1,0 +1,127 @@
+"""Showing a finished design: the map, the tabs, the status line, the title, the legend and the inspector."""
+
+from rich.console import Group
+from rich.text import Text
+from textual.widgets import DataTable, Static, TabbedContent
+
+from layout.tui import optimizer
+from layout.tui.controllers.base import AppBase
+from layout.tui.panels import cabling, trace_links
+from layout.tui.results import Result
+from layout.tui.widgets.hall_map import legend
+from layout.tui.widgets.inspector import Inspector
+
+
+class ViewsController(AppBase):
+    def show_result(self, result: Result) -> None:
+        """Draw a finished design: map, tree, inspector, budgets, violations, BOM and cabling."""
+        self.schedule_collection()
+        self.result = result
+        self.show_failure([])
+        self.show_status_of(result)
+        self.redraw()
+        tab = self.query_one(TabbedContent).get_tab("violations")
+        label = f"Violations ({len(result.design.violations)})"
+        if str(tab.label) != label:
+            tab.label = label
+        self.tabs_shown.clear()
+        self.retrace()
+        self.show_tab(self.query_one(TabbedContent).active)
+        self.designs_shown += 1
+
+    def show_tab(self, tab: str) -> None:
+        """Fill a tab with the current result, once per result and only when the tab is on screen: the
+        tabs behind it cost no layout and no table rebuild in the UI thread while the user edits on the
+        map (on the 100k campus the BOM and violations tables alone took ~15 ms a design)."""
+        result = self.result
+        if result is None or tab in self.tabs_shown:
+            return
+        self.tabs_shown.add(tab)
+        if tab == "budgets":
+            self.query_one("#budgets-view", Static).update(result.budgets)
+        elif tab == "cabling":
+            self.query_one("#cabling-view", Static).update(result.view("cabling", cabling))
+            self.query_one("#trace-view", Static).update(
+                Group(trace_links(self.trace), Text("")) if self.trace is not None else ""
+            )
+        elif tab == "violations":
+            vt = self.query_one("#violations-table", DataTable)
+            vt.clear()
+            self.query_one("#violation-detail", Static).update(
+                "" if result.design.violations else "no design-rule violations"
+            )
+            for i, v in enumerate(result.design.violations):
+                vt.add_row(v.kind, v.where, v.message, key=str(i))
+            if result.design.violations:
+                self.show_violation(0)
+        elif tab == "bom":
+            bt = self.query_one("#bom-table", DataTable)
+            bt.clear()
+            for r in result.bom.itertuples():
+                bt.add_row(
+                    r.category,
+                    r.part_id,
+                    Text(f"{r.qty:,}", justify="right"),
+                    r.unit,
+                    Text(f"{r.unit_price_usd:,.0f}", justify="right"),
+                    Text(f"{r.extended_usd:,.0f}", justify="right"),
+                    r.item,
+                )
+            by = ", ".join(f"{k} ${v / 1e6:,.2f} M" for k, v in result.cost["by_category"].items() if v)
+            f = result.design.figures
+            self.query_one("#bom-total", Static).update(
+                f"[b]{f['cost_total_usd'].line()}[/b] · {f['cost_without_power_chain_usd'].line()} · "
+                f"{f['cost_network_usd'].line()} · {by}"
+            )
+
+    def show_status_of(self, result: Result) -> None:
+        f = result.design.figures  # the figures every output prints (layout/figures.py), terse
+        self.status = (
+            f"{f['gpus'].text} GPUs · {f['racks'].text} racks · IT {f['it_mw'].text} · "
+            f"capital {f['cost_total_usd'].text} · {f['violations'].text} violation(s)"
+        )
+        self.update_title()
+
+    def update_title(self) -> None:
+        if self.editor is None:
+            return
+        star = " *" if self.editor.dirty else ""
+        self.title = self.editor.inputs.site.site.name
+        self.sub_title = f"{self.editor.path.name}{star}"
+        status = self.status
+        if self.optimisation is not None and self.optimise_relation() == optimizer.CURRENT:
+            status = f"{optimizer.status_line(self.optimisation.latest)} · {status}"
+        # one line of fixed height: no layout pass (a layout of the whole screen costs tens of ms, taken
+        # from the design worker through the GIL at every stage's progress message)
+        self.query_one("#status", Static).update(status, layout=False)
+
+    def update_legend(self) -> None:
+        grid = self.map.grid
+        where = f"{self.hall} · 1 col = {grid.m_per_col:.2g} m" if grid and self.hall else ""
+        line = legend(self.map.colour_by, where, self.map.present, self.map.trace)
+        if self.failure:  # first, so a narrow screen shows it too
+            line = Text.assemble(
+                ("STALE: design failed, last good design shown", "bold reverse red"), " ", line
+            )
+        self.query_one("#legend", Static).update(line, layout=False)
+
+    @property
+    def stale(self) -> bool:
+        """The screen shows no design of the site as it is now (it is being computed)."""
+        return self.editor is not None and (self.result is None or self.result.text != self.editor.text)
+
+    def update_inspector(self) -> None:
+        if self.editor is None or self.hall is None:
+            return
+        where = self.map.cursor_m
+        stale = self.result is not None and self.stale
+        self.query_one(Inspector).show(
+            self.editor.inputs,
+            self.floors[self.hall],
+            where,
+            self.map.rack_at_cursor,
+            self.result,
+            stale,
+            self.trace,
+            self.found_device,
+        )
