@@ -19,11 +19,22 @@ def add_templates_option(p: Any) -> None:
     )
 
 
+def scheduler_address(text: str) -> str:
+    """``--scheduler``'s value, checked before anything is loaded (layout.engine.cluster.check_address):
+    a text that is no scheduler address raises the InputError the CLI says in one line, exit code 2
+    (argparse lets it through: it turns only ValueError and TypeError into its own message)."""
+    from layout.engine.cluster import check_address
+
+    check_address(text)
+    return text
+
+
 def add_scheduler_option(p: Any) -> None:
     """``--scheduler ADDR``, for the commands that fan out over Dask (layout.engine)."""
     p.add_argument(
         "--scheduler",
         default=None,
+        type=scheduler_address,
         metavar="ADDR",
         help="run on an existing Dask cluster, e.g. tcp://10.0.0.5:8786 (default: a local cluster of "
         "this machine's cores); the results are the same either way",

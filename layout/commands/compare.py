@@ -3,7 +3,10 @@ side by side (see layout.engine.compare): a table on screen (or one JSON object 
 ``DIR/compare.csv`` (default DIR: ``outputs/<site file stem>/``). The variants run on Dask: a local
 cluster of ``--jobs`` workers, or the cluster at ``--scheduler``; the CSV is the same bytes either way.
 
-Exit codes: 0 done, 2 bad input, 3 the CSV could not be written.
+Exit codes: 0 done, 2 bad input (a ``--scheduler`` address that is not one, or where no scheduler
+answers or none has a worker, is one line too), 3 the CSV could not be written, or the Dask cluster was
+lost during the run (its scheduler, or every worker): the CSV is written with the variants that finished
+(the others are rows whose ``error`` says what was lost) and one line names what was lost.
 """
 
 from __future__ import annotations
@@ -57,13 +60,19 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from layout.engine import Engine, Failed
     from layout.engine import compare as compare_mod
     from layout.errors import EXIT_EXPORT_FAILED, EXIT_OK
     from layout.export.tables import json_text, write_csv
 
     started = time.monotonic()
     inputs = load_inputs(args.site, args.templates)
-    table = compare_mod.compare(inputs, jobs=args.jobs, scheduler=args.scheduler)
+    todo = compare_mod.variants()
+    lost: list[int] = []
+    with Engine(args.scheduler, compare_mod.workers(args.jobs, len(todo))) as engine:
+        table = compare_mod.compare_on(
+            engine, inputs, todo, lambda i, r: lost.append(i) if isinstance(r, Failed) and r.lost else None
+        )
     seconds = time.monotonic() - started
     from layout.files import safe_name
 
@@ -72,6 +81,13 @@ def run(args: argparse.Namespace) -> int:
         path = write_csv(table, out_dir / "compare.csv")
     except OSError as e:
         print(f"{args.site}: export failed: {e}", file=sys.stderr)
+        return EXIT_EXPORT_FAILED
+    if engine.lost:  # what finished is written; the one line says what was lost
+        print(
+            f"{args.site}: stopped: {engine.lost}; {len(todo) - len(lost)} of {len(todo)} variants "
+            f"finished, written to {path}",
+            file=sys.stderr,
+        )
         return EXIT_EXPORT_FAILED
     if args.json:
         rows = [{k: v for k, v in r.items()} for r in table.to_dict(orient="records")]

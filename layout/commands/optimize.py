@@ -10,7 +10,12 @@ lower bound and gap, what moved, evaluations, time, the convergence); with ``--p
 site's report ``DIR/STEM-optimized.pdf`` with a layout optimisation chapter (convergence chart, media
 before and after). Default DIR: outputs/<stem>/.
 
-Exit codes: 0 done, 2 bad input, 3 a file could not be written or the written site did not reproduce.
+Exit codes: 0 done, 2 bad input (a ``--scheduler`` that is no address, does not answer or has no worker:
+one line), 3 a file could not be written or the written site did not reproduce, or the Dask cluster was
+lost during the search (its scheduler, or every worker; an evaluation lost with one worker is run again
+on the others): the search ends there, the best layout so far is written with ``optimize.json`` saying
+``stopped`` (what was lost) and ``lost_evaluations``, and one line names what was lost; nothing is
+written when the baseline itself did not come back.
 """
 
 from __future__ import annotations
@@ -91,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from layout import design as design_mod
-    from layout.engine import Engine
+    from layout.engine import ClusterLost, Engine
     from layout.engine import optimize as opt
     from layout.errors import EXIT_EXPORT_FAILED, EXIT_OK
     from layout.export.tables import json_text
@@ -112,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     )
     with (
         Engine(args.scheduler, args.workers) as engine,
-        Progress(*columns, console=console, transient=True) as bar,
+        Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as bar,
     ):
         task = bar.add_task("optimize", total=args.evaluations, best="-")
 
@@ -120,17 +125,24 @@ def run(args: argparse.Namespace) -> int:
             best = so_far.history[-1]["best"]
             bar.update(task, completed=so_far.evaluations, best=f"{best / 1e6:,.2f} M")
 
-        result = opt.search(
-            problem,
-            engine,
-            seed=args.seed,
-            max_evals=args.evaluations,
-            budget_s=args.budget_s,
-            batch=args.batch,
-            kind=args.objective,
-            tick=tick,
-            assign=args.assign,
-        )
+        try:
+            result = opt.search(
+                problem,
+                engine,
+                seed=args.seed,
+                max_evals=args.evaluations,
+                budget_s=args.budget_s,
+                batch=args.batch,
+                kind=args.objective,
+                tick=tick,
+                assign=args.assign,
+            )
+        except ClusterLost as e:
+            print(
+                f"{args.site}: stopped: {e}; not even the baseline came back, nothing written",
+                file=sys.stderr,
+            )
+            return EXIT_EXPORT_FAILED
         workers = engine.n_workers()
     options = problem.space.options(inputs.site, result.best_layout)
     out_dir = Path(args.out) if args.out else Path("outputs") / safe_name(inputs.stem)
@@ -171,6 +183,8 @@ def run(args: argparse.Namespace) -> int:
         else 0.0,
         "moved": options,
         "reproduced": reproduced,
+        "stopped": result.stopped or None,
+        "lost_evaluations": result.lost,
         "failed": result.failed,
         "history": result.history,
     }
@@ -179,6 +193,13 @@ def run(args: argparse.Namespace) -> int:
         write_text(json_path, json_text(report))
     except OSError as e:
         print(f"{json_path}: export failed: {e}", file=sys.stderr)
+        return EXIT_EXPORT_FAILED
+    if result.stopped:  # the best so far is written; the one line says what was lost
+        print(
+            f"{args.site}: stopped: {result.stopped}; after {result.evaluations} of {args.evaluations} "
+            f"evaluations ({result.lost} lost), the best so far written to {toml_path} and {json_path}",
+            file=sys.stderr,
+        )
         return EXIT_EXPORT_FAILED
     console.print(
         f"{args.site}: transceivers + cables ${result.baseline['optics_usd'] / 1e6:,.2f} M -> "

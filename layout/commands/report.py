@@ -4,8 +4,11 @@ parallel processes (or, with ``--scheduler``, as tasks on that Dask cluster: the
 Each site runs in its own worker process (load, design, PDF), forked for that site alone: a bad site is
 reported with its problems, and a worker that dies (killed, out of memory, a crash in a native library)
 is reported for its site, while the others finish. Exit code: 0 when every report was written, 2 when a site had bad input, 3 when a design
-or its export failed (3 wins when both happen). Reports are written atomically: a failed site leaves no
-file behind, and an older report of that site is left untouched.
+or its export failed (3 wins when both happen), or, with ``--scheduler``, the Dask cluster was lost
+(its scheduler, or every worker): the reports finished by then are written and one line names what was
+lost (a ``--scheduler`` that is no address, does not answer or has no worker is one line and 2). Reports
+are written atomically: a failed site leaves no file behind, and an older report of that site is left
+untouched.
 """
 
 from __future__ import annotations
@@ -188,13 +191,16 @@ def _report_task(shared: tuple[str | None, str | None], site: str, state: dict[s
 
 
 def build_on_cluster(
-    sites: list[str], out: str | None, templates: str | None, scheduler: str, done: Any
+    sites: list[str], out: str | None, templates: str | None, engine: Any, done: Any
 ) -> None:
-    """Each site's report as a task on the Dask cluster at ``scheduler`` (the site files and the output
-    folder must be the same paths on its workers); a task whose worker died is that site's failure."""
-    from layout.engine import Engine, Failed
+    """Each site's report as a task on the Dask cluster of ``engine`` (the site files and the output
+    folder must be the same paths on its workers); a task whose worker died is that site's failure.
+    When the cluster is lost (``engine.lost``), the sites not finished then are not passed to ``done``."""
+    from layout.engine import Failed
 
     def one(i: int, r: Any) -> None:
+        if isinstance(r, Failed) and r.lost:
+            return
         if isinstance(r, Failed):
             r = Outcome(
                 sites[i],
@@ -203,8 +209,7 @@ def build_on_cluster(
             )
         done(r)
 
-    with Engine(scheduler) as engine:
-        engine.map(_report_task, (out, templates), sites, one)
+    engine.map(_report_task, (out, templates), sites, one)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -234,17 +239,25 @@ def run(args: argparse.Namespace) -> int:
                 console.print(f"    {line}", markup=False, soft_wrap=True)
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    quiet = not console.is_terminal  # no bar, nor the blank line it leaves, where no one sees it move
+    lost = None
     if args.scheduler is not None:
-        with Progress(*columns, console=console, transient=True) as bar:
+        from layout.engine import Engine
+
+        with (
+            Engine(args.scheduler) as engine,
+            Progress(*columns, console=console, transient=True, disable=quiet) as bar,
+        ):
             task = bar.add_task("reports", total=len(sites))
 
             def on_cluster(o: Outcome) -> None:
                 show(o)
                 bar.advance(task)
 
-            build_on_cluster(sites, args.out, args.templates, args.scheduler, on_cluster)
+            build_on_cluster(sites, args.out, args.templates, engine, on_cluster)
+        lost = engine.lost
     elif len(sites) == 1:
-        with Progress(*columns, console=console, transient=True) as bar:
+        with Progress(*columns, console=console, transient=True, disable=quiet) as bar:
             task = bar.add_task("reports", total=len(sites))
             show(build_one(sites[0], args.out, args.templates))
             bar.advance(task)
@@ -254,7 +267,7 @@ def run(args: argparse.Namespace) -> int:
         import layout.design
         import layout.export.pdf  # noqa: F401
 
-        with Progress(*columns, console=console, transient=True, auto_refresh=False) as bar:
+        with Progress(*columns, console=console, transient=True, auto_refresh=False, disable=quiet) as bar:
             task = bar.add_task("reports", total=len(sites))
 
             def done(o: Outcome) -> None:
@@ -264,5 +277,8 @@ def run(args: argparse.Namespace) -> int:
 
             build_isolated(sites, args.out, args.templates, jobs, done, bar.refresh)
     written = sum(o.code == EXIT_OK for o in outcomes)
+    if lost:
+        print(f"stopped: {lost}; {written} of {len(sites)} report(s) written", file=sys.stderr)
+        return EXIT_EXPORT_FAILED
     console.print(f"{written} of {len(sites)} report(s) written")
     return max(o.code for o in outcomes)

@@ -4,7 +4,10 @@ writes ``DIR/sweep.csv`` (one row per point) and ``DIR/sweep-pareto.svg`` (cost 
 power, the Pareto front marked). Default DIR: outputs/<spec file stem>/. A point that cannot be built
 or whose task failed is a row with its error, not the end of the sweep.
 
-Exit codes: 0 done, 2 bad spec or site, 3 an output could not be written.
+Exit codes: 0 done, 2 bad spec or site (or a ``--scheduler`` that is no address, does not answer or has
+no worker: one line), 3 an output could not be written, or the Dask cluster was lost during the run (its
+scheduler, or every worker): the table and chart are written with the points that finished (the others
+are rows whose ``error`` says what was lost) and one line names what was lost.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from layout.engine import Engine
+    from layout.engine import Engine, Failed
     from layout.engine import sweep as sweep_mod
     from layout.errors import EXIT_EXPORT_FAILED, EXIT_OK
     from layout.export.pareto import pareto_svg
@@ -51,10 +54,17 @@ def run(args: argparse.Namespace) -> int:
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with (
         Engine(args.scheduler, args.workers or None) as engine,
-        Progress(*columns, console=console, transient=True) as bar,
+        Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as bar,
     ):
         task = bar.add_task("sweep", total=n)
-        table = sweep_mod.sweep(spec, engine, lambda i, r: bar.advance(task))
+        lost: list[int] = []
+
+        def done(i: int, r: Any) -> None:
+            bar.advance(task)
+            if isinstance(r, Failed) and r.lost:
+                lost.append(i)
+
+        table = sweep_mod.sweep(spec, engine, done)
     out_dir = Path(args.out) if args.out else Path("outputs") / safe_name(spec.path.stem)
     keys = [k for k, _ in spec.grid]
     try:
@@ -62,6 +72,13 @@ def run(args: argparse.Namespace) -> int:
         svg = write_text(out_dir / "sweep-pareto.svg", pareto_svg(table, keys, f"sweep {spec.path.stem}"))
     except OSError as e:
         print(f"{out_dir}: export failed: {e}", file=sys.stderr)
+        return EXIT_EXPORT_FAILED
+    if engine.lost:  # what finished is written; the one line says what was lost
+        print(
+            f"{args.spec}: stopped: {engine.lost}; {n - len(lost)} of {n} points finished, written to "
+            f"{csv} and {svg}",
+            file=sys.stderr,
+        )
         return EXIT_EXPORT_FAILED
     bad = int((table["error"] != "").sum())
     front = int(table["pareto"].sum())

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,7 @@ from layout.model import Cluster
 from layout.model.site import changed_cluster
 
 if TYPE_CHECKING:
+    from layout.engine.cluster import Engine
     from layout.load import Inputs
 
 
@@ -153,12 +155,27 @@ def compare(
     The variants run on Dask (layout.engine): ``scheduler`` ``tcp://HOST:PORT`` an existing cluster, else
     a local cluster of ``jobs`` workers (default: one per core, at most one per variant; 1 runs here).
     The table is the same whichever ran it; a variant whose task failed is a row with its ``error``."""
-    from layout.engine import Engine, Failed
+    from layout.engine import Engine
 
     todo = chosen if chosen is not None else variants()
-    workers = min(jobs or os.cpu_count() or 1, len(todo))
-    with Engine(scheduler, workers) as engine:
-        got = engine.map(_variant_task, inputs, todo)
+    with Engine(scheduler, workers(jobs, len(todo))) as engine:
+        return compare_on(engine, inputs, todo)
+
+
+def workers(jobs: int | None, n: int) -> int:
+    """The local cluster's size for ``n`` variants: ``jobs`` (default: one per core), at most ``n``."""
+    return min(jobs or os.cpu_count() or 1, n)
+
+
+def compare_on(
+    engine: Engine, inputs: Inputs, todo: list[Variant], done: Callable[[int, Any], None] | None = None
+) -> pd.DataFrame:
+    """The comparison table of the variants ``todo`` on ``engine``: a variant whose task failed, or that
+    was not finished when the engine's cluster was lost (``engine.lost``), is a row with its ``error``.
+    ``done(index, result)`` as each variant ends (Engine.map)."""
+    from layout.engine import Failed
+
+    got = engine.map(_variant_task, inputs, todo, done)
     rows = [_failed_row(v, r.reason) if isinstance(r, Failed) else r for v, r in zip(todo, got, strict=True)]
     optical = [m for m, spec in inputs.catalog.media.items() if spec.optical]
     return table(rows, columns(optical))

@@ -400,6 +400,8 @@ class Result:
     failed: list[str] = field(default_factory=list)
     assign_steps: int = 0  # assignment steps run (each one evaluation)
     assign_kept: int = 0  # of which the search moved to the layout they made
+    lost: int = 0  # evaluations lost with the engine's cluster (not counted in ``evaluations``)
+    stopped: str = ""  # why the search ended early: the engine's cluster was lost (Engine.lost)
 
 
 def search(
@@ -416,13 +418,21 @@ def search(
     """Simulated annealing over layouts in batches of ``batch`` (see the module docstring). ``tick(the
     result so far)`` after each batch (its lists are copies: the search goes on with its own).
     ``assign``: each batch from a layout the assignment step has not seen starts with that step (one
-    evaluation), and the last batch also runs it on the best, if it has not yet."""
+    evaluation), and the last batch also runs it on the best, if it has not yet.
+
+    The engine runs again an evaluation lost with a worker (layout.engine.cluster); once its cluster is
+    lost for good, the search ends there: the result so far, with ``stopped`` (what was lost) and
+    ``lost`` (the evaluations that did not come back); ClusterLost if the baseline itself did not."""
+    from layout.engine.cluster import ClusterLost, Failed
+
     t0 = time.monotonic()
     site = problem.inputs.site
     space = problem.space
     rng = random.Random(seed)
     base_lay = space.baseline(site)
     base = engine.map(evaluate, problem, [base_lay])[0]
+    if isinstance(base, Failed) and base.lost:
+        raise ClusterLost(engine.lost or base.reason)
     if not isinstance(base, dict):
         raise RuntimeError(f"the site itself could not be designed: {base.reason}")
     seen: dict[Layout, Any] = {base_lay: base}
@@ -435,7 +445,7 @@ def search(
     first = [space.gather_all(site, base_lay, "centre"), space.gather_all(site, base_lay, "entry")]
     combo: Layout | None = None
     assigned: set[Layout] = set()  # layouts the assignment step ran on, or made
-    steps = kept = 0
+    steps = kept = lost = 0
     while evals < max_evals and time.monotonic() - t0 < budget_s:
         cands: list[Layout | AssignFrom] = []
         want = min(batch, max_evals - evals)
@@ -458,9 +468,13 @@ def search(
         if not cands:
             break
         results = engine.map(evaluate, problem, cands)
-        evals += len(cands)
+        gone = sum(isinstance(r, Failed) and r.lost for r in results)
+        evals += len(cands) - gone
+        lost += gone
         scored = []
         for item, r in zip(cands, results, strict=True):
+            if isinstance(r, Failed) and r.lost:
+                continue  # not a result of the search: it never came back
             if isinstance(item, AssignFrom):
                 steps += 1
                 if not isinstance(r, dict):
@@ -499,13 +513,29 @@ def search(
         history.append(
             {"evaluations": evals, "best": objective(best_s, kind), "current": objective(cur_s, kind)}
         )
+        stopped = engine.lost or ""
         if tick is not None:
             tick(
                 Result(
-                    base, best_s, best, evals, time.monotonic() - t0, list(history), list(failed), steps, kept
+                    base, best_s, best, evals, time.monotonic() - t0, list(history), list(failed), steps, kept,
+                    lost, stopped,
                 )
-            )
-    return Result(base, best_s, best, evals, time.monotonic() - t0, history, failed, steps, kept)
+            )  # fmt: skip
+        if stopped:
+            break
+    return Result(
+        base,
+        best_s,
+        best,
+        evals,
+        time.monotonic() - t0,
+        history,
+        failed,
+        steps,
+        kept,
+        lost,
+        engine.lost or "",
+    )
 
 
 def _combine(cur: Layout, moves: list[Layout], space: Space) -> Layout:
