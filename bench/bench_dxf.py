@@ -49,9 +49,9 @@ def main() -> None:
     target = out_dir / f"{inputs.stem}.dxf"
     for i in range(args.repeat):
         t0 = time.perf_counter()
-        doc = dxf.build_document(d)
+        drawing = dxf.build_document(d)
         t1 = time.perf_counter()
-        data = dxf.document_bytes(doc, inputs.site.site.date)
+        data = dxf.document_bytes(drawing, inputs.site.site.date)
         t2 = time.perf_counter()
         dxf.write_dxf(d, target)
         t3 = time.perf_counter()

@@ -26,6 +26,8 @@ from ezdxf.tools.juliandate import juliandate
 from handbuilt import rack_record
 
 from layout.export import dxf
+from layout.export.dxf import annotate, blocks, document, fastpath, model, overlays, trays
+from layout.export.dxf.sheets import Scales
 from layout.load import Inputs
 from layout.violations import Violation
 
@@ -213,14 +215,14 @@ def test_fixed_metadata_is_switched_on_only_under_the_write_lock(
     write = Drawing.write
 
     def watched(self: Drawing, *args: Any, **kwargs: Any) -> None:
-        seen.append((dxf._WRITE_LOCK.locked(), ezdxf.options.write_fixed_meta_data_for_testing))
+        seen.append((document._WRITE_LOCK.locked(), ezdxf.options.write_fixed_meta_data_for_testing))
         write(self, *args, **kwargs)
 
     monkeypatch.setattr(Drawing, "write", watched)
     before = ezdxf.options.write_fixed_meta_data_for_testing
     dxf.document_bytes(dxf.build_scene_document(scene), scene.site.site.date)
     assert seen == [(True, True)]
-    assert not dxf._WRITE_LOCK.locked() and ezdxf.options.write_fixed_meta_data_for_testing == before
+    assert not document._WRITE_LOCK.locked() and ezdxf.options.write_fixed_meta_data_for_testing == before
 
 
 def test_audit_finds_nothing(doc: Any) -> None:
@@ -286,7 +288,7 @@ def test_rack_tags_sit_towards_the_front_and_read_upright(doc: Any) -> None:
 
 def test_rack_tags_turn_or_are_left_off_to_stay_legible_at_the_sheet_scale(scene: dxf.Scene) -> None:
     order = scene.racks.sort_values("rack_id", kind="stable")
-    scales = dxf._Scales(scene, dxf.plan_sheets(scene))
+    scales = Scales(scene, dxf.plan_sheets(scene))
     dgx = order["template"] == "dgx-h100-x4"  # 600 wide, 1200 deep, "K01": 3 x 0.8 = 2.4 heights long
 
     def marks(scale: int) -> Any:
@@ -372,12 +374,12 @@ def test_hall_overview_name_sits_away_from_the_racks() -> None:
     racks = placement().racks  # all in the lower left of the 10 x 6 m hall (x 1-3.6 m, y 1.5-3.9 m)
     # the 3 x 3 spot farthest from any rack: (8, 1.2) m is 5.5 m from K03 of R01 at (2.5, 1.5)
     # and from the leaf at (3.2, 3.9); (8, 4.8) m is only 4.9 m from the leaf
-    assert dxf._clear_spot(racks, "B1/H1", (0.0, 0.0, 10.0, 6.0)) == pytest.approx((8000.0, 1200.0))
-    assert dxf._clear_spot(racks.iloc[0:0], "B1/H1", (0.0, 0.0, 10.0, 6.0)) == (5000.0, 3000.0)
+    assert model.clear_spot(racks, "B1/H1", (0.0, 0.0, 10.0, 6.0)) == pytest.approx((8000.0, 1200.0))
+    assert model.clear_spot(racks.iloc[0:0], "B1/H1", (0.0, 0.0, 10.0, 6.0)) == (5000.0, 3000.0)
     # the keep-out in the corner (8-10 m, 0-1.5 m) rules out (8, 1.2) m; (8, 3) m and (8, 4.8) m are both
     # 4.9 m from the leaf at (3.2, 3.9): the one nearer the hall's centre wins
     keepout = [(8.0, 0.0, 10.0, 1.5)]
-    spot = dxf._clear_spot(racks, "B1/H1", (0.0, 0.0, 10.0, 6.0), keepout, 0.5)
+    spot = model.clear_spot(racks, "B1/H1", (0.0, 0.0, 10.0, 6.0), keepout, 0.5)
     assert spot == pytest.approx((8000.0, 3000.0))
 
 
@@ -450,10 +452,10 @@ def test_loaded_segments_are_labelled_with_count_and_fill(doc: Any) -> None:
 
 
 def test_a_tray_label_too_long_for_its_segment_is_shortened_then_left_off(scene: dxf.Scene) -> None:
-    scales = dxf._Scales(scene, dxf.plan_sheets(scene))
-    at_200 = dxf._Scales(scene, dxf.plan_sheets(scene))
+    scales = Scales(scene, dxf.plan_sheets(scene))
+    at_200 = Scales(scene, dxf.plan_sheets(scene))
     at_200.hall = {"B1/H1": 200}
-    at_800 = dxf._Scales(scene, dxf.plan_sheets(scene))
+    at_800 = Scales(scene, dxf.plan_sheets(scene))
     at_800.hall = {"B1/H1": 800}
 
     def labels(sc: Any) -> list[tuple[str, float]]:
@@ -490,7 +492,7 @@ def _ezdxf_trays(items: list[Any]) -> Any:
 def test_tray_text_is_what_ezdxf_writes(
     scene: dxf.Scene, written_entities: Callable[[Any], tuple[str, str, int]]
 ) -> None:
-    items = dxf.tray_entities(scene, dxf._Scales(scene, dxf.plan_sheets(scene)))
+    items = dxf.tray_entities(scene, Scales(scene, dxf.plan_sheets(scene)))
     # every kind the trays draw: tray and bundle lines (with XDATA), a riser, both label placements
     assert {type(e) for e in items} == {dxf.TrayLine, dxf.TrayText, dxf.TrayRiser}
     assert any(isinstance(e, dxf.TrayLine) and e.xdata for e in items)
@@ -499,7 +501,7 @@ def test_tray_text_is_what_ezdxf_writes(
                                         ezdxf.enums.TextEntityAlignment.MIDDLE_CENTER}  # fmt: skip
     # and every other alignment the writer knows, turned as a label on a tray along y would be
     items = items + [
-        dxf.TrayText("E-TRAY-IDEN", "7 | 1%", (10.0, 20.0), 40.0, 90.0, a) for a in dxf._TEXT_ALIGN
+        dxf.TrayText("E-TRAY-IDEN", "7 | 1%", (10.0, 20.0), 40.0, 90.0, a) for a in fastpath.TEXT_ALIGN
     ]
     expected, owner, first = written_entities(_ezdxf_trays(items))
     got = dxf.tray_entities_text(items, "E-RISER", first, owner)
@@ -508,10 +510,44 @@ def test_tray_text_is_what_ezdxf_writes(
     assert handles[0] == first and len(handles) == len(items)
 
 
+def test_raw_entities_are_written_where_ezdxf_would_write_them() -> None:
+    """Text put before the first model-space entity, between two, and after the last (before the paper
+    space's entities in the ENTITIES section) is written there, with the handles ezdxf would have given
+    the entities had it built them when the text was made."""
+
+    def entities_section(text: str) -> str:
+        start = text.index("ENTITIES\n")
+        return text[start : text.index("  0\nENDSEC\n", start)]
+
+    lines = [fastpath.TrayLine("E-TRAY", (0.0, float(k)), (1.0, float(k)), 10.0) for k in range(3)]
+    doc = ezdxf.new(dxf.DXF_VERSION, setup=False)
+    msp = doc.modelspace()
+    for r in (1.0, 2.0):
+        msp.add_circle((0, 0), r)
+    raw = fastpath.RawEntities()
+    for line, place in zip(lines, (0, 1, 2), strict=True):
+        raw.add_trays(msp, [line], "E-RISER", place)
+    doc.paperspace().add_line((0, 0), (1, 1))
+    got = entities_section(fastpath.write_with_raw_entities(doc, raw))
+
+    ref = ezdxf.new(dxf.DXF_VERSION, setup=False)
+    rsp = ref.modelspace()
+    c1, c2 = (rsp.add_circle((0, 0), r) for r in (1.0, 2.0))
+    l0, l1, l2 = (
+        rsp.add_lwpolyline([e.p, e.q], dxfattribs={"layer": e.layer, "const_width": e.width}) for e in lines
+    )
+    rsp.entity_space.entities[:] = [l0, c1, l1, c2, l2]
+    ref.paperspace().add_line((0, 0), (1, 1))
+    stream = io.StringIO()
+    ref.write(stream)
+    assert got == entities_section(stream.getvalue())
+    assert str(doc.entitydb.handles) == str(ref.entitydb.handles)  # $HANDSEED
+
+
 def test_cable_text_names_the_media() -> None:
-    assert dxf._cable_text(412, {"dac": 0, "mmf": 412}) == "412 MMF"
-    assert dxf._cable_text(13, {"smf": 12, "utp": 1}) == "13: 12 SMF + 1 UTP"
-    assert dxf._cable_text(0, {"dac": 0}) == "0"
+    assert trays.cable_text(412, {"dac": 0, "mmf": 412}) == "412 MMF"
+    assert trays.cable_text(13, {"smf": 12, "utp": 1}) == "13: 12 SMF + 1 UTP"
+    assert trays.cable_text(0, {"dac": 0}) == "0"
 
 
 # -------------------------------------------------------------------------------------- violations
@@ -527,7 +563,7 @@ def test_violations_are_clouds_on_their_layer(doc: Any) -> None:
 
 
 def test_tag_list_collapses_runs() -> None:
-    assert dxf._tag_list([3, 4, 5, 9, 11, 12]) == "V3-V5, V9, V11-V12"
+    assert overlays.tag_list([3, 4, 5, 9, 11, 12]) == "V3-V5, V9, V11-V12"
 
 
 # ------------------------------------------------------------------------------------------ sheets
@@ -543,13 +579,13 @@ def test_fit_scale_picks_the_largest_standard_scale_that_fits() -> None:
 
 
 def test_scale_bar_is_a_round_length_near_100_mm() -> None:
-    assert dxf._nice_bar(100) == (10.0, 5)
-    assert dxf._nice_bar(200) == (20.0, 4)
-    assert dxf._nice_bar(1000) == (100.0, 5)
+    assert blocks.nice_bar(100) == (10.0, 5)
+    assert blocks.nice_bar(200) == (20.0, 4)
+    assert blocks.nice_bar(1000) == (100.0, 5)
 
 
 def test_upright_never_reads_upside_down() -> None:
-    assert [dxf._upright(a) for a in (0, 90, 180, 270, -90, 135)] == [0, 90, 0, 90, 90, -45]
+    assert [annotate.upright(a) for a in (0, 90, 180, 270, -90, 135)] == [0, 90, 0, 90, 90, -45]
 
 
 def test_one_sheet_per_hall_plus_the_site_on_a1(doc: Any) -> None:
@@ -622,7 +658,7 @@ def test_write_is_atomic_and_a_failure_leaves_nothing(
     def boom(_scene: dxf.Scene) -> Any:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(dxf, "build_scene_document", boom)
+    monkeypatch.setattr(document, "build_scene_document", boom)
     with pytest.raises(RuntimeError):
         dxf.write_scene(scene, target)
     assert target.read_bytes() == good  # the old file is untouched
@@ -640,19 +676,19 @@ def test_aisle_dimension_keeps_clear_of_the_row_labels() -> None:
         {"row": ["B1/H1/R01", "B1/H1/R02"], "hall": ["B1/H1"] * 2, "axis": ["x", "x"], "x0_m": [0.0, 0.0],
          "y0_m": [1.0, 3.4], "x1_m": [0.8, 6.0], "y1_m": [1.0, 3.4], "front_sign": [1, -1], "depth_m": [1.2, 1.2]}
     )  # fmt: skip
-    dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
+    model.aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
     (dim,) = doc.modelspace().query("DIMENSION")
     assert isinstance(dim, Dimension)
     assert dim.dxf.defpoint.x == pytest.approx(600.0)
     assert round(dim.get_measurement()) == 1200 and dim.dxf.text == "COLD <>"
     rows.loc[0, "x1_m"] = 6.0
     doc = ezdxf.new("R2018", setup=False)
-    dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
+    model.aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
     (dim,) = doc.modelspace().query("DIMENSION")
     assert dim.dxf.defpoint.x == pytest.approx(600.0)
     rows.loc[0, "x1_m"] = 0.5
     doc = ezdxf.new("R2018", setup=False)
-    dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
+    model.aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
     (dim,) = doc.modelspace().query("DIMENSION")
     assert dim.dxf.defpoint.x == pytest.approx(250.0)
 
@@ -664,10 +700,10 @@ def test_open_floor_between_rows_is_not_an_aisle() -> None:
         {"row": ["B1/H1/R01", "B1/H1/R02"], "hall": ["B1/H1"] * 2, "axis": ["y", "y"], "x0_m": [1.0, 20.2],
          "y0_m": [0.0, 0.0], "x1_m": [1.0, 20.2], "y1_m": [6.0, 6.0], "front_sign": [1, -1], "depth_m": [1.2, 1.2]}
     )  # fmt: skip
-    dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
+    model.aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
     assert len(doc.modelspace().query("DIMENSION")) == 0
     rows.loc[1, ["x0_m", "x1_m"]] = 3.4
-    dxf._aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
+    model.aisle_dims(doc.modelspace(), doc, rows, 100, 600.0, 3.6)
     (dim,) = doc.modelspace().query("DIMENSION")
     assert isinstance(dim, Dimension)
     assert round(dim.get_measurement()) == 1200 and dim.dxf.angle == 0.0  # across the y-axis rows
@@ -701,8 +737,8 @@ def test_a_hall_whose_ids_hold_dashes_gets_its_own_scale_violations_and_power_no
     sheets = dxf.plan_sheets(scene)
     by_name = {s.name: s for s in sheets}
     assert by_name["B-1-H-1"].hall == by_name["B-1-H-1-PWR"].hall == "B-1/H-1"
-    assert dxf._Scales(scene, sheets).of("B-1/H-1/R01/K01") == by_name["B-1-H-1"].scale != sheets[0].scale
-    doc = dxf.build_scene_document(scene)
+    assert Scales(scene, sheets).of("B-1/H-1/R01/K01") == by_name["B-1-H-1"].scale != sheets[0].scale
+    doc = dxf.build_scene_document(scene).doc
     notes = [e.dxf.text for e in doc.paperspace("B-1-H-1-PWR").query("TEXT")]
     assert scene.busways is not None
     n = int((scene.busways["hall"] == "B-1/H-1").sum())

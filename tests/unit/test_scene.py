@@ -19,6 +19,7 @@ import pytest
 from handbuilt import rack_record
 
 from layout.export import dxf
+from layout.export.dxf.sheets import Scales
 from layout.load import Inputs
 from layout.scene import palette, scene_from_parts
 from layout.violations import Violation, hall_key, where_prefixes
@@ -155,7 +156,7 @@ def test_campus_lists_buildings_and_halls(scene: Any) -> None:
 # ------------------------------------------------------------------------------------- dxf racks
 def _marks(scene: Any) -> Any:
     order = scene.racks.sort_values("rack_id", kind="stable")
-    scales = dxf._Scales(scene, dxf.plan_sheets(scene))
+    scales = Scales(scene, dxf.plan_sheets(scene))
     return order, dxf.rack_marks(order, scene.templates, scales)
 
 
