@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -63,6 +64,23 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, s
         done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=True)
         got[site.stem] = (out, done.stdout)
     return got
+
+
+def dxf_texts(path: Path) -> list[str]:
+    """Every TEXT, MTEXT and ATTRIB of a DXF file, read by ezdxf."""
+    import ezdxf
+
+    doc = ezdxf.readfile(path)
+    out = []
+    for lay in doc.layouts:
+        for e in lay:
+            if e.dxftype() == "TEXT":
+                out.append(e.dxf.text)
+            elif e.dxftype() == "MTEXT":
+                out.append(e.text)
+            elif e.dxftype() == "INSERT":
+                out += [a.dxf.text for a in e.attribs]
+    return out
 
 
 def independent(design: Any) -> dict[str, Any]:
@@ -131,6 +149,22 @@ def test_each_headline_figure_has_one_value_and_one_label_in_every_output(
         value = fig.value(spec.key)
         if value is not None:
             assert by_label[spec.label[:1].upper() + spec.label[1:]] == pytest.approx(value), spec.key
+
+    # the DXF (read back by ezdxf): the title block's figures; busway metres as the BOM buys them; each
+    # tray label's fill written as the headline fill is
+    texts = dxf_texts(out / f"{site.stem}.dxf")
+    for key in ("gpus", "racks", "it_mw", "violations"):
+        assert any(f"{fig[key].label}: {fig[key].text}" in t for t in texts), key
+    bom = design.bom.set_index("part_id")
+    bought: dict[str, int] = {}
+    for t in texts:
+        m = re.match(r"\s+(\S+): \d+ runs, ([\d,]+) m as bought", t)
+        if m:
+            bought[m.group(1)] = bought.get(m.group(1), 0) + int(m.group(2).replace(",", ""))
+    for model, metres in bought.items():
+        assert bom.loc[f"{model}/m", "qty"] == metres, model
+    fills = [float(m.group(1)) for t in texts if (m := re.search(r"\| ([\d.]+) %$", t))]
+    assert fills and max(fills) <= fig.value("tray_fill_max_pct") + 1e-9
 
     # sweep: a point that changes nothing is this design, with the same figures
     row = run_point(Shared((read_toml(site),), (load_site(site),)), (0, {}), {})

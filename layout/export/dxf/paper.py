@@ -14,6 +14,7 @@ from ezdxf.document import Drawing
 from ezdxf.enums import TextEntityAlignment
 from ezdxf.layouts import Paperspace
 
+from layout import figures
 from layout.export.dxf.annotate import fit_height, note
 from layout.export.dxf.blocks import (
     LEGEND_ROW,
@@ -26,6 +27,7 @@ from layout.export.dxf.blocks import (
 from layout.export.dxf.layers import CABLING_LAYERS, HALL_ONLY_LAYERS, MM_PER_M, OVERVIEW_ONLY_LAYERS
 from layout.export.dxf.overlays import numbered_violations, records
 from layout.export.dxf.sheets import FRAME, PAPER_A1_MM, PLOT_FLAGS, SIDE_X, VIEW_BOX, Sheet
+from layout.power.chain import bought_m
 from layout.scene import Scene
 from layout.violations import hall_key
 
@@ -37,19 +39,12 @@ def _drawing_number(stem: str, n: int) -> str:
 
 
 def _summary_line(summary: Mapping[str, Any]) -> str:
-    parts = []
-    if "gpus" in summary:
-        parts.append(f"{int(summary['gpus']):,} GPUs")
-    racks = summary.get("racks", {})
-    if isinstance(racks, Mapping) and "total" in racks:
-        parts.append(f"{int(racks['total']):,} racks")
-    power = summary.get("power", {})
-    if isinstance(power, Mapping) and "it_mw" in power:
-        parts.append(f"{float(power['it_mw']):.1f} MW IT")
-    viol = summary.get("violations")
-    if isinstance(viol, list):
-        parts.append(f"{len(viol)} violation(s)")
-    return ", ".join(parts)
+    """The title block's line of headline figures, as every output writes them (layout/figures.py)."""
+    shown = summary.get("figures")
+    if not isinstance(shown, Mapping):
+        return ""
+    keys = ("gpus", "racks", "it_mw", "violations")
+    return "; ".join(f"{shown[k]['label']}: {figures.text(k, shown[k]['value'])}" for k in keys if k in shown)
 
 
 def draw_sheet(
@@ -179,7 +174,7 @@ def _power_notes(layout: Paperspace, scene: Scene, sheet: Sheet, x: float, y: fl
         lines.append(f"3. Busways of {key}: {len(bw)}, by model:")
         for model, g in bw.groupby("model", sort=True):
             lines.append(
-                f"   {model}: {len(g)} runs, {float(g['length_m'].sum()):,.0f} m, "
+                f"   {model}: {len(g)} runs, {float(bought_m(g['length_m']).sum()):,.0f} m as bought, "
                 f"load up to {g['load_kw'].to_numpy(float).max():,.0f} of {g['rating_kw'].to_numpy(float)[0]:,.0f} kW"
             )
         if len(bw):

@@ -11,6 +11,7 @@ from ezdxf.document import Drawing
 from ezdxf.enums import TextEntityAlignment
 from ezdxf.layouts import Modelspace
 
+from layout import figures
 from layout.export.dxf.annotate import Boards, Spot, first_free, upright
 from layout.export.dxf.blocks import define_riser_block
 from layout.export.dxf.fastpath import RawEntities, TrayEntity, TrayLine, TrayRiser, TrayText
@@ -80,8 +81,9 @@ def tray_entities(scene: Scene, scales: Scales, boards: Boards | None = None) ->
             offset += lw
         if cables[i] <= 0:
             continue
-        full = f"{cable_text(cables[i], {m: counts[m][i] for m in media})} | {fill[i] * 100:.0f}%"
-        short = f"{cables[i]} | {fill[i] * 100:.0f}%"
+        filled = figures.text("tray_fill_max_pct", fill[i] * 100)  # the one fill of every output
+        full = f"{cable_text(cables[i], {m: counts[m][i] for m in media})} | {filled}"
+        short = f"{cables[i]} | {filled}"
         # campus ducts are labelled at site scale, on the overview layer (frozen on hall sheets)
         duct = kinds[i] == "duct"
         label_layer, board = ("G-ANNO-OVER", boards.over) if duct else ("E-TRAY-IDEN", boards.hall)
