@@ -1,9 +1,10 @@
 """SVG floor plan of each hall: a preview of the floor before the DXF exists.
 
-Hall outline and wall clearance, columns, keep-outs, cold and hot aisles, racks filled by the scene's
-colour rule (layout.scene.palette: GPU racks by kW band, other kinds by kind), the front of every rack,
-row labels, a legend, a scale bar and a north arrow. A thin renderer of layout.scene: it decides no
-colour, label or position itself. Plain text, fixed number formatting: the same design gives the same
+Hall outline and wall clearance, columns, keep-outs, cold and hot aisles, CDUs, racks filled by the
+scene's colour rule (layout.scene.palette: GPU racks by kW band, other kinds by kind), the front of every
+rack, row labels, a legend, a scale bar and a north arrow. A thin renderer of layout.scene: it decides
+no colour, label or position itself (every element's colour is the palette's, as in the DXF and the PDF
+plans; ``data-kind`` names the palette entry of each element drawn in one). Plain text, fixed number formatting: the same design gives the same
 bytes.
 """
 
@@ -22,6 +23,7 @@ from layout.export.atomic import write_text
 from layout.export.labels import Board, runs_text, text_width
 from layout.scene import Scene, scene_of
 from layout.scene import palette as pal
+from layout.scene.palette import COLOURS
 from layout.sheet_names import hall_sheet
 
 if TYPE_CHECKING:
@@ -43,8 +45,13 @@ USE_LABELS = tuple(
     for i, b in enumerate(pal.BANDS)
 )
 EMPTY_FILL = pal.EMPTY
-COLD = "#d6e9fb"
-HOT = "#fbe0dc"
+COLD = COLOURS["cold_aisle"].hex
+HOT = COLOURS["hot_aisle"].hex
+KEEPOUT = COLOURS["keepout"].hex
+KEEPOUT_GROUND = COLOURS["keepout_ground"].hex
+COLUMN = COLOURS["column"].hex
+CDU = COLOURS["cdu"].hex
+RACK_FRONT = COLOURS["rack_front"].hex
 
 
 def _n(v: float) -> str:
@@ -101,14 +108,15 @@ def hall_svg(design: Design | Scene, hall_key: str) -> str:
         f'viewBox="0 0 {_n(width)} {_n(height)}" font-family="Helvetica, Arial, sans-serif">',
         "<defs>",
         '<pattern id="hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
-        '<rect width="8" height="8" fill="#f7e3e3"/><line x1="0" y1="0" x2="0" y2="8" stroke="#c0392b" stroke-width="2"/></pattern>',
+        f'<rect width="8" height="8" fill="{KEEPOUT_GROUND}"/><line x1="0" y1="0" x2="0" y2="8" stroke="{KEEPOUT}" '
+        'stroke-width="2"/></pattern>',
         "</defs>",
         f'<rect width="{_n(width)}" height="{_n(height)}" fill="#ffffff"/>',
     ]
     out += _title(scene, hall_key, hall, len(sel), float(kw.sum()))
     # floor, wall clearance
     out.append(
-        f'<polygon points="{f.pts(list(poly.exterior.coords))}" fill="#f1f1ee" stroke="#222222" stroke-width="3"/>'
+        f'<polygon points="{f.pts(list(poly.exterior.coords))}" fill="{HALL_FILL}" stroke="#222222" stroke-width="3"/>'
     )
     if hall.wall_clearance_m > 0:
         inner = poly.buffer(-hall.wall_clearance_m, join_style="mitre")
@@ -122,7 +130,7 @@ def hall_svg(design: Design | Scene, hall_key: str) -> str:
         *(aisles[c].to_numpy(float).tolist() for c in ("x0_m", "y0_m", "x1_m", "y1_m")),
         strict=True,
     ):
-        out.append(f.rect(x0, y0, x1, y1, fill=COLD if kind == "cold" else HOT))
+        out.append(f.rect(x0, y0, x1, y1, fill=COLD if kind == "cold" else HOT, data_kind=f"{kind}_aisle"))
     # keep-outs, columns
     for k in hall.keepouts:
         kp = Polygon(k.polygon).intersection(poly)
@@ -130,7 +138,8 @@ def hall_svg(design: Design | Scene, hall_key: str) -> str:
             if g.is_empty or g.geom_type != "Polygon":
                 continue
             out.append(
-                f'<polygon points="{f.pts(list(g.exterior.coords))}" fill="url(#hatch)" stroke="#c0392b" stroke-width="1.5"/>'
+                f'<polygon data-kind="keepout" points="{f.pts(list(g.exterior.coords))}" fill="url(#hatch)" '
+                f'stroke="{KEEPOUT}" stroke-width="1.5"/>'
             )
             if k.reason:
                 c = g.representative_point()
@@ -144,30 +153,52 @@ def hall_svg(design: Design | Scene, hall_key: str) -> str:
                 cy - sy / 2,
                 cx + sx / 2,
                 cy + sy / 2,
-                fill="#4a4a4a",
+                fill=COLUMN,
                 stroke="#111111",
                 stroke_width="0.8",
+                data_kind="column",
             )
         )
-    # racks
+    # CDUs (from the scene, as the DXF draws them), racks
+    boxes = scene.cdu_boxes
+    cdus = boxes[boxes["hall"] == hall_key]
+    out += _cdus(f, cdus)
     out += _racks(f, sel)
-    out += _row_labels(f, hall, sel, rows, depth)
+    out += _row_labels(f, hall, sel, rows, depth, cdus)
     out += _scale_bar(f)
     out += _north(f)
-    out += _legend(f, hall, sel, kw)
+    out += _legend(f, hall, sel, kw, len(cdus) > 0)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
 
+def _cdus(f: _Frame, cdus: pd.DataFrame) -> list[str]:
+    """Each CDU as a box in the palette's CDU colour, its id (CDU01) inside when it fits."""
+    out = []
+    for cid, model, x0, y0, x1, y1 in zip(
+        cdus["cdu_id"].tolist(), cdus["model"].tolist(),
+        *(cdus[c].to_numpy(float).tolist() for c in ("x0_m", "y0_m", "x1_m", "y1_m")), strict=True
+    ):  # fmt: skip
+        out.append(f'<rect data-kind="cdu" data-cdu="{escape(cid)}" x="{_n(f.x(x0))}" y="{_n(f.y(y1))}" '
+                   f'width="{_n((x1 - x0) * f.s)}" height="{_n((y1 - y0) * f.s)}" fill="{CDU}" stroke="#1b1b1b" '
+                   f'stroke-width="0.6"><title>{escape(cid)} {escape(model)}</title></rect>')  # fmt: skip
+        tail = cid.rsplit("/", 1)[-1]
+        fs = min(11.0, 0.5 * (y1 - y0) * f.s)
+        if fs >= MIN_FONT_PX and text_width(tail, fs) * 0.8 <= (x1 - x0) * f.s - 2:
+            out.append(f'<text x="{_n(f.x((x0 + x1) / 2))}" y="{_n(f.y((y0 + y1) / 2) + fs * 0.35)}" '
+                       f'font-size="{_n(fs)}" text-anchor="middle" fill="#111111">{escape(tail)}</text>')  # fmt: skip
+    return out
+
+
 def _row_labels(
-    f: _Frame, hall: Hall, sel: pd.DataFrame, rows: list[dict[str, Any]], depth: float
+    f: _Frame, hall: Hall, sel: pd.DataFrame, rows: list[dict[str, Any]], depth: float, cdus: pd.DataFrame
 ) -> list[str]:
     """Each row's label at MIN_FONT_PX or more (12 px at most, 45 % of the cold aisle between): in the
     front half of the cold aisle at the row's start, else just beyond the row's start, else beyond its
     end, else in the aisle at its end, inside the walls; else in the page margin beyond the west (x
     rows) or south (y rows) wall when nothing stands between that wall and the row. Each keeps clear
-    of racks, columns and the labels placed before it; a row with no such spot is not labelled on this
-    plan (page pixels)."""
+    of racks, columns, CDUs and the labels placed before it; a row with no such spot is not labelled on
+    this plan (page pixels)."""
     fs = max(MIN_FONT_PX, min(12.0, 0.45 * hall.cold_aisle_m * f.s))
     board = Board(8.0 * fs)
     for x0, y0, x1, y1 in zip(
@@ -177,6 +208,8 @@ def _row_labels(
     for c in hall.columns:
         (cx, cy), (sx, sy) = c.at, c.size_m
         board.take((f.x(cx - sx / 2), f.y(cy + sy / 2), f.x(cx + sx / 2), f.y(cy - sy / 2)))
+    for x0, y0, x1, y1 in cdus[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float).tolist():
+        board.take((f.x(x0), f.y(y1), f.x(x1), f.y(y0)))
     poly = Polygon(hall.polygon)
     # the floor inside the walls' drawn line, in page pixels
     inner = Polygon([(f.x(x), f.y(y)) for x, y in poly.exterior.coords]).buffer(-2.5, join_style="mitre")
@@ -252,8 +285,9 @@ def _racks(f: _Frame, sel: pd.DataFrame) -> list[str]:
         "rack_id",
         "template",
         "power_kw",
+        "kind",
     )
-    for x, y, rot, width, depth, over, fill, rack_id, template, kw in zip(
+    for x, y, rot, width, depth, over, fill, rack_id, template, kw, kind in zip(
         *(sel[c].tolist() for c in cols), strict=True
     ):
         r = {"width_m": width, "depth_m": depth, "over": over, "fill": fill, "rack_id": rack_id,
@@ -267,7 +301,7 @@ def _racks(f: _Frame, sel: pd.DataFrame) -> list[str]:
             if r["over"]
             else ' stroke="#1b1b1b" stroke-width="0.5"'
         )
-        out.append(f'<rect x="{_n(f.x(x - hx))}" y="{_n(f.y(y + hy))}" width="{_n(2 * hx * f.s)}" '
+        out.append(f'<rect data-kind="{escape(str(kind))}" x="{_n(f.x(x - hx))}" y="{_n(f.y(y + hy))}" width="{_n(2 * hx * f.s)}" '
                    f'height="{_n(2 * hy * f.s)}" fill="{r["fill"]}"{edge}><title>{escape(str(r["rack_id"]))} '
                    f'{escape(str(r["template"]))} {r["power_kw"]:.1f} kW</title></rect>')  # fmt: skip
         # the front edge (cold-aisle side)
@@ -280,7 +314,7 @@ def _racks(f: _Frame, sel: pd.DataFrame) -> list[str]:
         else:
             a, b = (x - hx, y - hy), (x - hx, y + hy)
         out.append(f'<line x1="{_n(f.x(a[0]))}" y1="{_n(f.y(a[1]))}" x2="{_n(f.x(b[0]))}" y2="{_n(f.y(b[1]))}" '
-                   'stroke="#0b2545" stroke-width="1.4"/>')  # fmt: skip
+                   f'stroke="{RACK_FRONT}" stroke-width="1.4"/>')  # fmt: skip
     return out
 
 
@@ -315,7 +349,7 @@ def _north(f: _Frame) -> list[str]:
     ]
 
 
-def _legend(f: _Frame, hall: Hall, sel: pd.DataFrame, kw: np.ndarray) -> list[str]:
+def _legend(f: _Frame, hall: Hall, sel: pd.DataFrame, kw: np.ndarray, cdus: bool) -> list[str]:
     x = MARGIN + f.w + 24
     y = MARGIN + TITLE_H + 80
     out = [f'<text x="{_n(x)}" y="{_n(y)}" font-size="13" font-weight="bold" fill="#111111">Legend</text>']
@@ -328,8 +362,10 @@ def _legend(f: _Frame, hall: Hall, sel: pd.DataFrame, kw: np.ndarray) -> list[st
     entries += [(pal.KIND_COLOURS.get(k, pal.OTHER_KIND), pal.KIND_LABELS.get(k, k)) for k in kinds]
     if (kw <= 0).any():
         entries.append((EMPTY_FILL, "Empty rack (user row)"))
+    if cdus:
+        entries.append((CDU, "CDU (coolant distribution unit)"))
     if hall.columns:
-        entries.append(("#4a4a4a", "Building column"))
+        entries.append((COLUMN, "Building column"))
     if hall.keepouts:
         entries.append(("url(#hatch)", "Keep-out zone"))
     entries += [(COLD, "Cold aisle (rack fronts)"), (HOT, "Hot aisle (rack backs)")]
@@ -341,7 +377,7 @@ def _legend(f: _Frame, hall: Hall, sel: pd.DataFrame, kw: np.ndarray) -> list[st
         out.append(f'<text x="{_n(x + 26)}" y="{_n(y)}" font-size="11" fill="#222222">{escape(label)}</text>')
     y += 20
     out.append(
-        f'<line x1="{_n(x)}" y1="{_n(y - 5)}" x2="{_n(x + 18)}" y2="{_n(y - 5)}" stroke="#0b2545" stroke-width="2"/>'
+        f'<line x1="{_n(x)}" y1="{_n(y - 5)}" x2="{_n(x + 18)}" y2="{_n(y - 5)}" stroke="{RACK_FRONT}" stroke-width="2"/>'
     )
     out.append(f'<text x="{_n(x + 26)}" y="{_n(y)}" font-size="11" fill="#222222">Rack front</text>')
     y += 28
@@ -360,8 +396,9 @@ def _legend(f: _Frame, hall: Hall, sel: pd.DataFrame, kw: np.ndarray) -> list[st
     return out
 
 
-HALL_FILL = "#f1f1ee"
-DUCT = "#d9822b"
+HALL_FILL = COLOURS["hall_floor"].hex
+BUILDING_FILL = COLOURS["building"].hex
+DUCT = COLOURS["tray"].hex  # campus ducts and the building entries: the cabling's colour
 
 
 def _duct_paths(scene: Scene) -> list[tuple[str, list[tuple[float, float]]]]:
@@ -413,7 +450,7 @@ def site_svg(design: Design | Scene) -> str:
         out.append(f'<polyline data-duct="{escape(name)}" points="{f.pts(path)}" fill="none" stroke="{DUCT}" '
                    'stroke-width="3" stroke-dasharray="8 4"/>')  # fmt: skip
     for b in site.building:
-        out.append(f'<polygon data-building="{escape(b.id)}" points="{f.pts(list(b.footprint))}" fill="#e4e4de" '
+        out.append(f'<polygon data-building="{escape(b.id)}" points="{f.pts(list(b.footprint))}" fill="{BUILDING_FILL}" '
                    'stroke="#222222" stroke-width="2.5"/>')  # fmt: skip
         bx0, by1 = min(p[0] for p in b.footprint), max(p[1] for p in b.footprint)
         out.append(f'<text x="{_n(f.x(bx0) + 4)}" y="{_n(f.y(by1) - 6)}" font-size="14" font-weight="bold" '
@@ -451,7 +488,7 @@ def site_svg(design: Design | Scene) -> str:
         f'<text x="{_n(x)}" y="{_n(y)}" font-size="13" font-weight="bold" fill="#111111">Legend</text>'
     )
     for fill, stroke, label in (
-        ("#e4e4de", "#222222", "Building"),
+        (BUILDING_FILL, "#222222", "Building"),
         (HALL_FILL, "#555555", "Data hall: pods, racks, IT"),
     ):
         y += 20

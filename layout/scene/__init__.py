@@ -1,8 +1,9 @@
 """The scene: what every drawing (DXF, SVG, PDF plans, TUI map) shows of a design, worked out once.
 
-``palette`` holds the one colour rule (kW-use bands, rack-kind colours); ``build`` turns a Design into a
-:class:`Scene` of arrays: racks with their band and fill, rows, aisles, tray edges with cables per medium
-and fill, violation markers with coordinates, and the campus (buildings, halls, ducts, pods per hall).
+``palette`` holds the one colour table (kW-use bands, rack-kind and element colours, with their nearest
+AutoCAD colour index); ``build`` turns a Design into a :class:`Scene` of arrays: racks with their band
+and fill, rows, aisles, tray edges with cables per medium and fill, violation markers with coordinates,
+CDU boxes, and the campus (buildings, halls, ducts, pods per hall).
 Pure: numpy, pandas and the models only; never textual, ezdxf or reportlab.
 """
 

@@ -115,6 +115,13 @@ class Scene:
         return busway_lines(self.racks, chain.feeds, chain.busways)
 
     @cached_property
+    def cdu_boxes(self) -> pd.DataFrame:
+        """The placed CDUs as every drawing draws them: ``cdu_id, hall, model``, the half sizes along x
+        and y ``half_x_m, half_y_m`` (a CDU turned 90 or 270 degrees lies across) and the footprint box
+        ``x0_m, y0_m, x1_m, y1_m``; no rows without CDUs."""
+        return cdu_box_table(self.cdus)
+
+    @cached_property
     def hall_racks(self) -> dict[str, np.ndarray]:
         """Positions (into ``racks``) of each hall's racks."""
         if self.racks.empty:
@@ -311,6 +318,20 @@ def marker_hall(scene: Scene, where: str) -> str | None:
 
 
 # ------------------------------------------------------------------------------------------- trays
+def cdu_box_table(cdus: pd.DataFrame | None) -> pd.DataFrame:
+    """See :attr:`Scene.cdu_boxes`."""
+    cols = ["cdu_id", "hall", "model", "x_m", "y_m", "half_x_m", "half_y_m", "x0_m", "y0_m", "x1_m", "y1_m"]
+    if cdus is None or cdus.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object if c in cols[:3] else float) for c in cols})
+    across = np.isin(cdus["rotation_deg"].to_numpy(float), (90.0, 270.0))
+    w, d = cdus["width_m"].to_numpy(float), cdus["depth_m"].to_numpy(float)
+    hx, hy = np.where(across, d, w) / 2, np.where(across, w, d) / 2
+    x, y = cdus["x_m"].to_numpy(float), cdus["y_m"].to_numpy(float)
+    return pd.DataFrame({"cdu_id": cdus["cdu_id"].astype(str).to_numpy(), "hall": cdus["hall"].astype(str).to_numpy(),
+                         "model": cdus["model"].astype(str).to_numpy(), "x_m": x, "y_m": y, "half_x_m": hx,
+                         "half_y_m": hy, "x0_m": x - hx, "y0_m": y - hy, "x1_m": x + hx, "y1_m": y + hy})  # fmt: skip
+
+
 def tray_edge_table(inputs: Inputs, trays: Any, edge_fill: pd.DataFrame, racks: pd.DataFrame) -> pd.DataFrame:
     """Tray edges with end points, where their label goes, cable counts and bundle lanes per class.
 

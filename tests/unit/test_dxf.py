@@ -29,6 +29,7 @@ from layout.export import dxf
 from layout.export.dxf import annotate, blocks, document, fastpath, model, overlays, trays
 from layout.export.dxf.sheets import Scales
 from layout.load import Inputs
+from layout.scene.palette import COLOURS
 from layout.violations import Violation
 
 rack = rack_record
@@ -151,7 +152,8 @@ def test_readme_lists_the_layer_table() -> None:
 def test_layer_table_markdown_lists_every_layer() -> None:
     md = dxf.layer_table_markdown()
     assert md.count("\n") == len(dxf.layer_table()) + 1
-    assert "| E-CABL-MMF | 130 | Continuous | 0.25 mm | yes |" in md
+    # ACI 4: the palette's multimode cyan (#00ffff), the lowest index of that colour
+    assert "| E-CABL-MMF | 4 | Continuous | 0.25 mm | yes | Cable bundles: multimode fibre | #00ffff |" in md
 
 
 def test_rack_kinds_and_media_classes_all_have_layers() -> None:
@@ -556,7 +558,11 @@ def test_violations_are_clouds_on_their_layer(doc: Any) -> None:
     assert len(clouds) == 3  # the rack, the tray point, the hall; "site" has no place to draw
     assert all(c.closed and c.has_arc for c in clouds)
     # tags inside a hall are hall-scale notes (frozen on the overview sheets), in the violations' red
-    tags = sorted(t.dxf.text for t in msp_query(doc, "TEXT[layer=='G-ANNO-TEXT']") if t.dxf.color == 1)
+    red = dxf.LAYER_BY_NAME["G-ANNO-VIOL"]
+    tags = sorted(
+        t.dxf.text for t in msp_query(doc, "TEXT[layer=='G-ANNO-TEXT']") if t.dxf.color == red.color
+    )
+    assert red.color == COLOURS["violation"].aci and red.rgb == COLOURS["violation"].rgb
     # numbered by (where, kind): B1/H1 hall_mw, B1/H1/R01 tray_fill, B1/H1/R01/K02 rack_kw, site capacity
     assert tags == ["V1 hall_mw", "V2 tray_fill", "V3 rack_kw"]
     assert not msp_query(doc, "TEXT[layer=='G-ANNO-VIOL']")  # no violation names a building alone

@@ -408,7 +408,12 @@ def test_row_names_keep_clear_of_building_columns() -> None:
         per_m = plan_mod._plan_canvas((-3.0, -1.0, 31.0, 11.0), plan_mod.FRAME_W, plan_mod.FRAME_H - 60)[
             0
         ].scale
-        squares = [r for b in plan.batches if b.kind == "rects" and b.fill == P.INK for r in b.data.tolist()]
+        squares = [
+            r
+            for b in plan.batches
+            if b.kind == "rects" and b.fill == plan_mod.COLUMN_FILL
+            for r in b.data.tolist()
+        ]
         col_rect = next(
             (r for r in squares if abs(r[2] - r[3]) < 1e-9 and abs(r[2] - 0.8 * per_m) < 1e-6), None
         )

@@ -106,6 +106,19 @@ def test_footprint_boxes_turn_with_the_rack(scene: Any) -> None:
 
 
 # ----------------------------------------------------------------------------------------- markers
+def test_cdu_boxes_turn_with_the_cdu() -> None:
+    from layout.scene.build import cdu_box_table
+
+    cdus = pd.DataFrame({"cdu_id": ["B1/H1/CDU01", "B1/H1/CDU02"], "hall": ["B1/H1"] * 2, "model": ["m"] * 2,
+                         "x_m": [2.0, 5.0], "y_m": [30.0, 30.0], "width_m": [1.2, 1.2], "depth_m": [0.8, 0.8],
+                         "rotation_deg": [0.0, 90.0]})  # fmt: skip
+    t = cdu_box_table(cdus)
+    # turned a quarter: 0.8 m along x, 1.2 m along y
+    expected = [[1.4, 29.6, 2.6, 30.4], [4.6, 29.4, 5.4, 30.6]]
+    assert t[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy() == pytest.approx(np.array(expected))
+    assert cdu_box_table(None).empty and list(cdu_box_table(None).columns) == list(t.columns)
+
+
 def test_where_prefixes_run_from_the_most_specific_place() -> None:
     assert where_prefixes("B1/H1/R03/K07") == ["B1/H1/R03/K07", "B1/H1/R03", "B1/H1", "B1"]
     assert hall_key("B1/H1/R03/K07") == "B1/H1"

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ezdxf.document import Drawing
 
 from layout.scene import MEDIA_CLASSES
+from layout.scene.palette import COLOURS, Colour
 
 MM_PER_M = 1000.0
 DXF_VERSION = "R2018"
@@ -22,15 +23,30 @@ TITLE_MM = 2.5
 
 @dataclass(frozen=True)
 class Layer:
-    """One CAD layer: name in discipline-major-minor form, AutoCAD colour index, linetype, pen width."""
+    """One CAD layer: name in discipline-major-minor form, colour (a name in the palette,
+    :data:`layout.scene.palette.COLOURS`), linetype, pen width."""
 
     name: str
-    color: int
+    colour: str
     linetype: str
     lineweight_mm: float
     description: str
     plot: bool = True
     transparency: float = 0.0  # 0 opaque .. 1 invisible; trays are translucent so racks show through
+
+    @property
+    def paint(self) -> Colour:
+        return COLOURS[self.colour]
+
+    @property
+    def color(self) -> int:
+        """AutoCAD colour index: the palette colour's nearest."""
+        return self.paint.aci
+
+    @property
+    def rgb(self) -> tuple[int, int, int] | None:
+        """True colour (the palette's #rrggbb), None on layers in the foreground colour (ACI 7)."""
+        return self.paint.true_colour
 
     @property
     def lineweight(self) -> int:
@@ -39,47 +55,47 @@ class Layer:
 
 
 LAYERS: tuple[Layer, ...] = (
-    Layer("A-BLDG-OTLN", 7, "Continuous", 0.70, "Building outline (exterior walls)"),
-    Layer("A-HALL-OTLN", 7, "Continuous", 0.50, "Data hall walls"),
-    Layer("A-AREA-KOUT", 6, "DASHED", 0.35, "Keep-out zones (electrical rooms, CDU galleries)"),
-    Layer("A-AREA-PATT", 9, "Continuous", 0.13, "Keep-out hatch"),
-    Layer("A-DOOR-IDEN", 7, "Continuous", 0.25, "Building entry (where the campus ducts come in)"),
-    Layer("S-COLS", 8, "Continuous", 0.50, "Structural columns"),
-    Layer("E-RACK-GPU", 5, "Continuous", 0.35, "GPU racks"),
-    Layer("E-RACK-NETW", 3, "Continuous", 0.35, "Leaf network racks"),
-    Layer("E-RACK-SPIN", 94, "Continuous", 0.35, "Spine racks"),
-    Layer("E-RACK-MDF", 6, "Continuous", 0.35, "Core / MDF racks"),
-    Layer("E-RACK-STOR", 44, "Continuous", 0.35, "Storage racks"),
-    Layer("E-RACK-MGMT", 8, "Continuous", 0.35, "Management racks"),
-    Layer("M-EQPM-CDU", 150, "Continuous", 0.35, "Coolant distribution units"),
+    Layer("A-BLDG-OTLN", "ink", "Continuous", 0.70, "Building outline (exterior walls)"),
+    Layer("A-HALL-OTLN", "ink", "Continuous", 0.50, "Data hall walls"),
+    Layer("A-AREA-KOUT", "keepout", "DASHED", 0.35, "Keep-out zones (electrical rooms, CDU galleries)"),
+    Layer("A-AREA-PATT", "keepout", "Continuous", 0.13, "Keep-out hatch"),
+    Layer("A-DOOR-IDEN", "tray", "Continuous", 0.25, "Building entry (where the campus ducts come in)"),
+    Layer("S-COLS", "column", "Continuous", 0.50, "Structural columns"),
+    Layer("E-RACK-GPU", "gpu", "Continuous", 0.35, "GPU racks"),
+    Layer("E-RACK-NETW", "network", "Continuous", 0.35, "Leaf network racks"),
+    Layer("E-RACK-SPIN", "spine", "Continuous", 0.35, "Spine racks"),
+    Layer("E-RACK-MDF", "core", "Continuous", 0.35, "Core / MDF racks"),
+    Layer("E-RACK-STOR", "storage", "Continuous", 0.35, "Storage racks"),
+    Layer("E-RACK-MGMT", "management", "Continuous", 0.35, "Management racks"),
+    Layer("M-EQPM-CDU", "cdu", "Continuous", 0.35, "Coolant distribution units"),
     Layer(
-        "E-RACK-IDEN", 7, "Continuous", 0.18, "Rack tags and attributes (id, template, kW, GPUs, row, hall)"
-    ),
-    Layer("E-TRAY", 31, "Continuous", 0.25, "Overhead cable trays, drawn at tray width", transparency=0.6),
-    Layer("E-TRAY-RISR", 30, "Continuous", 0.25, "Tray risers"),
-    Layer("E-TRAY-DUCT", 31, "DASHED", 0.50, "Campus ducts between buildings", transparency=0.6),
-    Layer("E-TRAY-IDEN", 30, "Continuous", 0.18, "Tray labels: cables per medium and fill per segment"),
-    Layer("E-CABL-DAC", 16, "Continuous", 0.25, "Cable bundles: passive copper DAC"),
-    Layer("E-CABL-AEC", 32, "Continuous", 0.25, "Cable bundles: active electrical cables"),
-    Layer("E-CABL-MMF", 130, "Continuous", 0.25, "Cable bundles: multimode fibre"),
-    Layer("E-CABL-SMF", 40, "Continuous", 0.25, "Cable bundles: single-mode fibre"),
-    Layer("E-CABL-COHR", 200, "Continuous", 0.25, "Cable bundles: coherent optics"),
-    Layer("E-CABL-UTP", 8, "Continuous", 0.25, "Cable bundles: twisted-pair copper (out-of-band)"),
-    Layer("E-POWR", 212, "Continuous", 0.25, "Power: row and hall IT load"),
-    Layer("G-ANNO-VIOL", 1, "Continuous", 0.50, "Design-rule violations (revision clouds)"),
-    Layer("G-ANNO-TEXT", 7, "Continuous", 0.25, "Notes at hall scale: hall and row labels"),
-    Layer(
-        "G-ANNO-OVER",
-        7,
+        "E-RACK-IDEN",
+        "ink",
         "Continuous",
-        0.35,
-        "Site-scale notes: building and hall names, duct labels",
+        0.18,
+        "Rack tags and attributes (id, template, kW, GPUs, row, hall)",
     ),
-    Layer("G-ANNO-DIMS", 7, "Continuous", 0.18, "Dimensions: aisles and halls"),
-    Layer("G-ANNO-LEGN", 7, "Continuous", 0.25, "Legend"),
-    Layer("G-ANNO-SYMB", 7, "Continuous", 0.25, "North arrow and scale bars"),
-    Layer("G-TTLB", 7, "Continuous", 0.50, "Drawing border and title block"),
-    Layer("G-VPRT", 8, "Continuous", 0.13, "Viewports (not plotted)", plot=False),
+    Layer(
+        "E-TRAY", "tray", "Continuous", 0.25, "Overhead cable trays, drawn at tray width", transparency=0.6
+    ),
+    Layer("E-TRAY-RISR", "tray", "Continuous", 0.25, "Tray risers"),
+    Layer("E-TRAY-DUCT", "tray", "DASHED", 0.50, "Campus ducts between buildings", transparency=0.6),
+    Layer("E-TRAY-IDEN", "tray", "Continuous", 0.18, "Tray labels: cables per medium and fill per segment"),
+    Layer("E-CABL-DAC", "dac", "Continuous", 0.25, "Cable bundles: passive copper DAC"),
+    Layer("E-CABL-AEC", "aec", "Continuous", 0.25, "Cable bundles: active electrical cables"),
+    Layer("E-CABL-MMF", "mmf", "Continuous", 0.25, "Cable bundles: multimode fibre"),
+    Layer("E-CABL-SMF", "smf", "Continuous", 0.25, "Cable bundles: single-mode fibre"),
+    Layer("E-CABL-COHR", "coherent", "Continuous", 0.25, "Cable bundles: coherent optics"),
+    Layer("E-CABL-UTP", "utp", "Continuous", 0.25, "Cable bundles: twisted-pair copper (out-of-band)"),
+    Layer("E-POWR", "power", "Continuous", 0.25, "Power: row and hall IT load"),
+    Layer("G-ANNO-VIOL", "violation", "Continuous", 0.50, "Design-rule violations (revision clouds)"),
+    Layer("G-ANNO-TEXT", "ink", "Continuous", 0.25, "Notes at hall scale: hall and row labels"),
+    Layer("G-ANNO-OVER", "ink", "Continuous", 0.35, "Site-scale notes: building and hall names, duct labels"),
+    Layer("G-ANNO-DIMS", "ink", "Continuous", 0.18, "Dimensions: aisles and halls"),
+    Layer("G-ANNO-LEGN", "ink", "Continuous", 0.25, "Legend"),
+    Layer("G-ANNO-SYMB", "ink", "Continuous", 0.25, "North arrow and scale bars"),
+    Layer("G-TTLB", "ink", "Continuous", 0.50, "Drawing border and title block"),
+    Layer("G-VPRT", "viewport", "Continuous", 0.13, "Viewports (not plotted)", plot=False),
 )
 
 
@@ -135,12 +151,17 @@ def layer_table() -> tuple[Layer, ...]:
 
 
 def layer_table_markdown() -> str:
-    """The layer table as a Markdown table (name, colour, linetype, lineweight, plotted, content)."""
-    out = ["| Layer | Colour | Linetype | Lineweight | Plotted | Content |", "|---|---|---|---|---|---|"]
+    """The layer table as a Markdown table (name, colour index, linetype, lineweight, plotted, content,
+    true colour)."""
+    out = [
+        "| Layer | ACI | Linetype | Lineweight | Plotted | Content | True colour |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for ly in LAYERS:
+        true = ly.paint.hex if ly.rgb is not None else "none (ACI 7)"
         out.append(
             f"| {ly.name} | {ly.color} | {ly.linetype} | {ly.lineweight_mm:.2f} mm | "
-            f"{'yes' if ly.plot else 'no'} | {ly.description} |"
+            f"{'yes' if ly.plot else 'no'} | {ly.description} | {true} |"
         )
     return "\n".join(out)
 
@@ -171,6 +192,8 @@ def declare(doc: Drawing) -> None:
             transparency=ly.transparency or None,
         )
         layer.description = ly.description
+        if ly.rgb is not None:
+            layer.rgb = ly.rgb
     doc.appids.add(APPID)
 
 

@@ -144,7 +144,7 @@ def draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: Scales, board
                 pts = to_mm(k.polygon)
                 msp.add_lwpolyline(pts, close=True, dxfattribs={"layer": "A-AREA-KOUT"})
                 hatch = msp.add_hatch(dxfattribs={"layer": "A-AREA-PATT"})
-                hatch.set_pattern_fill("ANSI31", scale=0.5 * sc)
+                hatch.set_pattern_fill("ANSI31", color=256, scale=0.5 * sc)  # by layer: the palette's colour
                 hatch.paths.add_polyline_path(pts, is_closed=True)
                 _keepout_text(msp, boards.hall, bbox(k.polygon), k.reason, sc)
             _hall_dims(msp, doc, box, b.entry, sc, boards.hall)

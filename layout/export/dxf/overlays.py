@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 from ezdxf import revcloud
+from ezdxf.colors import rgb2int
 from ezdxf.enums import TextEntityAlignment
 from ezdxf.layouts import BaseLayout
 
@@ -50,7 +51,10 @@ def draw_violations(msp: BaseLayout, scene: Scene, scales: Scales, boards: Board
         boxes, m["number"].tolist(), m["kind"].tolist(), m["where"].tolist(), strict=True
     ):
         by_box.setdefault(tuple(round(c, 1) for c in b), []).append((n, kind, where))
-    red = LAYER_BY_NAME["G-ANNO-VIOL"].color
+    viol = LAYER_BY_NAME["G-ANNO-VIOL"]  # its colour on a tag on the notes layer: ACI and true colour
+    red: dict[str, int] = {"color": viol.color}
+    if viol.rgb is not None:
+        red["true_color"] = rgb2int(viol.rgb)
     for box, items in by_box.items():
         sc = scales.of(items[0][2])
         pad = 1.0 * sc
@@ -78,7 +82,7 @@ def draw_violations(msp: BaseLayout, scene: Scene, scales: Scales, boards: Board
         if got is None:
             continue
         t = msp.add_text(got.text, height=h, dxfattribs={"layer": "G-ANNO-TEXT" if in_hall else "G-ANNO-VIOL",
-                                                          "style": NOTE_STYLE, **({"color": red} if in_hall else {})})  # fmt: skip
+                                                          "style": NOTE_STYLE, **(red if in_hall else {})})  # fmt: skip
         t.set_placement(got.at, align=got.align)
 
 
@@ -91,10 +95,11 @@ def records(df: pd.DataFrame) -> list[Any]:
 
 def draw_power(msp: BaseLayout, scene: Scene, scales: Scales, board: Board) -> None:
     """The power chain in model space: each busway a line over its racks (layer E-POWR, A and B either
-    side of the row's centre line), the CDUs as boxes (M-EQPM-CDU). Each busway is labelled with its id and the UPS block it hangs on (``A1 UPS-A1``) past
-    one end of its line, and each CDU with its id: on E-POWR (the hall and power sheets), placed last
-    on the hall ``board``, so only where no other label is; the figures stay in the power sheet's notes
-    and the XLSX."""
+    side of the row's centre line), the CDUs as boxes (M-EQPM-CDU, the scene's ``cdu_boxes``). Each
+    busway is labelled with its id and the UPS block it hangs on (``A1 UPS-A1``) past one end of its
+    line, and each CDU with its id: on E-POWR (the hall and power sheets), placed last on the hall
+    ``board``, so only where no other label is; the figures stay in the power sheet's notes and the
+    XLSX."""
     if scene.busways is not None:
         for r in records(scene.busways):
             if math.isnan(r.x0_m):  # a busway with no racks drawn
@@ -102,24 +107,21 @@ def draw_power(msp: BaseLayout, scene: Scene, scales: Scales, board: Board) -> N
             a, b = (r.x0_m * MM_PER_M, r.y0_m * MM_PER_M), (r.x1_m * MM_PER_M, r.y1_m * MM_PER_M)
             msp.add_lwpolyline([a, b], dxfattribs={"layer": "E-POWR"})
             place_label(msp, board, "E-POWR", _busway_spots(r, MIN_TEXT_MM * scales.of(str(r.hall))))
-    if scene.cdus is not None:
-        for r in records(scene.cdus):
-            vertical = float(r.rotation_deg) in (90.0, 270.0)
-            hx = (r.depth_m if vertical else r.width_m) / 2
-            hy = (r.width_m if vertical else r.depth_m) / 2
-            x, y = float(r.x_m), float(r.y_m)
-            pts = to_mm([(x - hx, y - hy), (x + hx, y - hy), (x + hx, y + hy), (x - hx, y + hy)])
-            msp.add_lwpolyline(pts, close=True, dxfattribs={"layer": "M-EQPM-CDU"})
-            th = MIN_TEXT_MM * scales.of(str(r.hall))
-            text, gap = _tail(r.cdu_id), 0.25 * th
-            cx, cy, ex, ey = x * MM_PER_M, y * MM_PER_M, hx * MM_PER_M + gap, hy * MM_PER_M + gap
-            place_label(msp, board, "E-POWR", [
-                Spot(text, (cx, cy), th),
-                Spot(text, (cx, cy + ey), th, TextEntityAlignment.BOTTOM_CENTER),
-                Spot(text, (cx, cy - ey), th, TextEntityAlignment.TOP_CENTER),
-                Spot(text, (cx + ex, cy), th, TextEntityAlignment.MIDDLE_LEFT),
-                Spot(text, (cx - ex, cy), th, TextEntityAlignment.MIDDLE_RIGHT),
-            ])  # fmt: skip
+    for r in records(scene.cdu_boxes):
+        hx, hy = float(r.half_x_m), float(r.half_y_m)
+        x, y = float(r.x_m), float(r.y_m)
+        pts = to_mm([(x - hx, y - hy), (x + hx, y - hy), (x + hx, y + hy), (x - hx, y + hy)])
+        msp.add_lwpolyline(pts, close=True, dxfattribs={"layer": "M-EQPM-CDU"})
+        th = MIN_TEXT_MM * scales.of(str(r.hall))
+        text, gap = _tail(r.cdu_id), 0.25 * th
+        cx, cy, ex, ey = x * MM_PER_M, y * MM_PER_M, hx * MM_PER_M + gap, hy * MM_PER_M + gap
+        place_label(msp, board, "E-POWR", [
+            Spot(text, (cx, cy), th),
+            Spot(text, (cx, cy + ey), th, TextEntityAlignment.BOTTOM_CENTER),
+            Spot(text, (cx, cy - ey), th, TextEntityAlignment.TOP_CENTER),
+            Spot(text, (cx + ex, cy), th, TextEntityAlignment.MIDDLE_LEFT),
+            Spot(text, (cx - ex, cy), th, TextEntityAlignment.MIDDLE_RIGHT),
+        ])  # fmt: skip
 
 
 def _tail(part_id: Any) -> str:

@@ -1,9 +1,11 @@
 """Floor plans: the campus and each hall as vector drawings painted straight into the page.
 
-Self-contained: it knows nothing of a Design. It draws what it is given: rack boxes (PlanRacks), row
-labels (PlanRow), tray segments (PlanTrays), hall and site outlines (HallOutline, SiteOutline). Racks are
-filled as the scene says (layout.scene.palette: GPU racks by kW band, other kinds by kind); numpy arrays become PDF path operators in bulk (Plan), one
-path per style batch, which keeps a campus of thousands of racks quick to draw.
+Self-contained: it knows nothing of a Design. It draws what it is given: rack boxes (PlanRacks), CDU
+boxes (PlanCdus), row labels (PlanRow), tray segments (PlanTrays), hall and site outlines (HallOutline,
+SiteOutline). Racks are filled as the scene says (layout.scene.palette: GPU racks by kW band, other
+kinds by kind), and every other element takes the palette's colour for its kind, as in the DXF and the
+SVG plans (each batch names it: ``Batch.role``). Numpy arrays become PDF path operators in bulk (Plan),
+one path per style batch, which keeps a campus of thousands of racks quick to draw.
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import (
     Flowable,
 )
+from shapely.geometry import LineString, Polygon
 
 from layout.export.labels import Board
 from layout.export.pdf.formatting import safe_plain
 from layout.export.pdf.theme import FONT, FONT_BOLD, FONT_ITALIC, FRAME_H, FRAME_W, INK, MUTED
 from layout.scene import palette
+from layout.scene.palette import COLOURS
 
 # the palette's bands as (upper bound, label, colour)
 KW_BANDS: tuple[tuple[float, str, colors.Color], ...] = tuple(
@@ -32,11 +36,22 @@ KW_BANDS: tuple[tuple[float, str, colors.Color], ...] = tuple(
 )
 FILL_COLOURS = tuple(colors.HexColor(c) for c in palette.FILLS)
 NETWORK_KINDS = palette.NETWORK_KINDS
-NETWORK_EDGE = colors.HexColor("#08306b")
-TRAY_COLOUR = colors.HexColor("#8c6bb1")
-TRAY_FULL = colors.HexColor("#cb181d")
-KEEPOUT_FILL = colors.HexColor("#e0e0e0")
-BUILDING_FILL = colors.HexColor("#f7f9fb")
+
+
+def paint(name: str) -> colors.Color:
+    """The palette's colour of an element kind (layout.scene.palette.COLOURS)."""
+    return colors.HexColor(COLOURS[name].hex)
+
+
+NETWORK_EDGE = paint("network_edge")
+TRAY_COLOUR = paint("tray")  # trays, and dashed, the campus ducts
+TRAY_FULL = paint("violation")
+KEEPOUT_FILL = paint("keepout_ground")
+KEEPOUT_EDGE = paint("keepout")
+COLUMN_FILL = paint("column")
+CDU_FILL = paint("cdu")
+BUILDING_FILL = paint("building")
+HALL_FILL = paint("hall_floor")
 
 
 kw_band = palette.kw_band  # band number (index into KW_BANDS) of each use ratio
@@ -66,7 +81,8 @@ class Batch:
     """One bulk paint operation of a Plan: many shapes sharing one style.
 
     kind: ``rects`` (data columns x, y, w, h), ``lines`` (x0, y0, x1, y1), ``path`` (one polygon or
-    polyline: x, y per vertex), ``text`` (x, y; ``labels`` holds the strings)."""
+    polyline: x, y per vertex), ``text`` (x, y; ``labels`` holds the strings). ``role``: the element
+    kind the batch draws (a name in the palette, or ``rack``), for tests; it is not painted."""
 
     kind: str
     data: np.ndarray
@@ -79,6 +95,7 @@ class Batch:
     font: str = FONT
     size: float = 6.0
     anchor: str = "start"
+    role: str = ""
 
 
 class Plan(Flowable):
@@ -106,15 +123,18 @@ class Plan(Flowable):
         fill: colors.Color | None,
         stroke: colors.Color | None = None,
         line_w: float = 0.0,
+        role: str = "",
     ) -> None:
         data = np.column_stack(np.broadcast_arrays(*(np.asarray(v, float) for v in (x, y, w, h))))
         if len(data):
-            self.batches.append(Batch("rects", data.reshape(-1, 4), fill, stroke, line_w))
+            self.batches.append(Batch("rects", data.reshape(-1, 4), fill, stroke, line_w, role=role))
 
-    def lines(self, segs: Any, stroke: colors.Color, line_w: float, dash: tuple[float, ...] = ()) -> None:
+    def lines(
+        self, segs: Any, stroke: colors.Color, line_w: float, dash: tuple[float, ...] = (), role: str = ""
+    ) -> None:
         data = np.asarray(segs, float).reshape(-1, 4)
         if len(data):
-            self.batches.append(Batch("lines", data, None, stroke, line_w, dash))
+            self.batches.append(Batch("lines", data, None, stroke, line_w, dash, role=role))
 
     def path(
         self,
@@ -124,9 +144,12 @@ class Plan(Flowable):
         line_w: float,
         closed: bool = True,
         dash: tuple[float, ...] = (),
+        role: str = "",
     ) -> None:
         self.batches.append(
-            Batch("path", np.asarray(pts, float).reshape(-1, 2), fill, stroke, line_w, dash, closed)
+            Batch(
+                "path", np.asarray(pts, float).reshape(-1, 2), fill, stroke, line_w, dash, closed, role=role
+            )
         )
 
     def text(
@@ -221,6 +244,18 @@ class PlanTrays:
 
 
 NO_TRAYS = PlanTrays(np.zeros((0, 4)), np.zeros(0, bool))
+
+
+@dataclass(frozen=True)
+class PlanCdus:
+    """CDUs to draw: footprint boxes (x0, y0, x1, y1 in m, as placed: turned ones already across) and
+    short ids (CDU01)."""
+
+    boxes: np.ndarray
+    label: np.ndarray
+
+
+NO_CDUS = PlanCdus(np.zeros((0, 4)), np.zeros(0, "<U1"))
 
 
 class _Frame:
@@ -356,9 +391,10 @@ def _rack_shapes(p: Plan, fr: _Frame, racks: PlanRacks, detail: bool) -> None:
             if not m.any():
                 continue
             if detail:
-                p.rects(px[m], py[m], wx[m], wy[m], fill, NETWORK_EDGE if net else INK, 0.6 if net else 0.15)
+                p.rects(px[m], py[m], wx[m], wy[m], fill, NETWORK_EDGE if net else INK, 0.6 if net else 0.15,
+                        role="rack")  # fmt: skip
             else:
-                p.rects(px[m], py[m], wx[m], wy[m], fill)
+                p.rects(px[m], py[m], wx[m], wy[m], fill, role="rack")
     if detail and len(px):
         font = float(min(np.min(wx), np.min(wy)) * 0.55)
         if font >= 0.8:
@@ -366,6 +402,49 @@ def _rack_shapes(p: Plan, fr: _Frame, racks: PlanRacks, detail: bool) -> None:
             lx = px + wx / 2 - np.where(rotated, wx * 0.22, 0.0)
             ly = py + wy / 2 + np.where(rotated, 0.0, wy * 0.22) - font * 0.35
             p.text(lx, ly, [str(t) for t in racks.label], font, anchor="middle")
+
+
+def _cdu_shapes(p: Plan, fr: _Frame, cdus: PlanCdus, detail: bool) -> None:
+    """CDUs as boxes in the palette's CDU colour (as the DXF and the SVG draw them); ``detail`` (hall
+    plans): outlined, with their id where it fits."""
+    b = np.asarray(cdus.boxes, float).reshape(-1, 4)
+    if not len(b):
+        return
+    x0, y0, x1, y1 = fr.x(b[:, 0]), fr.y(b[:, 1]), fr.x(b[:, 2]), fr.y(b[:, 3])
+    if not detail:
+        p.rects(x0, y0, x1 - x0, y1 - y0, CDU_FILL, role="cdu")
+        return
+    p.rects(x0, y0, x1 - x0, y1 - y0, CDU_FILL, INK, 0.3, role="cdu")
+    font = float(min(np.min(x1 - x0), np.min(y1 - y0)) * 0.3)
+    fits = [
+        stringWidth(str(t), FONT, font) <= 0.9 * float(w) for t, w in zip(cdus.label, x1 - x0, strict=True)
+    ]
+    if font >= 0.8 and all(fits):
+        p.text(
+            (x0 + x1) / 2, (y0 + y1) / 2 - font * 0.35, [str(t) for t in cdus.label], font, anchor="middle"
+        )
+
+
+HATCH_PT = 3.0  # keep-out hatch: lines at 45 degrees this far apart (points)
+
+
+def _keepout(p: Plan, ring: list[tuple[float, float]]) -> None:
+    """A keep-out as the DXF and the SVG draw it: its ground, a hatch at 45 degrees and its edge, in the
+    palette's keep-out colours (``ring`` in points)."""
+    p.path(ring, KEEPOUT_FILL, KEEPOUT_EDGE, 0.4, role="keepout")
+    poly = Polygon(ring)
+    if not poly.is_valid or poly.area <= 0:
+        return
+    x0, y0, x1, y1 = poly.bounds
+    segs = []
+    step = HATCH_PT * math.sqrt(2.0)
+    for c in np.arange(y0 - x1 + step / 2, y1 - x0, step).tolist():  # the lines y = x + c
+        cut = poly.intersection(LineString([(x0 - 1.0, x0 - 1.0 + c), (x1 + 1.0, x1 + 1.0 + c)]))
+        for g in getattr(cut, "geoms", [cut]):
+            if g.geom_type == "LineString" and not g.is_empty:
+                (a, b), (e, f) = g.coords[0], g.coords[-1]
+                segs.append((a, b, e, f))
+    p.lines(segs, KEEPOUT_EDGE, 0.25, role="keepout")
 
 
 def _legend(p: Plan, x: float, y: float, limit_text: str) -> None:
@@ -378,25 +457,28 @@ def _legend(p: Plan, x: float, y: float, limit_text: str) -> None:
         x += 10 + stringWidth(label, FONT, 6.5) + 7
 
 
-def _legend_symbols(p: Plan, x: float, y: float, trays: bool) -> None:
+def _legend_symbols(p: Plan, x: float, y: float, trays: bool, cdus: bool = False) -> None:
     def item(label: str) -> None:
         nonlocal x
         p.text(x + 12, y + 1, [label], 6.5)
         x += 12 + stringWidth(label, FONT, 6.5) + 9
 
     for kind in ("network", "spine", "core"):
-        p.rects(x, y, 8, 6, colors.HexColor(palette.KIND_COLOURS[kind]), NETWORK_EDGE, 0.9)
+        p.rects(x, y, 8, 6, colors.HexColor(palette.KIND_COLOURS[kind]), NETWORK_EDGE, 0.9, role="rack")
         x += 10
     x -= 10
     item("leaf / spine / core rack")
+    if cdus:
+        p.rects(x, y, 8, 6, CDU_FILL, INK, 0.3, role="cdu")
+        item("CDU")
     if trays:
-        p.lines([[x, y + 3, x + 10, y + 3]], TRAY_COLOUR, 1.2)
+        p.lines([[x, y + 3, x + 10, y + 3]], TRAY_COLOUR, 1.2, role="tray")
         item("cable tray")
-        p.lines([[x, y + 3, x + 10, y + 3]], TRAY_FULL, 1.6)
+        p.lines([[x, y + 3, x + 10, y + 3]], TRAY_FULL, 1.6, role="violation")
         item("tray over its fill limit")
-    p.rects(x + 1, y, 6, 6, INK)
+    p.rects(x + 1, y, 6, 6, COLUMN_FILL, role="column")
     item("building column")
-    p.rects(x, y, 8, 6, KEEPOUT_FILL, MUTED, 0.4)
+    _keepout(p, [(x, y), (x + 8, y), (x + 8, y + 6), (x, y + 6)])
     item("keep-out")
 
 
@@ -416,25 +498,27 @@ def hall_plan(
     trays: PlanTrays = NO_TRAYS,
     width: float = FRAME_W,
     height: float = FRAME_H - 60,
+    cdus: PlanCdus = NO_CDUS,
 ) -> Plan:
-    """Vector plan of one hall: walls, keep-outs, columns, cable trays, racks coloured by kW against the
-    hall's limit with their position number, row labels, legend, scale bar, north arrow."""
+    """Vector plan of one hall: walls, keep-outs, columns, cable trays, CDUs, racks coloured by kW against
+    the hall's limit with their position number, row labels, legend, scale bar, north arrow."""
     xs = [q[0] for q in hall.polygon]
     ys = [q[1] for q in hall.polygon]
     bounds = (min(xs) - 3.0, min(ys) - 1.0, max(xs) + 1.0, max(ys) + 1.0)
     fr, p = _plan_canvas(bounds, width, height)
-    p.path(fr.pts(hall.polygon), colors.white, INK, 1.2)
+    p.path(fr.pts(hall.polygon), HALL_FILL, INK, 1.2, role="hall_floor")
     for ring, reason in hall.keepouts:
-        p.path(fr.pts(ring), KEEPOUT_FILL, MUTED, 0.4)
+        _keepout(p, fr.pts(ring))
         if reason:
             cx = sum(q[0] for q in ring) / len(ring)
             cy = sum(q[1] for q in ring) / len(ring)
             p.text(fr.x(cx), fr.y(cy), [reason], 6, MUTED, FONT_ITALIC, "middle")
     seg = np.asarray(trays.segments, float).reshape(-1, 4)
     pts = np.column_stack([fr.x(seg[:, 0]), fr.y(seg[:, 1]), fr.x(seg[:, 2]), fr.y(seg[:, 3])])
-    p.lines(pts[~trays.over], TRAY_COLOUR, 0.8)
+    p.lines(pts[~trays.over], TRAY_COLOUR, 0.8, role="tray")
+    _cdu_shapes(p, fr, cdus, detail=True)
     _rack_shapes(p, fr, racks, detail=True)
-    p.lines(pts[trays.over], TRAY_FULL, 1.6)
+    p.lines(pts[trays.over], TRAY_FULL, 1.6, role="violation")
     if hall.columns:
         c = np.asarray(hall.columns, float)
         p.rects(
@@ -442,12 +526,13 @@ def hall_plan(
             fr.y(c[:, 1] - c[:, 3] / 2),
             c[:, 2] * fr.scale,
             c[:, 3] * fr.scale,
-            INK,
+            COLUMN_FILL,
+            role="column",
         )
     _row_labels(p, fr, racks, rows, hall.columns)
     _north_arrow(p, width - 6, LEGEND_H - 12)
     _legend(p, 0, 20, f"the hall limit of {hall.max_rack_kw:g} kW")
-    _legend_symbols(p, 0, 8, trays=len(seg) > 0)
+    _legend_symbols(p, 0, 8, trays=len(seg) > 0, cdus=len(np.asarray(cdus.boxes).reshape(-1, 4)) > 0)
     _scale_bar(p, fr, width - 120, 8, 100)
     return p
 
@@ -460,21 +545,26 @@ class SiteOutline:
 
 
 def site_plan(
-    site: SiteOutline, racks: PlanRacks, width: float = FRAME_W, height: float = FRAME_H - 60
+    site: SiteOutline,
+    racks: PlanRacks,
+    width: float = FRAME_W,
+    height: float = FRAME_H - 60,
+    cdus: PlanCdus = NO_CDUS,
 ) -> Plan:
     """Vector plan of the campus: buildings, halls, inter-building ducts, every rack filled as the scene
-    says."""
+    says and every CDU."""
     pts = [q for _, ring in site.buildings for q in ring] + [q for _, path in site.ducts for q in path]
     xs, ys = [q[0] for q in pts], [q[1] for q in pts]
     pad = 0.04 * max(max(xs) - min(xs), max(ys) - min(ys))
     bounds = (min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad)
     fr, p = _plan_canvas(bounds, width, height)
     for _, path in site.ducts:
-        p.path(fr.pts(path), None, TRAY_COLOUR, 1.4, closed=False, dash=(4, 2))
+        p.path(fr.pts(path), None, TRAY_COLOUR, 1.4, closed=False, dash=(4, 2), role="tray")
     for _, ring in site.buildings:
-        p.path(fr.pts(ring), BUILDING_FILL, INK, 1.2)
+        p.path(fr.pts(ring), BUILDING_FILL, INK, 1.2, role="building")
     for _, ring in site.halls:
-        p.path(fr.pts(ring), colors.white, MUTED, 0.5)
+        p.path(fr.pts(ring), HALL_FILL, MUTED, 0.5, role="hall_floor")
+    _cdu_shapes(p, fr, cdus, detail=False)
     _rack_shapes(p, fr, racks, detail=False)
     for name, ring in site.buildings:
         p.text(
@@ -489,7 +579,7 @@ def site_plan(
         p.text(fr.x(min(q[0] for q in ring)) + 2, fr.y(max(q[1] for q in ring)) - 7, [name], 6, MUTED)
     _north_arrow(p, width - 6, LEGEND_H - 12)
     _legend(p, 0, 20, "each hall's limit")
-    p.lines([[0, 11, 12, 11]], TRAY_COLOUR, 1.4, dash=(4, 2))
+    p.lines([[0, 11, 12, 11]], TRAY_COLOUR, 1.4, dash=(4, 2), role="tray")
     p.text(15, 9, ["duct between buildings"], 6.5)
     _scale_bar(p, fr, width - 120, 8, 100)
     return p

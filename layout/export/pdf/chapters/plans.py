@@ -21,6 +21,7 @@ from layout.export.pdf.formatting import para, safe, short_id
 from layout.export.pdf.plan import (
     NETWORK_KINDS,
     HallOutline,
+    PlanCdus,
     PlanRacks,
     PlanRow,
     PlanTrays,
@@ -82,7 +83,10 @@ def story(design: Any, scene: Scene | None = None) -> list[Flowable]:
             halls=[(hg.key, list(hg.polygon)) for hg in campus.halls],
             ducts=[(name, list(path)) for name, path in campus.ducts],
         )
-        out += [*h2("Site plan"), site_plan(outline, _plan_racks(racks), height=FRAME_H - 80)]
+        out += [
+            *h2("Site plan"),
+            site_plan(outline, _plan_racks(racks), height=FRAME_H - 80, cdus=_plan_cdus(scene)),
+        ]
     empty = []
     for (_, h), hg in zip(site.halls(), campus.halls, strict=True):
         key = hg.key
@@ -103,6 +107,7 @@ def story(design: Any, scene: Scene | None = None) -> list[Flowable]:
             _plan_rows(scene, key),
             _plan_trays(scene, key),
             height=FRAME_H - 70,
+            cdus=_plan_cdus(scene, key),
         )
         by_tpl = mine.groupby("template").size()
         kw = mine["power_kw"].to_numpy(float)
@@ -125,3 +130,12 @@ def _plan_trays(scene: Scene, hall: str) -> PlanTrays:
     m = (e["hall"].to_numpy(str) == hall) & e["kind"].isin(["row", "cross", "trunk", "user"]).to_numpy()
     seg = e[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float)[m]
     return PlanTrays(seg, e["over"].to_numpy(bool)[m])
+
+
+def _plan_cdus(scene: Scene, hall: str | None = None) -> PlanCdus:
+    """The scene's CDUs (all, or one hall's) as the plan draws them."""
+    c = scene.cdu_boxes
+    if hall is not None:
+        c = c[c["hall"] == hall]
+    labels = np.array([short_id(str(i)) for i in c["cdu_id"]], dtype=str).reshape(-1)
+    return PlanCdus(c[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float).reshape(-1, 4), labels)
