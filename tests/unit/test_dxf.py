@@ -452,9 +452,9 @@ def test_trays_are_wide_polylines_with_one_bundle_per_medium(doc: Any) -> None:
 def test_loaded_segments_are_labelled_with_count_and_fill(doc: Any) -> None:
     labels = sorted(t.dxf.text for t in msp_query(doc, "TEXT[layer=='E-TRAY-IDEN']"))
     # (4 x 69.4 + 10 x 7.07 mm2) / (600 x 100 mm2) = 0.58 %; the empty cross tray carries no label
-    assert labels == ["14: 4 DAC + 10 MMF | 0.6 %", "RISER 14: 4 DAC + 10 MMF"]
+    assert labels == ["14: 4 DAC + 10 MMF | 1%", "RISER 14: 4 DAC + 10 MMF"]
     on_tray = {t.dxf.text: t for t in msp_query(doc, "TEXT[layer=='E-TRAY-IDEN']")}
-    row = on_tray["14: 4 DAC + 10 MMF | 0.6 %"]  # midway, behind R01's racks: 1500 - 600 - 0.75 h
+    row = on_tray["14: 4 DAC + 10 MMF | 1%"]  # midway, behind R01's racks: 1500 - 600 - 0.75 h
     h = row.dxf.height
     assert h == 2.0 * 20  # 2 mm at the hall's 1:20 (the 2.9 m segment holds 23 characters of 32 mm)
     assert (row.dxf.align_point.x, row.dxf.rotation) == (2150.0, 0.0)
@@ -471,16 +471,10 @@ def test_a_tray_label_too_long_for_its_segment_is_shortened_then_left_off(scene:
     def labels(sc: Any) -> list[tuple[str, float]]:
         return [(e.text, e.height) for e in dxf.tray_entities(scene, sc) if isinstance(e, dxf.TrayText)]
 
-    full = ("14: 4 DAC + 10 MMF | 0.6 %", 40.0)
+    full = ("14: 4 DAC + 10 MMF | 1%", 40.0)
     assert full in labels(scales)
-    # at 1:200, 2 mm is 400 mm: 26 characters x 0.8 x 400 = 8.3 m > 90 % of 2.9 m; "14 | 0.6 %": 3.2 m
-    # does not fit either (the fill is written as every output writes it); at 1:100 it does
-    at_100 = Scales(scene, dxf.plan_sheets(scene))
-    at_100.hall = {"B1/H1": 100}
-    assert ("14 | 0.6 %", 200.0) in labels(at_100) and all(t != full[0] for t, _ in labels(at_100))
-    assert not [t for t, _ in labels(at_200) if not t.startswith("RISER")] and all(
-        t != full[0] for t, _ in labels(at_200)
-    )
+    # at 1:200, 2 mm is 400 mm: 23 characters x 0.8 x 400 = 7.4 m > 90 % of 2.9 m; "14 | 1%": 2.2 m fits
+    assert ("14 | 1%", 400.0) in labels(at_200) and all(t != full[0] for t, _ in labels(at_200))
     # at 1:800 (1.6 m high) not even the short one fits: no label, not a smaller one
     assert [t for t, _ in labels(at_800) if not t.startswith("RISER")] == []
     assert all(h / 800 >= dxf.MIN_TEXT_MM for _, h in labels(at_800))

@@ -11,7 +11,6 @@ from ezdxf.document import Drawing
 from ezdxf.enums import TextEntityAlignment
 from ezdxf.layouts import Modelspace
 
-from layout import figures
 from layout.export.dxf.annotate import Boards, Spot, first_free, upright
 from layout.export.dxf.blocks import define_riser_block
 from layout.export.dxf.fastpath import RawEntities, TrayEntity, TrayLine, TrayRiser, TrayText
@@ -81,7 +80,8 @@ def tray_entities(scene: Scene, scales: Scales, boards: Boards | None = None) ->
             offset += lw
         if cables[i] <= 0:
             continue
-        filled = figures.text("tray_fill_max_pct", fill[i] * 100)  # the one fill of every output
+        # the one fill of every output (layout/figures.py), to the whole per cent a drawing label has room for
+        filled = f"{fill[i] * 100:.0f}%"
         full = f"{cable_text(cables[i], {m: counts[m][i] for m in media})} | {filled}"
         short = f"{cables[i]} | {filled}"
         # campus ducts are labelled at site scale, on the overview layer (frozen on hall sheets)
