@@ -56,6 +56,13 @@ def add_parser(sub: Any) -> None:
         "--nic", default="cx7", metavar="ID", help="catalog NIC (default: cx7; cedar7: dual-port modules)"
     )
     p.add_argument(
+        "--nvl72-wiring",
+        default=None,
+        metavar="ra|packed",
+        help="NVL72 racks on rails: ra as the DGX SuperPOD GB200 RA (a rail group per tray NIC position, "
+        "a leaf per rack; the default on InfiniBand) or packed (tray position i on rail i; the default elsewhere)",
+    )
+    p.add_argument(
         "--link-mtbf-years",
         type=float,
         default=None,
@@ -84,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
         oversubscription=args.oversubscription,
         nic=args.nic,
         link_mtbf_years=args.link_mtbf_years,
+        nvl72_wiring=args.nvl72_wiring,
     )
     summary = fab.summary()
     written = []
@@ -131,6 +139,16 @@ def _print_table(s: dict[str, Any]) -> None:
         f"{s['gpus']:,} GPUs on {s['servers']:,} x {s['server']}, {design} on {s['switch']} (radix {s['radix']})"
     )
     console.print(f"{s['tiers']} tiers, {pods}{above}")
+    if s["nvl72_wiring"] == "ra":
+        console.print(
+            "NVL72 wiring ra (DGX SuperPOD GB200 RA): per SU a rail group per compute-tray NIC position, "
+            "a leaf per rack, the groups joined by the core"
+        )
+    elif s["nvl72_wiring"] == "packed":
+        console.print("NVL72 wiring packed: tray position i of every rack of an SU on rail i")
+    if s["planes"] > 1:
+        of = "both" if s["planes"] == 2 else f"all {s['planes']}"
+        console.print(f"{s['planes']} planes, each its own fabric (the counts are of {of})")
     su = s["scalable_unit"]
     console.print(
         f"scalable unit: {su['servers']:,} servers = {su['gpus']:,} GPUs in {su['racks']:,} racks "

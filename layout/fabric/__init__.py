@@ -30,6 +30,12 @@ two 400G links counts twice):
 - ``rail``: a scalable unit (SU) is ``k/2`` servers and one leaf per rail (= server backend port); rail i
   of every server goes to leaf i of its SU. ``mor``: all backend ports of a rack (or of a rack pair when
   two racks together fill no more than ``k/2`` ports) go to that rack's leaf, over copper.
+- NVL72 rack systems on rails (``nvl72_wiring``): ``ra`` as the DGX SuperPOD GB200 RA's compute fabric,
+  per SU one rail group per NIC position of a compute tray, each of one leaf per rack (the 18 trays'
+  NICs at that position) and spines of its own that divide the leaf's links up (6 on QM9700: 3 each),
+  the groups joined by a core tier (three tiers at least); ``packed``: tray position i on rail i.
+- A dual-plane NIC (``split`` 2: ConnectX-8 as 2 x 400G) gets one fabric per plane, alike, sharing no
+  switch (NVIDIA's NVL72 enterprise RA); link l of a server is plane ``l % 2`` of its cage.
 
 Frontend and storage networks reuse the same sizing on the cluster's switch model (frontend leaves 3:1,
 storage leaves 1:1, non-blocking above the leaf, as many tiers as needed); out-of-band management is one
@@ -58,12 +64,14 @@ from layout.fabric.model import (
     NETWORK_SWITCH,
     NETWORKS,
     NODE_ROLES,
+    NVL72_WIRINGS,
     OOB_AGGREGATION,
     OOB_SWITCH,
     STORAGE_LEAF_OVERSUBSCRIPTION,
     TIER_LINKS,
     TIER_ROLES,
     Fabric,
+    is_nvl72,
     is_switch_role,
 )
 
@@ -79,6 +87,7 @@ __all__ = [
     "NETWORKS",
     "NETWORK_SWITCH",
     "NODE_ROLES",
+    "NVL72_WIRINGS",
     "OOB_AGGREGATION",
     "OOB_SWITCH",
     "STORAGE_LEAF_OVERSUBSCRIPTION",
@@ -86,6 +95,7 @@ __all__ = [
     "TIER_ROLES",
     "Fabric",
     "build",
+    "is_nvl72",
     "is_switch_role",
     "size",
 ]

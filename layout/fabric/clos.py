@@ -43,12 +43,16 @@ class Net:
         return blocks - first[spods]
 
 
-def _fewest_uppers(share: np.ndarray, spare: np.ndarray, down_max: int) -> int:
+def _fewest_uppers(share: np.ndarray, spare: np.ndarray, down_max: int, divide: bool = False) -> int:
     """Fewest uppers ``C`` for a group whose lower switches send ``share`` links each: ``ceil(share/C)``
     to every upper must fit the uppers' ``down_max`` ports and each lower's ``spare`` ports (so a
-    switch with as many links up as down takes a divisor of its share)."""
+    switch with as many links up as down takes a divisor of its share). ``divide``: ``C`` divides every
+    share, so that each lower switch takes exactly its share up (the NVL72 rail groups of the DGX
+    SuperPOD GB200 RA: a leaf's 18 links over 6 spines, 3 each)."""
     top = int(share.max())
     for c in range(1, top + 1):
+        if divide and bool((share % c).any()):
+            continue
         each = -(-share // c)
         if int(each.sum()) <= down_max and bool((each * c <= spare).all()):
             return c
@@ -79,6 +83,7 @@ def _tier_up(
     planes_above: bool,
     count_only: bool = False,
     full_fan: bool = False,
+    divide: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | int:
     """Wire ``lower`` to a new tier. Returns (link lower, link upper, upper block, upper position,
     upper plane range lo, hi), or with ``count_only`` the number of uppers.
@@ -119,7 +124,7 @@ def _tier_up(
         sig = u.tobytes() + spare.tobytes()
         c = cache.get(sig)
         if c is None:
-            c = _fewest_uppers(u, spare, down_max)
+            c = _fewest_uppers(u, spare, down_max, divide)
             cache[sig] = c
         g_c[g] = c
     if full_fan and n_grp:
@@ -334,10 +339,16 @@ def clos(
     top_down: int,
     top_up: Callable[[np.ndarray], np.ndarray],
     leaf_up: Callable[[np.ndarray], np.ndarray] | None = None,
+    leaf_slot: np.ndarray | None = None,
+    divide: bool = False,
 ) -> Net:
     """Tiers 1..pod_tiers inside each structural pod, plus one tier joining the pods if ``join_tier``.
     Below the pod top every switch is non-blocking (up = down, at most radix/2 each); the pod top takes
-    at most ``top_down`` links down and ``top_up(down)`` up; the joining tier takes all ``radix`` down."""
+    at most ``top_down`` links down and ``top_up(down)`` up; the joining tier takes all ``radix`` down.
+
+    ``leaf_slot``: each leaf's place in its structural pod (numbers may skip missing leaves: the 2-tier
+    blocks are slots ``b*block_leaves .. (b+1)*block_leaves - 1``); None: the leaves in order. ``divide``:
+    the spines of a 2-tier block divide every leaf's links up (see _fewest_uppers)."""
     half = radix // 2
     tiers = pod_tiers + int(join_tier)
     net = Net()
@@ -350,7 +361,7 @@ def clos(
         up = leaf_down.copy()
     zero = np.zeros(n_leaf, dtype=np.int64)
     layer = Layer(
-        block=np.arange(n_leaf),
+        block=np.arange(n_leaf) if leaf_slot is None else np.asarray(leaf_slot, dtype=np.int64),
         pos=zero,
         up=up,
         pod=leaf_pod,
@@ -372,7 +383,9 @@ def clos(
             down_max = half
         slots = None
         if t == tiers == pod_tiers and int(new_block.max()) == 0:  # one pod's top: fewer by slots?
-            per_plane = _tier_up(layer, new_block, down_max, radix, False, count_only=True)
+            per_plane = _tier_up(
+                layer, new_block, down_max, radix, False, count_only=True, divide=divide and t == 2
+            )
             assert isinstance(per_plane, int)
             slots = _top_slots(layer, down_max, radix, per_plane)
         if slots is not None:
@@ -382,7 +395,13 @@ def clos(
             hi = lo + 1
         else:
             wired = _tier_up(
-                layer, new_block, down_max, radix, t < tiers, full_fan=join_tier and t < pod_tiers
+                layer,
+                new_block,
+                down_max,
+                radix,
+                t < tiers,
+                full_fan=join_tier and t < pod_tiers,
+                divide=divide and t == 2,
             )
             assert not isinstance(wired, int)
             a, b, blocks, pos, lo, hi = wired

@@ -4,21 +4,24 @@ then the backend sized and wired, and the side networks added."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from layout.errors import InputError, Problem
-from layout.fabric.clos import clos, fewest_tiers, rank_by, rank_in_runs
+from layout.fabric.clos import Net, clos, fewest_tiers, rank_by, rank_in_runs
 from layout.fabric.model import (
     CLUSTER_KEYS,
     DEFAULT_LINK_MTBF_YEARS,
     FRONTEND_LEAF_OVERSUBSCRIPTION,
     MAX_TIERS,
+    NVL72_WIRINGS,
     STORAGE_LEAF_OVERSUBSCRIPTION,
     TIER_LINKS,
     TIER_ROLES,
     Fabric,
     Spec,
+    is_nvl72,
 )
 from layout.fabric.side import Segment, add_nodes, oob_network, side_network, side_switch
 from layout.fabric.tables import Tables, device_ids
@@ -44,6 +47,7 @@ def build(
         mtbf,
         catalog,
         tiers=cluster.tiers,
+        nvl72_wiring=cluster.nvl72_wiring,
         servers_per_rack=servers_per_rack,
         storage=net.storage,
         frontend=net.frontend,
@@ -66,6 +70,7 @@ def size(
     catalog: Catalog | None = None,
     *,
     tiers: int | None = None,
+    nvl72_wiring: str | None = None,
     servers_per_rack: int | None = None,
     storage: bool = False,
     frontend: bool = False,
@@ -77,7 +82,8 @@ def size(
     """The backend fabric for a GPU count, without a site (`dclayout fabric`); ``storage``, ``frontend``
     and ``oob`` add those networks (:func:`build` passes a site's ``cluster.networks``). Bad values raise
     InputError naming ``source`` and the option (``--switch`` ...). ``link_mtbf_years=None``: the NIC's
-    own figure if the catalog has one (Cedar-7: 4 years), else 5 years."""
+    own figure if the catalog has one (Cedar-7: 4 years), else 5 years. ``nvl72_wiring``: NVL72_WIRINGS
+    (None: "ra" on InfiniBand, else "packed")."""
     if catalog is None:
         from layout.load import load_catalog
 
@@ -94,6 +100,7 @@ def size(
             nic=nic,
             link_mtbf_years=link_mtbf_years,
             tiers=tiers,
+            nvl72_wiring=nvl72_wiring,
             servers_per_rack=servers_per_rack,
             storage=storage,
             frontend=frontend,
@@ -118,6 +125,7 @@ def _check(spec: Spec, catalog: Catalog) -> None:
             p.append(spec.problem(key, f"unknown {what} {value!r}", ", ".join(sorted(table))))
     if spec.design not in ("rail", "mor"):
         p.append(spec.problem("design", f"unknown design {spec.design!r}", "rail, mor"))
+    p += _check_wiring(spec, catalog)
     if spec.gpus <= 0:
         p.append(
             spec.problem(
@@ -199,51 +207,162 @@ def _check(spec: Spec, catalog: Catalog) -> None:
         raise InputError(p)
 
 
-def _build(spec: Spec, catalog: Catalog) -> Fabric:
-    _check(spec, catalog)
+def _check_wiring(spec: Spec, catalog: Catalog) -> list[Problem]:
+    """``nvl72_wiring`` is one of NVL72_WIRINGS, and only given where it applies: an NVL72 rack system on
+    the rail-optimized design."""
+    w = spec.nvl72_wiring
+    if w is None:
+        return []
+    if w not in NVL72_WIRINGS:
+        return [spec.problem("nvl72_wiring", f"unknown NVL72 wiring {w!r}", ", ".join(NVL72_WIRINGS))]
+    srv = catalog.server.get(spec.server)
+    if srv is not None and not is_nvl72(srv):
+        nvl72 = (
+            ", ".join(sorted(k for k, v in catalog.server.items() if is_nvl72(v))) or "none in the catalog"
+        )
+        return [
+            spec.problem(
+                "nvl72_wiring",
+                f"applies to NVL72 rack systems only, not to {spec.server}",
+                f"leave it out, or a server of {nvl72}",
+            )
+        ]
+    if spec.design == "mor":
+        return [
+            spec.problem(
+                "nvl72_wiring",
+                "applies to the rail-optimized design, not to middle-of-rack",
+                "leave it out, or design rail",
+            )
+        ]
+    return []
+
+
+def _wiring(spec: Spec, catalog: Catalog) -> str | None:
+    """The NVL72 wiring that applies: the one asked for, else "ra" on InfiniBand (the DGX SuperPOD GB200
+    RA's compute fabric is Quantum InfiniBand) and "packed" elsewhere; None for other servers or mor."""
     srv = catalog.server[spec.server]
-    sw = catalog.switch[spec.switch]
-    nic = catalog.nic[spec.nic]
-    ports, speed = catalog.backend(spec.server, spec.nic)
-    radix = sw.ports * sw.port_gbps // speed
+    if spec.design != "rail" or not is_nvl72(srv):
+        return None
+    if spec.nvl72_wiring is not None:
+        return spec.nvl72_wiring
+    return "ra" if catalog.switch[spec.switch].protocol == "infiniband" else "packed"
+
+
+@dataclass
+class _Plane:
+    """One plane's backend: the leaf of every server port of the plane and the Clos above the leaves
+    (a dual-plane NIC has two such fabrics, alike)."""
+
+    per_pod: int  # servers per pod
+    pods: int
+    tiers: int
+    group_servers: int  # servers of a leaf group: the scalable unit's (rail), a rack or rack pair (mor)
+    rails: int  # rails of the plane (ra: NIC positions of a compute tray)
+    leaf_of_port: np.ndarray  # (servers, ports of the plane): the leaf of each port
+    leaf_pod: np.ndarray
+    leaf_su: np.ndarray
+    leaf_rail: np.ndarray  # -1 on middle-of-rack
+    leaf_rack: np.ndarray  # ra: the leaf's rack (server) inside its SU, else -1
+    srv_pod: np.ndarray
+    srv_su: np.ndarray
+    net: Net
+
+    @property
+    def switches(self) -> int:
+        return sum(len(layer.up) for layer in self.net.layers)
+
+    @property
+    def links(self) -> int:
+        return int(self.leaf_of_port.size) + sum(len(a) for a, _ in self.net.links)
+
+
+def _plane(
+    spec: Spec, catalog: Catalog, ports: int, radix: int, per_pod: int, ratio: float, tiers_asked: int | None
+) -> _Plane:
+    """Leaves and Clos of one plane of ``ports`` links per server, pods of ``per_pod`` servers joined
+    ``ratio``:1; InputError when the tiers cannot hold it."""
+    srv = catalog.server[spec.server]
     half = radix // 2
     n_srv = spec.gpus // srv.gpus
-    per_pod = spec.pod_gpus // srv.gpus if spec.pod_gpus else n_srv
     pods = -(-n_srv // per_pod)
-    ratio = spec.oversubscription
     top_down = radix if pods == 1 else math.floor(radix * ratio / (ratio + 1) + 1e-9)
+    wiring = _wiring(spec, catalog)
 
     def top_up(down: np.ndarray) -> np.ndarray:
         return np.ceil(down / ratio - 1e-9).astype(np.int64)
 
-    # leaf groups: servers of a scalable unit (rail) or of a rack / rack pair (mor)
-    if spec.design == "rail":
-        # rails: one per backend link, or the server's own (an NVL72's 72 links over 18 rails of 4,
-        # tray position i of every rack on rail i); a leaf group takes whole scalable units of the
-        # reference design when one fits on a leaf (32 DGX H100; 8 NVL72 racks), else what fills k/2
-        rails = srv.rails * (ports // srv.backend_ports) if srv.rails else ports
-        fill = max(1, half // (ports // rails))
-        su = srv.su_servers
-        group_servers = su * (fill // su) if su and su <= fill else fill
+    s = np.arange(n_srv, dtype=np.int64)
+    srv_pod, srv_local = s // per_pod, s % per_pod
+    port = np.tile(np.arange(ports, dtype=np.int64), n_srv)
+    port_srv = np.repeat(s, ports)
+    leaf_slot = None
+    if wiring == "ra":
+        # DGX SuperPOD GB200 RA, compute fabric: per SU one rail group per NIC position of a compute
+        # tray; a group is one leaf per rack (that rack's trays: 18 links down) and its own spines
+        positions = srv.ports_per_rail
+        group_servers = srv.su_servers or max(1, half // (ports // positions))
+        rails = positions
+        srv_su = srv_local // group_servers
+        per_su = positions * group_servers
+        slots_per_pod = -(-per_pod // group_servers) * per_su
+        slot = (
+            srv_pod[port_srv] * slots_per_pod
+            + srv_su[port_srv] * per_su
+            + (port % positions) * group_servers
+            + srv_local[port_srv] % group_servers
+        )
+        used, leaf_of_port = np.unique(slot, return_inverse=True)
+        local = used % slots_per_pod
+        leaf_pod, leaf_su = used // slots_per_pod, local // per_su
+        leaf_rail, leaf_rack = local % per_su // group_servers, local % group_servers
+        leaf_slot = used
+        block_leaves = group_servers
+        groups, needed = -(-per_pod // group_servers) * positions, 3
+        while groups > top_down:
+            groups, needed = -(-groups // half), needed + 1
     else:
-        rack = spec.servers_per_rack or max(1, half // ports)
-        if rack * ports > half:
-            raise InputError(
-                [
-                    spec.problem(
-                        "design",
-                        f"middle-of-rack: a rack of {rack} {spec.server} has {rack * ports} backend "
-                        f"ports, more than half of {spec.switch}'s radix ({radix})",
-                        f"rail, or a switch with at least {2 * rack * ports} ports at {speed}G",
-                    )
-                ]
-            )
-        group_servers = 2 * rack if 2 * rack * ports <= half else rack
-        rails = 1
-    leaves_per_pod = -(-per_pod // group_servers) * rails
-    block_leaves = half // rails * rails if rails <= half else half
-    needed = fewest_tiers(leaves_per_pod, block_leaves, half, top_down) + int(pods > 1)
-    tiers = spec.tiers or needed
+        if spec.design == "rail":
+            # rails: one per backend link, or the server's own (an NVL72's 72 links over 18 rails of 4,
+            # tray position i of every rack on rail i); a leaf group takes whole scalable units of the
+            # reference design when one fits on a leaf (32 DGX H100; 8 NVL72 racks), else what fills k/2
+            rails = srv.rails or ports
+            fill = max(1, half // (ports // rails))
+            su = srv.su_servers
+            group_servers = su * (fill // su) if su and su <= fill else fill
+        else:
+            rack = spec.servers_per_rack or max(1, half // ports)
+            if rack * ports > half:
+                raise InputError(
+                    [
+                        spec.problem(
+                            "design",
+                            f"middle-of-rack: a rack of {rack} {spec.server} has {rack * ports} backend "
+                            f"ports, more than half of {spec.switch}'s radix ({radix})",
+                            f"rail, or a switch with at least {2 * rack * ports} ports at "
+                            f"{catalog.backend(spec.server, spec.nic)[1]}G",
+                        )
+                    ]
+                )
+            group_servers = 2 * rack if 2 * rack * ports <= half else rack
+            rails = 1
+        srv_su = srv_local // group_servers
+        leaves_per_pod = -(-per_pod // group_servers) * rails
+        block_leaves = half // rails * rails if rails <= half else half
+        needed = fewest_tiers(leaves_per_pod, block_leaves, half, top_down)
+        pod_leaf0 = np.arange(pods, dtype=np.int64) * leaves_per_pod  # leaves of a partial last pod follow
+        per_rail = ports // rails
+        leaf = (
+            pod_leaf0[srv_pod[port_srv]] + srv_su[port_srv] * rails + (port // per_rail if rails > 1 else 0)
+        )
+        # renumber leaves densely (a partial last pod has fewer)
+        used, leaf_of_port = np.unique(leaf, return_inverse=True)
+        leaf_pod, leaf_in_pod = used // leaves_per_pod, used % leaves_per_pod
+        leaf_rail = leaf_in_pod % rails if spec.design == "rail" else np.full(len(used), -1)
+        leaf_su = leaf_in_pod // rails
+        leaf_rack = np.full(len(used), -1, dtype=np.int64)
+    needed += int(pods > 1)
+    tiers = tiers_asked or needed
     if tiers < needed:
         raise InputError(
             [
@@ -277,31 +396,61 @@ def _build(spec: Spec, catalog: Catalog) -> Fabric:
                 )
             ]
         )
-    pod_tiers = tiers - int(pods > 1)
-
-    # servers and their backend ports
-    s = np.arange(n_srv, dtype=np.int64)
-    srv_pod, srv_local = s // per_pod, s % per_pod
-    srv_su = srv_local // group_servers
-    pod_leaf0 = np.arange(pods, dtype=np.int64) * leaves_per_pod  # leaves of a partial last pod follow
-    port = np.tile(np.arange(ports, dtype=np.int64), n_srv)
-    port_srv = np.repeat(s, ports)
-    per_rail = ports // rails
-    leaf_of_port = (
-        pod_leaf0[srv_pod[port_srv]] + srv_su[port_srv] * rails + (port // per_rail if rails > 1 else 0)
+    leaf_down = np.bincount(leaf_of_port, minlength=len(used))
+    net = clos(
+        leaf_pod,
+        leaf_pod,
+        leaf_down,
+        tiers - int(pods > 1),
+        pods > 1,
+        radix,
+        block_leaves,
+        top_down,
+        top_up,
+        leaf_slot=leaf_slot,
+        divide=wiring == "ra",
     )
-    # renumber leaves densely (a partial last pod has fewer)
-    used_leaves, leaf_of_port = np.unique(leaf_of_port, return_inverse=True)
-    leaf_pod = used_leaves // leaves_per_pod
-    leaf_in_pod = used_leaves % leaves_per_pod
-    leaf_down = np.bincount(leaf_of_port, minlength=len(used_leaves))
+    return _Plane(
+        per_pod=per_pod,
+        pods=pods,
+        tiers=tiers,
+        group_servers=group_servers,
+        rails=rails,
+        leaf_of_port=leaf_of_port.reshape(n_srv, ports),
+        leaf_pod=leaf_pod,
+        leaf_su=leaf_su,
+        leaf_rail=leaf_rail,
+        leaf_rack=leaf_rack,
+        srv_pod=srv_pod,
+        srv_su=srv_su,
+        net=net,
+    )
 
-    net = clos(leaf_pod, leaf_pod, leaf_down, pod_tiers, pods > 1, radix, block_leaves, top_down, top_up)
+
+def _build(spec: Spec, catalog: Catalog) -> Fabric:
+    _check(spec, catalog)
+    srv = catalog.server[spec.server]
+    sw = catalog.switch[spec.switch]
+    nic = catalog.nic[spec.nic]
+    links_per_server, speed = catalog.backend(spec.server, spec.nic)
+    # a dual-plane NIC (an 800G port run as 2 x 400G) gets one fabric per plane, as NVIDIA's NVL72
+    # enterprise RA builds them ("each compute networking plane forms a separate fabric"); link l of a
+    # server is plane l % planes of its cage l // planes (the twin-port module holds both planes)
+    planes = max(1, nic.split)
+    ports = links_per_server // planes
+    radix = sw.ports * sw.port_gbps // speed
+    n_srv = spec.gpus // srv.gpus
+    per_pod = spec.pod_gpus // srv.gpus if spec.pod_gpus else n_srv
+    ratio = spec.oversubscription
+    pl = _plane(spec, catalog, ports, radix, per_pod, ratio, spec.tiers)
+    net, tiers, pods, srv_pod = pl.net, pl.tiers, pl.pods, pl.srv_pod
+    wiring = _wiring(spec, catalog)
 
     t = Tables()
-    # server group = the 2-tier block of its rail-0 leaf; index = position inside (pod, group)
+    # server group = the 2-tier block of its first leaf; index = position inside (pod, group)
     leaf_block_local = net.local_block(1)
-    srv_group = leaf_block_local[leaf_of_port[::ports]]
+    srv_group = leaf_block_local[pl.leaf_of_port[:, 0]]
+    s = np.arange(n_srv, dtype=np.int64)
     t.add_devices(
         [f"srv-{i:05d}" for i in s.tolist()],
         "server",
@@ -310,63 +459,94 @@ def _build(spec: Spec, catalog: Catalog) -> Fabric:
         spec.server,
         srv_pod,
         srv_group,
-        srv_su,
+        pl.srv_su,
         index=rank_in_runs(srv_pod * (n_srv + 1) + srv_group),
     )
-    leaf_rail = leaf_in_pod % rails if spec.design == "rail" else np.full(len(leaf_pod), -1)
-    leaf_su = leaf_in_pod // rails
+
+    def each_plane(v: np.ndarray) -> np.ndarray:
+        return np.tile(np.asarray(v, dtype=np.int64), planes)
+
+    def plane_of(n: int) -> np.ndarray:
+        return np.repeat(np.arange(planes, dtype=np.int64), n) if planes > 1 else np.full(n, -1, np.int64)
+
+    n_leaf = len(pl.leaf_pod)
+    rail = pl.leaf_rail if spec.design == "rail" else None
+    leaf_index = rank_in_runs(pl.leaf_pod * (n_leaf + 1) + leaf_block_local)
     leaf_first = t.add_devices(
-        device_ids("be-leaf", ("p", leaf_pod), ("u", leaf_su), ("r", leaf_rail)),
+        device_ids(
+            "be-leaf",
+            ("x", plane_of(n_leaf)),
+            ("p", each_plane(pl.leaf_pod)),
+            ("u", each_plane(pl.leaf_su)),
+            ("r", each_plane(pl.leaf_rail)),
+            ("s", each_plane(pl.leaf_rack)),
+        ),
         "leaf",
         "backend",
         1,
         spec.switch,
-        leaf_pod,
-        leaf_block_local,
-        leaf_su,
-        leaf_rail,
-        rank_in_runs(leaf_pod * (len(leaf_pod) + 1) + leaf_block_local),
+        each_plane(pl.leaf_pod),
+        each_plane(leaf_block_local),
+        each_plane(pl.leaf_su),
+        None if rail is None else (np.repeat(np.arange(planes), n_leaf) * pl.rails + each_plane(rail)),
+        each_plane(leaf_index),
     )
     firsts = [leaf_first]
+    counts = [n_leaf]
     for tier in range(2, tiers + 1):
         layer = net.layers[tier - 1]
         role = TIER_ROLES[tier - 1]
+        n = len(layer.up)
         if tier == 2:
             grp = net.local_block(2)
-            ids = device_ids(f"be-{role}", ("p", layer.pod), ("g", grp), ("", layer.pos))
-            firsts.append(
-                t.add_devices(
-                    ids,
-                    role,
-                    "backend",
-                    tier,
-                    spec.switch,
-                    layer.pod,
-                    grp,
-                    index=layer.pos,
-                    planes=layer.hi - layer.lo,
-                )
+            ids = device_ids(
+                f"be-{role}", ("x", plane_of(n)), ("p", each_plane(layer.pod)), ("g", each_plane(grp)),
+                ("", each_plane(layer.pos)),
+            )  # fmt: skip
+            first = t.add_devices(
+                ids,
+                role,
+                "backend",
+                tier,
+                spec.switch,
+                each_plane(layer.pod),
+                each_plane(grp),
+                index=each_plane(layer.pos),
+                planes=each_plane(layer.hi - layer.lo),
             )
         else:
             num = rank_by(layer.pod)
-            firsts.append(
-                t.add_devices(
-                    device_ids(f"be-{role}", ("p", layer.pod), ("", num)),
-                    role,
-                    "backend",
-                    tier,
-                    spec.switch,
-                    layer.pod,
-                    index=num,
-                    planes=layer.hi - layer.lo,
-                )
+            first = t.add_devices(
+                device_ids(
+                    f"be-{role}", ("x", plane_of(n)), ("p", each_plane(layer.pod)), ("", each_plane(num))
+                ),
+                role,
+                "backend",
+                tier,
+                spec.switch,
+                each_plane(layer.pod),
+                index=each_plane(num),
+                planes=each_plane(layer.hi - layer.lo),
             )
+        firsts.append(first)
+        counts.append(n)
     pod_of = t.pods()
-    t.add_links(port_srv, leaf_first + leaf_of_port, "gpu_leaf", "backend", speed, pod_of)
+    # server s, link l: plane l % planes, that plane's port l // planes
+    lk = np.arange(links_per_server, dtype=np.int64)
+    to_leaf = (lk % planes)[None, :] * n_leaf + pl.leaf_of_port[:, lk // planes]
+    t.add_links(
+        np.repeat(s, links_per_server), leaf_first + to_leaf.ravel(), "gpu_leaf", "backend", speed, pod_of
+    )
     for tier in range(2, tiers + 1):
         a, b = net.links[tier - 2]
+        off = np.arange(planes, dtype=np.int64)[:, None]
         t.add_links(
-            firsts[tier - 2] + a, firsts[tier - 1] + b, TIER_LINKS[tier - 1], "backend", speed, pod_of
+            (firsts[tier - 2] + off * counts[tier - 2] + a[None, :]).ravel(),
+            (firsts[tier - 1] + off * counts[tier - 1] + b[None, :]).ravel(),
+            TIER_LINKS[tier - 1],
+            "backend",
+            speed,
+            pod_of,
         )
 
     nodes = add_nodes(t, catalog, spec, srv_pod, n_srv, sw.protocol)
@@ -397,14 +577,14 @@ def _build(spec: Spec, catalog: Catalog) -> Fabric:
         mtbf = spec.link_mtbf_years
     else:
         mtbf = nic.link_mtbf_years or DEFAULT_LINK_MTBF_YEARS
-    node_optics = n_srv * -(-ports // nic.ports_per_module) if spec.design == "rail" else 0
-    su_servers = srv.su_servers or group_servers
+    node_optics = n_srv * -(-links_per_server // nic.ports_per_module) if spec.design == "rail" else 0
+    su_servers = srv.su_servers or pl.group_servers
     return Fabric(
         gpus=spec.gpus,
         servers=n_srv,
         tiers=tiers,
         pods=pods,
-        pod_gpus=per_pod * srv.gpus,
+        pod_gpus=pl.per_pod * srv.gpus,
         oversubscription=float(ratio),
         design=spec.design,
         switch=spec.switch,
@@ -418,4 +598,6 @@ def _build(spec: Spec, catalog: Catalog) -> Fabric:
         nvlink_gpus=srv.nvlink_gpus or srv.gpus,
         device_arrays=devices,
         link_arrays=links,
+        nvl72_wiring=wiring,
+        planes=planes,
     )

@@ -18,6 +18,8 @@ from layout.reliability import time_to_first_failure_min
 if TYPE_CHECKING:
     import pandas as pd
 
+    from layout.model.catalog import ServerSpec
+
 TIER_ROLES = ("leaf", "spine", "core", "super")  # backend tiers 1..4
 TIER_LINKS = ("gpu_leaf", "leaf_spine", "spine_core", "core_super")  # link from tier t-1 to tier t
 MAX_TIERS = len(TIER_ROLES)
@@ -57,7 +59,18 @@ CLUSTER_KEYS = {
     "nic": "cluster.nic",
     "link_mtbf_years": "cluster.link_mtbf_years",
     "tiers": "cluster.tiers",
+    "nvl72_wiring": "cluster.nvl72_wiring",
 }
+# How the backend ports of an NVL72 rack system (GB200 / GB300 NVL72: 18 compute trays of 4 NICs) meet
+# the leaves, on the rail-optimized design:
+# - "ra": as the DGX SuperPOD GB200 RA's compute fabric: per scalable unit one rail group per NIC
+#   position of a compute tray, each of one leaf per rack (the rack's 18 trays: 18 links down, 18 up)
+#   and the spines of that group alone (a number dividing the leaf's 18 links up), the groups joined by
+#   a core tier; a leaf failure cuts one NIC of 18 trays of one rack. The default on InfiniBand.
+# - "packed": tray position i of every rack of an SU on rail i (18 leaves per SU, all 4 NICs of a tray
+#   on one leaf: a leaf failure cuts 32 GPUs), the spines shared by the SUs of a leaf group: fewer
+#   switches on 2 tiers. The default elsewhere (the Spectrum-X NVL72 enterprise RA's rails).
+NVL72_WIRINGS = ("ra", "packed")
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,6 +100,8 @@ class Fabric:
     nvlink_gpus: int  # GPUs of one NVLink domain: never split across SUs or pods
     device_arrays: dict[str, np.ndarray] = field(repr=False)
     link_arrays: dict[str, np.ndarray] = field(repr=False)
+    nvl72_wiring: str | None = None  # "ra" / "packed" for an NVL72 rack system on rails (NVL72_WIRINGS)
+    planes: int = 1  # backend fabrics: one per plane of a dual-plane NIC (cx8-2x400: 2), each its own Clos
 
     @cached_property
     def devices(self) -> pd.DataFrame:
@@ -170,6 +185,8 @@ class Fabric:
             "radix": self.radix,
             "networks": nets,
             "built": self._built(),
+            "nvl72_wiring": self.nvl72_wiring,
+            "planes": self.planes,
         }
 
     def scalable_unit(self) -> dict[str, int]:
@@ -209,6 +226,12 @@ class Fabric:
         return out
 
 
+def is_nvl72(server: ServerSpec) -> bool:
+    """A rack-scale NVL72 system: its backend ports spread over rails of compute trays, several NICs per
+    tray (GB200 / GB300 NVL72: 18 trays of 4), so that ``nvl72_wiring`` chooses how they meet the leaves."""
+    return server.rails is not None and server.ports_per_rail > 1
+
+
 def is_switch_role(role: np.ndarray) -> np.ndarray:
     """True where a device role is a switch (not a GPU server, storage or CPU node)."""
     return ~np.isin(np.asarray(role).astype(str), ["server", *NODE_ROLES])
@@ -228,6 +251,7 @@ class Spec:
     nic: str
     link_mtbf_years: float | None
     tiers: int | None
+    nvl72_wiring: str | None
     servers_per_rack: int | None
     storage: bool
     frontend: bool

@@ -217,3 +217,57 @@ def test_json_has_the_scalable_unit_of_the_system(
         "racks": 8,
         "nvlink_gpus": 8,
     }
+
+
+def _site(tmp_path: Path, name: str, **cluster: object) -> Path:
+    """A shipped site with ``cluster`` keys set (TOML values as given)."""
+    text = (ROOT / "sites" / f"{name}.toml").read_text()
+    head, sep, rest = text.partition("[cluster]\n")
+    lines = [line for line in rest.split("\n") if line.split("=")[0].strip() not in cluster]
+    extra = [f"{k} = {v}" for k, v in cluster.items()]
+    path = tmp_path / f"{name}.toml"
+    path.write_text(head + sep + "\n".join(extra + lines))
+    return path
+
+
+def test_nvl72_wiring_option(dclayout: Callable[..., subprocess.CompletedProcess[str]]) -> None:
+    args = ("fabric", "--gpus", "576", "--server", "gb200-nvl72", "--switch", "qm9700", "--json")
+    ra = json.loads(dclayout(*args).stdout)
+    packed = json.loads(dclayout(*args, "--nvl72-wiring", "packed").stdout)
+    assert (ra["nvl72_wiring"], ra["switches"]["total"]) == ("ra", 65)  # 32 leaves, 24 spines, 9 cores
+    assert (packed["nvl72_wiring"], packed["switches"]["total"]) == ("packed", 29)  # 18 leaves, 11 spines
+    res = dclayout("fabric", "--gpus", "1024", "--nvl72-wiring", "ra")
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr == (
+        "dclayout fabric: --nvl72-wiring: applies to NVL72 rack systems only, not to dgx-h100 (allowed: "
+        "leave it out, or a server of gb200-nvl72, gb300-nvl72)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "code", "message"),
+    [
+        ("gb200-hall", '"ra"', 0, ""),
+        (
+            "superpod-4su",
+            '"ra"',
+            2,
+            "cluster.nvl72_wiring: applies to NVL72 rack systems only, not to dgx-h100 (allowed: leave it out, "
+            "or a server of gb200-nvl72, gb300-nvl72)",
+        ),
+        ("gb200-hall", '"tight"', 2, "cluster.nvl72_wiring: "),
+    ],
+)
+def test_nvl72_wiring_in_a_site(
+    tmp_path: Path,
+    dclayout: Callable[..., subprocess.CompletedProcess[str]],
+    name: str,
+    value: str,
+    code: int,
+    message: str,
+) -> None:
+    site = _site(tmp_path, name, nvl72_wiring=value)
+    res = dclayout("validate", str(site))
+    assert res.returncode == code, res.stderr
+    if code:
+        assert res.stderr.startswith(f"{site}: {message}") and res.stderr.count("\n") == 1

@@ -10,6 +10,7 @@ The sweep also checks non-blocking by max-flow (test_fabric_maxflow.py).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -81,7 +82,7 @@ def check_fabric(fab: Fabric, catalog: Catalog, servers_per_rack: int | None = N
     sw = catalog.switch[fab.switch]
     n_srv = fab.gpus // srv.gpus
     assert fab.servers == n_srv
-    assert fab.radix == sw.ports * sw.port_gbps // srv.backend_port_gbps
+    assert fab.radix == sw.ports * sw.port_gbps // catalog.backend(fab.server, fab.nic)[1]  # at link speed
     assert list(dev.columns) == [
         "device_id",
         "role",
@@ -119,19 +120,32 @@ def check_fabric(fab: Fabric, catalog: Catalog, servers_per_rack: int | None = N
     pa, pb = dev["pod"].to_numpy()[links["a"]], dev["pod"].to_numpy()[links["b"]]
     assert (links["pod"].to_numpy() == np.where(pa == pb, pa, -1)).all()
 
-    # every server backend port connected exactly once, to a leaf of its own pod
+    # every server backend link connected exactly once, to a leaf of its own pod (a dual-plane NIC:
+    # link l of a server is plane l % planes of its port l // planes, on that plane's own fabric)
+    links_per, _ = catalog.backend(fab.server, fab.nic)
     gl = links[links["kind"] == "gpu_leaf"]
-    assert len(gl) == n_srv * srv.backend_ports
-    assert (np.bincount(gl["a"], minlength=n_srv)[:n_srv] == srv.backend_ports).all()
+    assert len(gl) == n_srv * links_per
+    assert (np.bincount(gl["a"], minlength=n_srv)[:n_srv] == links_per).all()
     assert (dev["role"].to_numpy()[gl["b"]] == "leaf").all()
     assert (pa[gl.index] == pb[gl.index]).all()
-    leaf_of_port = gl["b"].to_numpy().reshape(n_srv, srv.backend_ports)
+    leaf_of_port = gl["b"].to_numpy().reshape(n_srv, links_per)
     servers = dev.iloc[:n_srv]
-    if fab.design == "rail":  # rail i of a server -> the leaf of rail i in the server's scalable unit
+    port, plane = np.arange(links_per) // fab.planes, np.arange(links_per) % fab.planes
+    if fab.design == "rail" and fab.nvl72_wiring == "ra":
+        # DGX SuperPOD GB200 RA: NIC position j of a tray -> the leaf of rail group j for the server's rack
         rails = dev["rail"].to_numpy()[leaf_of_port]
-        assert (rails == np.arange(srv.backend_ports) // srv.ports_per_rail).all()  # NVL72: 4 per tray
+        assert (rails == plane * srv.ports_per_rail + port % srv.ports_per_rail).all()
+        assert (
+            pd.Series(np.repeat(np.arange(n_srv), links_per)).groupby(leaf_of_port.ravel()).nunique().max()
+            == 1
+        )
+    elif fab.design == "rail":  # rail i of a server -> the leaf of rail i in the server's scalable unit
+        rails = dev["rail"].to_numpy()[leaf_of_port]
+        per_plane = srv.rails or srv.backend_ports
+        assert (rails == plane * per_plane + port // srv.ports_per_rail).all()  # NVL72: 4 per tray
+    if fab.design == "rail":
         assert (dev["su"].to_numpy()[leaf_of_port] == servers["su"].to_numpy()[:, None]).all()
-        assert fab.node_optics == n_srv * math.ceil(srv.backend_ports / catalog.nic[fab.nic].ports_per_module)
+        assert fab.node_optics == n_srv * math.ceil(links_per / catalog.nic[fab.nic].ports_per_module)
     else:  # middle-of-rack: every port of a rack's servers on that rack's leaf
         assert (leaf_of_port == leaf_of_port[:, :1]).all()
         per_pod = fab.pod_gpus // srv.gpus
@@ -245,22 +259,45 @@ def test_tiers_follow_the_clos_capacity(switch: str, n_servers: int, design: str
 
 
 @pytest.mark.parametrize(
-    ("server", "switch", "gpus", "design", "pod_gpus", "ratio", "rack"),
+    ("server", "switch", "gpus", "design", "pod_gpus", "ratio", "rack", "kw"),
     [
-        ("dgx-h100", "qm9700", 1024, "rail", 0, 1.0, None),
-        ("dgx-h100", "qm9700", 20_000, "rail", 0, 1.0, None),  # partial last SU, 3 tiers
-        ("dgx-h100", "sn5600", 32_000, "rail", 0, 1.0, None),  # seed 002
-        ("dgx-h100", "qm9700", 4096, "mor", 0, 1.0, 2),  # rack pairs
-        ("dgx-h100", "qm9700", 6144, "rail", 2048, 3.0, None),  # 2-tier pods joined 3:1
-        ("gb200-nvl72", "sn5600", 4608, "rail", 0, 1.0, None),  # 72 rails per server
-        ("gb200-nvl72", "qm9700", 2304, "rail", 1152, 2.0, None),  # rails > k/2
-        ("dgx-h100", "q3400", 8192, "rail", 0, 1.0, None),  # 800G ports, 2 lanes each
+        ("dgx-h100", "qm9700", 1024, "rail", 0, 1.0, None, None),
+        ("dgx-h100", "qm9700", 20_000, "rail", 0, 1.0, None, None),  # partial last SU, 3 tiers
+        ("dgx-h100", "sn5600", 32_000, "rail", 0, 1.0, None, None),  # seed 002
+        ("dgx-h100", "qm9700", 4096, "mor", 0, 1.0, 2, None),  # rack pairs
+        ("dgx-h100", "qm9700", 6144, "rail", 2048, 3.0, None, None),  # 2-tier pods joined 3:1
+        (
+            "gb200-nvl72",
+            "sn5600",
+            4608,
+            "rail",
+            0,
+            1.0,
+            None,
+            None,
+        ),  # packed on Ethernet: 18 rails per server
+        ("gb200-nvl72", "qm9700", 2304, "rail", 1152, 2.0, None, {"nvl72_wiring": "packed"}),  # rails > k/2
+        ("gb200-nvl72", "qm9700", 4608, "rail", 0, 1.0, None, None),  # the GB200 RA: a leaf per rack and NIC
+        ("gb200-nvl72", "qm9700", 2376, "rail", 1152, 3.0, None, None),  # RA pods, partial SU
+        ("gb300-nvl72", "sn5600", 2304, "rail", 0, 1.0, None, {"nic": "cx8-2x400"}),  # two planes, packed
+        ("gb300-nvl72", "q3400", 2304, "rail", 0, 1.0, None, {"nic": "cx8-2x400"}),  # two planes, RA
+        ("dgx-b300", "q3400", 1152, "rail", 0, 1.0, None, {"nic": "cx8-2x400"}),  # two planes of 8 rails
+        ("dgx-h100", "q3400", 8192, "rail", 0, 1.0, None, None),  # 800G ports, 2 lanes each
     ],
 )
 def test_invariants_on_reference_shapes(
-    server: str, switch: str, gpus: int, design: str, pod_gpus: int, ratio: float, rack: int | None
+    server: str,
+    switch: str,
+    gpus: int,
+    design: str,
+    pod_gpus: int,
+    ratio: float,
+    rack: int | None,
+    kw: dict[str, Any] | None,
 ) -> None:
-    fab = size(gpus, server, switch, design, pod_gpus, ratio, catalog=BASE, servers_per_rack=rack)
+    fab = size(
+        gpus, server, switch, design, pod_gpus, ratio, catalog=BASE, servers_per_rack=rack, **(kw or {})
+    )
     check_fabric(fab, BASE, rack)
 
 
