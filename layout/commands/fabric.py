@@ -94,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         nvl72_wiring=args.nvl72_wiring,
     )
     summary = fab.summary()
+    if summary["pods_cost_more"]:
+        print(f"dclayout fabric: warning: {pods_cost_more(summary)}", file=sys.stderr)
     written = []
     if args.csv is not None:
         from layout.export.tables import write_fabric_csv
@@ -112,6 +114,22 @@ def run(args: argparse.Namespace) -> int:
         for path in written:
             print(f"wrote {path}")
     return EXIT_OK
+
+
+def pods_cost_more(s: dict[str, Any]) -> str:
+    """One line with both figures when oversubscribed pods need more switches than one non-blocking
+    fabric of the same GPUs (the fabric summary's ``pods_cost_more``), and which was built."""
+    m = s["pods_cost_more"]
+    flat = m["non_blocking"]
+    built = (
+        "built the non-blocking one" if m["built"] == "non_blocking" else "kept the pods (each a building's)"
+    )
+    return (
+        f"{m['pods']} pods of {m['pod_gpus']:,} GPUs at {m['oversubscription']:g}:1 need "
+        f"{m['switches']:,} switches and {m['links']:,} links ({m['tiers']} tiers), more than one "
+        f"non-blocking fabric of the {s['gpus']:,} GPUs: {flat['switches']:,} switches and "
+        f"{flat['links']:,} links ({flat['tiers']} tiers); {built}"
+    )
 
 
 def _print_table(s: dict[str, Any]) -> None:

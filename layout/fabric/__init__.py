@@ -36,6 +36,9 @@ two 400G links counts twice):
   the groups joined by a core tier (three tiers at least); ``packed``: tray position i on rail i.
 - A dual-plane NIC (``split`` 2: ConnectX-8 as 2 x 400G) gets one fabric per plane, alike, sharing no
   switch (NVIDIA's NVL72 enterprise RA); link l of a server is plane ``l % 2`` of its cage.
+- Oversubscription applies between pods and is refused without them; oversubscribed pods that need more
+  switches than one non-blocking fabric of the same GPUs give way to it (unless kept: a site's pods that
+  may not span buildings), the summary's ``pods_cost_more`` saying both figures.
 
 Frontend and storage networks reuse the same sizing on the cluster's switch model (frontend leaves 3:1,
 storage leaves 1:1, non-blocking above the leaf, as many tiers as needed); out-of-band management is one

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,10 @@ def build(
     cluster: Cluster, catalog: Catalog, servers_per_rack: int | None = None, source: str = "site"
 ) -> Fabric:
     """The fabric of a site's cluster. ``servers_per_rack`` (from the rack template) sets the
-    middle-of-rack leaf groups; without it a leaf takes as many whole servers as fill ``k/2`` ports."""
+    middle-of-rack leaf groups; without it a leaf takes as many whole servers as fill ``k/2`` ports.
+    Oversubscribed pods that cost more switches than one non-blocking fabric are kept when the pods
+    may not span buildings (each pod is then what one building holds) and built non-blocking when they
+    may; either way the fabric's ``pods_cost_more`` gives both figures."""
     mtbf = cluster.link_mtbf_years if "link_mtbf_years" in cluster.model_fields_set else None
     net = cluster.networks
     return size(
@@ -48,6 +52,7 @@ def build(
         catalog,
         tiers=cluster.tiers,
         nvl72_wiring=cluster.nvl72_wiring,
+        keep_pods=not cluster.pod_spans_buildings,
         servers_per_rack=servers_per_rack,
         storage=net.storage,
         frontend=net.frontend,
@@ -71,6 +76,7 @@ def size(
     *,
     tiers: int | None = None,
     nvl72_wiring: str | None = None,
+    keep_pods: bool = False,
     servers_per_rack: int | None = None,
     storage: bool = False,
     frontend: bool = False,
@@ -83,7 +89,9 @@ def size(
     and ``oob`` add those networks (:func:`build` passes a site's ``cluster.networks``). Bad values raise
     InputError naming ``source`` and the option (``--switch`` ...). ``link_mtbf_years=None``: the NIC's
     own figure if the catalog has one (Cedar-7: 4 years), else 5 years. ``nvl72_wiring``: NVL72_WIRINGS
-    (None: "ra" on InfiniBand, else "packed")."""
+    (None: "ra" on InfiniBand, else "packed"). Oversubscribed pods (``pod_gpus``, ``oversubscription``
+    > 1) that need more switches than one non-blocking fabric of the same GPUs: that fabric is built
+    instead unless ``keep_pods``; ``Fabric.pods_cost_more`` gives both figures."""
     if catalog is None:
         from layout.load import load_catalog
 
@@ -101,6 +109,7 @@ def size(
             link_mtbf_years=link_mtbf_years,
             tiers=tiers,
             nvl72_wiring=nvl72_wiring,
+            keep_pods=keep_pods,
             servers_per_rack=servers_per_rack,
             storage=storage,
             frontend=frontend,
@@ -126,6 +135,7 @@ def _check(spec: Spec, catalog: Catalog) -> None:
     if spec.design not in ("rail", "mor"):
         p.append(spec.problem("design", f"unknown design {spec.design!r}", "rail, mor"))
     p += _check_wiring(spec, catalog)
+    p += _check_pods(spec, catalog)
     if spec.gpus <= 0:
         p.append(
             spec.problem(
@@ -236,6 +246,34 @@ def _check_wiring(spec: Spec, catalog: Catalog) -> list[Problem]:
             )
         ]
     return []
+
+
+def _check_pods(spec: Spec, catalog: Catalog) -> list[Problem]:
+    """An oversubscription applies between pods: refused without them (no pod size, or one pod holding
+    the whole cluster), where it used to be ignored."""
+    r = spec.oversubscription
+    if r == 1.0 or not 1.0 <= r <= 64.0 or spec.gpus <= 0 or spec.pod_gpus < 0 or spec.pod_gpus > spec.gpus:
+        return []
+    if spec.pod_gpus and spec.pod_gpus < spec.gpus:
+        return []
+    srv = catalog.server.get(spec.server)
+    dom = (srv.nvlink_gpus or srv.gpus) if srv is not None else 1
+    example = max(dom, spec.gpus // 2 // dom * dom)
+    pod_key, over_key = spec.keys.get("pod_gpus", "pod_gpus"), spec.keys.get("oversubscription", "")
+    cli = pod_key.startswith("--")
+    give = f"{pod_key} {example}" if cli else f"{pod_key} = {example}"
+    one = f"{over_key} 1" if cli else f"{over_key} = 1"
+    what = (
+        "no pod size is given"
+        if not spec.pod_gpus
+        else f"a pod of {spec.pod_gpus:,} GPUs holds the whole cluster"
+    )
+    allowed = (
+        f"pods smaller than the {spec.gpus:,} GPUs, e.g. {give}; or {one}" if example < spec.gpus else one
+    )
+    return [
+        spec.problem("pod_gpus", f"an oversubscription of {r:g}:1 applies between pods, and {what}", allowed)
+    ]
 
 
 def _wiring(spec: Spec, catalog: Catalog) -> str | None:
@@ -427,6 +465,37 @@ def _plane(
     )
 
 
+def _pods_or_not(
+    spec: Spec, catalog: Catalog, pods: _Plane, ports: int, radix: int, planes: int
+) -> tuple[_Plane, dict[str, Any] | None]:
+    """Oversubscribed pods against one non-blocking fabric of the same GPUs: the pods with no note when
+    they take fewer switches (or no non-blocking fabric fits the tiers), else both figures and the
+    non-blocking fabric (the pods when ``spec.keep_pods``)."""
+    n_srv = spec.gpus // catalog.server[spec.server].gpus
+    try:
+        flat = _plane(spec, catalog, ports, radix, n_srv, 1.0, None)
+    except InputError:
+        return pods, None
+    if flat.switches >= pods.switches:
+        return pods, None
+    per = catalog.server[spec.server].gpus
+    note = {
+        "pods": pods.pods,
+        "pod_gpus": pods.per_pod * per,
+        "oversubscription": float(spec.oversubscription),
+        "tiers": pods.tiers,
+        "switches": pods.switches * planes,
+        "links": pods.links * planes,
+        "non_blocking": {
+            "tiers": flat.tiers,
+            "switches": flat.switches * planes,
+            "links": flat.links * planes,
+        },
+        "built": "pods" if spec.keep_pods else "non_blocking",
+    }
+    return (pods if spec.keep_pods else flat), note
+
+
 def _build(spec: Spec, catalog: Catalog) -> Fabric:
     _check(spec, catalog)
     srv = catalog.server[spec.server]
@@ -443,6 +512,11 @@ def _build(spec: Spec, catalog: Catalog) -> Fabric:
     per_pod = spec.pod_gpus // srv.gpus if spec.pod_gpus else n_srv
     ratio = spec.oversubscription
     pl = _plane(spec, catalog, ports, radix, per_pod, ratio, spec.tiers)
+    cost_more = None
+    if pl.pods > 1 and ratio > 1:
+        pl, cost_more = _pods_or_not(spec, catalog, pl, ports, radix, planes)
+        if pl.pods == 1:
+            ratio = 1.0  # as built: one non-blocking pod
     net, tiers, pods, srv_pod = pl.net, pl.tiers, pl.pods, pl.srv_pod
     wiring = _wiring(spec, catalog)
 
@@ -600,4 +674,5 @@ def _build(spec: Spec, catalog: Catalog) -> Fabric:
         link_arrays=links,
         nvl72_wiring=wiring,
         planes=planes,
+        pods_cost_more=cost_more,
     )

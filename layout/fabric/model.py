@@ -102,6 +102,9 @@ class Fabric:
     link_arrays: dict[str, np.ndarray] = field(repr=False)
     nvl72_wiring: str | None = None  # "ra" / "packed" for an NVL72 rack system on rails (NVL72_WIRINGS)
     planes: int = 1  # backend fabrics: one per plane of a dual-plane NIC (cx8-2x400: 2), each its own Clos
+    # oversubscribed pods that cost more switches than one non-blocking fabric of the same GPUs: both
+    # figures and which was built (see entry._build); None when the pods pay or were not asked for
+    pods_cost_more: dict[str, Any] | None = None
 
     @cached_property
     def devices(self) -> pd.DataFrame:
@@ -187,6 +190,7 @@ class Fabric:
             "built": self._built(),
             "nvl72_wiring": self.nvl72_wiring,
             "planes": self.planes,
+            "pods_cost_more": copy.deepcopy(self.pods_cost_more),
         }
 
     def scalable_unit(self) -> dict[str, int]:
@@ -252,6 +256,7 @@ class Spec:
     link_mtbf_years: float | None
     tiers: int | None
     nvl72_wiring: str | None
+    keep_pods: bool  # keep oversubscribed pods that cost more than non-blocking (a site's pods per building)
     servers_per_rack: int | None
     storage: bool
     frontend: bool

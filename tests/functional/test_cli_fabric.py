@@ -182,9 +182,9 @@ def test_csv_to_a_place_that_cannot_be_written_is_exit_3(
 
 
 def test_json_says_what_was_built(capsys: pytest.CaptureFixture[str]) -> None:
-    """The oversubscription is the one applied (1.0 with one pod, whatever was asked); `built` has
-    per tier the switches, links down and up and the most ports one switch uses."""
-    assert main(["fabric", "--gpus", "24000", "--oversubscription", "7", "--json"]) == 0
+    """The oversubscription is the one applied (1.0 with one pod); `built` has per tier the switches,
+    links down and up and the most ports one switch uses."""
+    assert main(["fabric", "--gpus", "24000", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["pods"] == 1 and out["oversubscription"] == 1.0
     built = out["built"]
@@ -219,6 +219,42 @@ def test_json_has_the_scalable_unit_of_the_system(
     }
 
 
+def test_oversubscription_without_pods_exits_2_naming_the_missing_option(
+    dclayout: Callable[..., subprocess.CompletedProcess[str]],
+) -> None:
+    """It used to be ignored (the JSON said 1.0)."""
+    res = dclayout("fabric", "--gpus", "24000", "--oversubscription", "7", "--json")
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr == (
+        "dclayout fabric: --pod-gpus: an oversubscription of 7:1 applies between pods, and no pod size is "
+        "given (allowed: pods smaller than the 24,000 GPUs, e.g. --pod-gpus 12000; or --oversubscription 1)\n"
+    )
+
+
+def test_pods_that_cost_more_warn_with_both_figures(
+    dclayout: Callable[..., subprocess.CompletedProcess[str]],
+) -> None:
+    """Issue 26's figures: the non-blocking fabric is built, one warning line says both."""
+    res = dclayout("fabric", "--gpus", "24008", "--pod-gpus", "8192", "--oversubscription", "3", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert (out["pods"], out["oversubscription"], out["switches"]["total"], out["links"]["total"]) == (
+        1,
+        1.0,
+        2016,
+        72_136,
+    )
+    assert out["pods_cost_more"]["switches"] == 2416 and out["pods_cost_more"]["built"] == "non_blocking"
+    assert res.stderr == (
+        "dclayout fabric: warning: 3 pods of 8,192 GPUs at 3:1 need 2,416 switches and 80,328 links (4 "
+        "tiers), more than one non-blocking fabric of the 24,008 GPUs: 2,016 switches and 72,136 links "
+        "(3 tiers); built the non-blocking one\n"
+    )
+    res = dclayout("fabric", "--gpus", "98304", "--pod-gpus", "24576", "--oversubscription", "7", "--json")
+    assert res.returncode == 0 and res.stderr == ""  # the seed's pods pay: 8,448 switches, not 10,9xx
+    assert json.loads(res.stdout)["pods_cost_more"] is None
+
+
 def _site(tmp_path: Path, name: str, **cluster: object) -> Path:
     """A shipped site with ``cluster`` keys set (TOML values as given)."""
     text = (ROOT / "sites" / f"{name}.toml").read_text()
@@ -228,6 +264,21 @@ def _site(tmp_path: Path, name: str, **cluster: object) -> Path:
     path = tmp_path / f"{name}.toml"
     path.write_text(head + sep + "\n".join(extra + lines))
     return path
+
+
+def test_a_site_with_oversubscription_and_no_pods_is_refused_by_validate_and_design(
+    tmp_path: Path, dclayout: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    site = _site(tmp_path, "superpod-4su", oversubscription="3.0")
+    line = (
+        f"{site}: cluster.pod_gpus: an oversubscription of 3:1 applies between pods, and no pod size is "
+        "given (allowed: pods smaller than the 1,024 GPUs, e.g. cluster.pod_gpus = 512; or "
+        "cluster.oversubscription = 1)\n"
+    )
+    val = dclayout("validate", str(site))
+    assert (val.returncode, val.stderr) == (2, line)
+    des = dclayout("design", str(site), "--out", str(tmp_path / "out"))
+    assert (des.returncode, des.stderr) == (2, line)
 
 
 def test_nvl72_wiring_option(dclayout: Callable[..., subprocess.CompletedProcess[str]]) -> None:

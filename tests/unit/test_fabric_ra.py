@@ -301,11 +301,11 @@ MAXFLOW_NVL72 = [
     (2304, {}),
     (1944, {}),  # 3 SUs and a partial one of 3 racks
     (72, {}),  # one rack
-    (2376, {"pod_gpus": 1152, "oversubscription": 3.0}),  # pods, a partial last SU
+    (2376, {"pod_gpus": 1152, "oversubscription": 3.0, "keep_pods": True}),  # pods, a partial last SU
     (576, {"nvl72_wiring": "packed"}),
     (2304, {"nvl72_wiring": "packed"}),
     (1944, {"nvl72_wiring": "packed"}),
-    (2376, {"nvl72_wiring": "packed", "pod_gpus": 1152, "oversubscription": 3.0}),
+    (2376, {"nvl72_wiring": "packed", "pod_gpus": 1152, "oversubscription": 3.0, "keep_pods": True}),
 ]
 
 
