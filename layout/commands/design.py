@@ -1,4 +1,5 @@
-"""`dclayout design SITE [--out DIR] [--strict] [--svg/--no-svg] [--dxf] [--pdf] [--csv] [--xlsx] [--parquet]`:
+"""`dclayout design SITE [--out DIR] [--strict] [--svg/--no-svg] [--dxf] [--pdf] [--csv] [--xlsx] [--parquet]
+[--slurm]`:
 run the whole pipeline on a site and write ``DIR/summary.json``, one SVG floor plan per hall, and the exports
 asked for (default DIR: ``outputs/<site file stem>/``; file names from the site file's stem).
 
@@ -20,6 +21,8 @@ from layout.errors import printable
 from layout.figures import text
 
 SHOW_PROGRESS_AFTER_S = 1.0
+# each a flag and a kind of export.write
+EXPORT_FLAGS = ("svg", "dxf", "pdf", "csv", "xlsx", "parquet", "slurm")
 
 
 def add_parser(sub: Any) -> None:
@@ -43,6 +46,11 @@ def add_parser(sub: Any) -> None:
         "--parquet",
         action="store_true",
         help="write STEM-bom.parquet and STEM-links.parquet (the CSV tables)",
+    )
+    p.add_argument(
+        "--slurm",
+        action="store_true",
+        help="write STEM-topology.conf, Slurm's topology/tree file (NVLink racks: also the block topology)",
     )
     add_templates_option(p)
     p.set_defaults(run=run)
@@ -123,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         )  # fmt: skip
     out_dir = Path(args.out) if args.out else Path("outputs") / stem
     summary = design.summary()
-    kinds = ["summary"] + [k for k in ("svg", "dxf", "pdf", "csv", "xlsx", "parquet") if getattr(args, k)]
+    kinds = ["summary"] + [k for k in EXPORT_FLAGS if getattr(args, k)]
     try:
         written = export.write(design, kinds, out_dir, summary=summary)
     except Exception as e:  # noqa: BLE001 - any exporter failure is exit 3, never a traceback
