@@ -1,5 +1,5 @@
 """`dclayout design SITE [--out DIR] [--strict] [--svg/--no-svg] [--dxf] [--pdf] [--csv] [--xlsx] [--parquet]
-[--slurm]`:
+[--slurm] [--dot]`:
 run the whole pipeline on a site and write ``DIR/summary.json``, one SVG floor plan per hall, and the exports
 asked for (default DIR: ``outputs/<site file stem>/``; file names from the site file's stem).
 
@@ -22,7 +22,7 @@ from layout.figures import text
 
 SHOW_PROGRESS_AFTER_S = 1.0
 # each a flag and a kind of export.write
-EXPORT_FLAGS = ("svg", "dxf", "pdf", "csv", "xlsx", "parquet", "slurm")
+EXPORT_FLAGS = ("svg", "dxf", "pdf", "csv", "xlsx", "parquet", "slurm", "dot")
 
 
 def add_parser(sub: Any) -> None:
@@ -51,6 +51,11 @@ def add_parser(sub: Any) -> None:
         "--slurm",
         action="store_true",
         help="write STEM-topology.conf, Slurm's topology/tree file (NVLink racks: also the block topology)",
+    )
+    p.add_argument(
+        "--dot",
+        action="store_true",
+        help="write STEM-fabric.dot, the fabric as a Graphviz graph (every network)",
     )
     add_templates_option(p)
     p.set_defaults(run=run)

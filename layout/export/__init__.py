@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from layout.scene import Scene
 
 # what write() can write, in the order it writes them
-KINDS = ("summary", "svg", "dxf", "pdf", "csv", "xlsx", "parquet", "slurm")
+KINDS = ("summary", "svg", "dxf", "pdf", "csv", "xlsx", "parquet", "slurm", "dot")
 
 
 def write(
@@ -32,7 +32,7 @@ def write(
     """Write the exports ``kinds`` (of :data:`KINDS`) of ``design`` into ``out_dir`` and return the paths,
     in the order of :data:`KINDS`: ``summary`` is ``summary.json``, ``svg`` one plan per hall, ``dxf`` and
     ``pdf`` ``STEM.dxf`` and ``STEM.pdf``, ``csv``, ``xlsx`` and ``parquet`` the tables, ``slurm`` the
-    scheduler's topology files (STEM: the site file's stem as :func:`layout.files.safe_name` makes it). ``summary`` and ``scene``: the design's, if
+    scheduler's topology files, ``dot`` the fabric graph (STEM: the site file's stem as :func:`layout.files.safe_name` makes it). ``summary`` and ``scene``: the design's, if
     the caller has them already.
 
     The files are one set (:class:`layout.files.StagedSet`): all are written into a hidden staging folder
@@ -102,4 +102,8 @@ def _write_into(
         from layout.export.slurm import write_slurm
 
         written += write_slurm(design, out, stem)
+    if "dot" in wanted:
+        from layout.export.dot import write_dot
+
+        written += write_dot(design, out, stem)
     return written

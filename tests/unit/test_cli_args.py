@@ -9,7 +9,8 @@ from layout import __version__
 from layout.cli import main
 
 DESIGN_OPTIONS = (
-    "--csv, --dxf, --help, --no-svg, --out, --parquet, --pdf, --slurm, --strict, --svg, --templates, --xlsx"
+    "--csv, --dot, --dxf, --help, --no-svg, --out, --parquet, --pdf, --slurm, --strict, --svg, "
+    "--templates, --xlsx"
 )
 
 
