@@ -1,5 +1,5 @@
 """`dclayout design SITE [--out DIR] [--strict] [--svg/--no-svg] [--dxf] [--pdf] [--csv] [--xlsx] [--parquet]
-[--slurm] [--dot]`:
+[--slurm] [--dot] [--ifc]`:
 run the whole pipeline on a site and write ``DIR/summary.json``, one SVG floor plan per hall, and the exports
 asked for (default DIR: ``outputs/<site file stem>/``; file names from the site file's stem).
 
@@ -22,7 +22,7 @@ from layout.figures import text
 
 SHOW_PROGRESS_AFTER_S = 1.0
 # each a flag and a kind of export.write
-EXPORT_FLAGS = ("svg", "dxf", "pdf", "csv", "xlsx", "parquet", "slurm", "dot")
+EXPORT_FLAGS = ("svg", "dxf", "pdf", "csv", "xlsx", "parquet", "slurm", "dot", "ifc")
 
 
 def add_parser(sub: Any) -> None:
@@ -56,6 +56,11 @@ def add_parser(sub: Any) -> None:
         "--dot",
         action="store_true",
         help="write STEM-fabric.dot, the fabric as a Graphviz graph (every network)",
+    )
+    p.add_argument(
+        "--ifc",
+        action="store_true",
+        help="write STEM.ifc, an IFC4 BIM model of halls, racks, columns, trays, busways, CDUs (needs [bim])",
     )
     add_templates_option(p)
     p.set_defaults(run=run)

@@ -9,7 +9,7 @@ from layout import __version__
 from layout.cli import main
 
 DESIGN_OPTIONS = (
-    "--csv, --dot, --dxf, --help, --no-svg, --out, --parquet, --pdf, --slurm, --strict, --svg, "
+    "--csv, --dot, --dxf, --help, --ifc, --no-svg, --out, --parquet, --pdf, --slurm, --strict, --svg, "
     "--templates, --xlsx"
 )
 
