@@ -1,5 +1,5 @@
 """`dclayout design SITE [--out DIR] [--strict] [--svg/--no-svg] [--dxf] [--pdf] [--csv] [--xlsx] [--parquet]
-[--slurm] [--dot] [--ifc]`:
+[--slurm] [--dot] [--ifc] [--usd]`:
 run the whole pipeline on a site and write ``DIR/summary.json``, one SVG floor plan per hall, and the exports
 asked for (default DIR: ``outputs/<site file stem>/``; file names from the site file's stem).
 
@@ -22,7 +22,7 @@ from layout.figures import text
 
 SHOW_PROGRESS_AFTER_S = 1.0
 # each a flag and a kind of export.write
-EXPORT_FLAGS = ("svg", "dxf", "pdf", "csv", "xlsx", "parquet", "slurm", "dot", "ifc")
+EXPORT_FLAGS = ("svg", "dxf", "pdf", "csv", "xlsx", "parquet", "slurm", "dot", "ifc", "usd")
 
 
 def add_parser(sub: Any) -> None:
@@ -61,6 +61,11 @@ def add_parser(sub: Any) -> None:
         "--ifc",
         action="store_true",
         help="write STEM.ifc, an IFC4 BIM model of halls, racks, columns, trays, busways, CDUs (needs [bim])",
+    )
+    p.add_argument(
+        "--usd",
+        action="store_true",
+        help="write STEM.usda, an OpenUSD stage of the site for a digital twin (needs [twin])",
     )
     add_templates_option(p)
     p.set_defaults(run=run)

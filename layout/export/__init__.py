@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from layout.scene import Scene
 
 # what write() can write, in the order it writes them
-KINDS = ("summary", "svg", "dxf", "pdf", "csv", "xlsx", "parquet", "slurm", "dot", "ifc")
+KINDS = ("summary", "svg", "dxf", "pdf", "csv", "xlsx", "parquet", "slurm", "dot", "ifc", "usd")
 
 
 def write(
@@ -32,7 +32,7 @@ def write(
     """Write the exports ``kinds`` (of :data:`KINDS`) of ``design`` into ``out_dir`` and return the paths,
     in the order of :data:`KINDS`: ``summary`` is ``summary.json``, ``svg`` one plan per hall, ``dxf`` and
     ``pdf`` ``STEM.dxf`` and ``STEM.pdf``, ``csv``, ``xlsx`` and ``parquet`` the tables, ``slurm`` the
-    scheduler's topology files, ``dot`` the fabric graph, ``ifc`` the BIM model ``STEM.ifc`` (STEM: the site file's stem as :func:`layout.files.safe_name` makes it). ``summary`` and ``scene``: the design's, if
+    scheduler's topology files, ``dot`` the fabric graph, ``ifc`` the BIM model ``STEM.ifc``, ``usd`` the twin's stage ``STEM.usda`` (STEM: the site file's stem as :func:`layout.files.safe_name` makes it). ``summary`` and ``scene``: the design's, if
     the caller has them already.
 
     The files are one set (:class:`layout.files.StagedSet`): all are written into a hidden staging folder
@@ -45,7 +45,7 @@ def write(
     from layout.files import StagedSet
 
     summary = dict(design.summary() if summary is None else summary)
-    if wanted & {"svg", "dxf", "pdf", "ifc"}:
+    if wanted & {"svg", "dxf", "pdf", "ifc", "usd"}:
         from layout.scene import scene_of
 
         scene = scene_of(design, summary) if scene is None else scene
@@ -111,4 +111,9 @@ def _write_into(
 
         assert scene is not None
         written.append(write_ifc(design, out / f"{stem}.ifc", scene))
+    if "usd" in wanted:
+        from layout.export.usd import write_usd
+
+        assert scene is not None
+        written.append(write_usd(design, out / f"{stem}.usda", scene))
     return written

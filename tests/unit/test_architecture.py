@@ -23,7 +23,7 @@ OUTSIDE_CORE = (
     "layout.engine",
     "layout.__main__",
 )
-UI_LIBRARIES = ("textual", "ezdxf", "reportlab", "ifcopenshell")
+UI_LIBRARIES = ("textual", "ezdxf", "reportlab", "ifcopenshell", "pxr")
 
 
 def lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -10,7 +10,7 @@ from layout.cli import main
 
 DESIGN_OPTIONS = (
     "--csv, --dot, --dxf, --help, --ifc, --no-svg, --out, --parquet, --pdf, --slurm, --strict, --svg, "
-    "--templates, --xlsx"
+    "--templates, --usd, --xlsx"
 )
 
 
