@@ -10,6 +10,7 @@ bytes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ import pandas as pd
 from shapely.geometry import Polygon
 from shapely.geometry import box as shapely_box
 
+from layout import figures
 from layout.export.atomic import write_text
 from layout.export.labels import Board, runs_text, text_width
 from layout.scene import Scene, scene_of
@@ -414,6 +416,17 @@ def _duct_paths(scene: Scene) -> list[tuple[str, list[tuple[float, float]]]]:
     return out
 
 
+def _figures_line(summary: Mapping[str, Any]) -> str:
+    """The site plan's line of headline figures, with the labels and text every output uses."""
+    shown = summary.get("figures")
+    if not isinstance(shown, Mapping):
+        return ""
+    keys = ("gpus", "racks", "it_mw", "cost_total_usd", "violations")
+    return " · ".join(
+        f"{shown[k]['label']}: {figures.text(k, shown[k]['value'])}" for k in keys if k in shown
+    )
+
+
 def site_svg(design: Design | Scene) -> str:
     """The site plan as SVG text: buildings, their halls (with the pods whose servers stand there, the
     racks and the IT load), building entries and the ducts between buildings. One element per
@@ -439,11 +452,10 @@ def site_svg(design: Design | Scene) -> str:
         f'<rect width="{_n(width)}" height="{_n(height)}" fill="#ffffff"/>',
         f'<text x="{_n(MARGIN)}" y="{_n(MARGIN + 4)}" font-size="20" font-weight="bold" fill="#111111">'
         f"{escape(site.site.name)} — site plan</text>",
-        f'<text x="{_n(MARGIN)}" y="{_n(MARGIN + 24)}" font-size="12" fill="#333333">{len(site.building)} '
-        f"building(s), {sum(len(b.hall) for b in site.building)} hall(s), {len(ducts)} duct(s)"
-        + (f", {gpus:,} GPUs" if gpus else "")
-        + f", IT {total_mw:,.2f} MW</text>",
-        f'<text x="{_n(MARGIN)}" y="{_n(MARGIN + 40)}" font-size="12" fill="#333333">revision '
+        f'<text data-kind="figures" x="{_n(MARGIN)}" y="{_n(MARGIN + 24)}" font-size="12" fill="#333333">'
+        f"{escape(_figures_line(scene.summary) or f'{gpus:,} GPUs, IT {total_mw:,.2f} MW')}</text>",
+        f'<text x="{_n(MARGIN)}" y="{_n(MARGIN + 40)}" font-size="12" fill="#333333">{len(site.building)} '
+        f"building(s), {sum(len(b.hall) for b in site.building)} hall(s), {len(ducts)} duct(s); revision "
         f"{escape(site.site.revision)}, {escape(site.site.date)}; site coordinates in metres, x east, y north</text>",
     ]
     for name, path in ducts:

@@ -167,6 +167,16 @@ def test_each_headline_figure_has_one_value_and_one_label_in_every_output(
     fills = [int(m.group(1)) for t in texts if (m := re.search(r"\| (\d+)%$", t))]
     assert fills and max(fills) <= round(fig.value("tray_fill_max_pct"))
 
+    # the SVG site plan (read back as XML): its line of headline figures
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(out / f"{site.stem}-site.svg").getroot()
+    (line,) = [
+        e.text or "" for e in root.iter("{http://www.w3.org/2000/svg}text") if e.get("data-kind") == "figures"
+    ]
+    for key in ("gpus", "racks", "it_mw", "cost_total_usd", "violations"):
+        assert f"{fig[key].label}: {fig[key].text}" in line, key
+
     # sweep: a point that changes nothing is this design, with the same figures
     row = run_point(Shared((read_toml(site),), (load_site(site),)), (0, {}), {})
     for spec in figures.SPECS:
