@@ -248,12 +248,18 @@ def test_a_scheduler_killed_mid_run_keeps_what_finished(
     import pandas as pd
 
     rows = pd.read_csv(tmp_path / "compare.csv", keep_default_na=False)
-    lost = f"the Dask scheduler at {c.address} was lost"
-    finished = int((rows["error"] == "").sum())
-    assert code == 3 and err == (
-        f"{ROOT / 'sites' / 'seed002-32k.toml'}: stopped: {lost}; {finished} of 16 variants finished, "
-        f"written to {tmp_path / 'compare.csv'}\n"
+    # the scheduler's death reaches the client as the scheduler lost or, on a loaded machine a moment
+    # earlier, as its workers lost with it: either way one line naming the loss, the finished rows kept
+    losses = (
+        f"the Dask scheduler at {c.address} was lost",
+        f"every worker of the Dask scheduler at {c.address}",
     )
+    finished = int((rows["error"] == "").sum())
+    head = f"{ROOT / 'sites' / 'seed002-32k.toml'}: stopped: "
+    tail = f"; {finished} of 16 variants finished, written to {tmp_path / 'compare.csv'}\n"
+    assert code == 3 and err.startswith(head) and err.endswith(tail) and err.count("\n") == 1, err
+    lost = err[len(head) : -len(tail)]
+    assert lost.startswith(losses), lost
     assert len(rows) == 16 and 2 <= finished < 16
     assert set(rows.loc[rows["error"] != "", "error"]) == {f"failed: {lost}"}
     assert (rows.loc[rows["error"] == "", "cost_total_usd"].astype(float) > 0).all()
