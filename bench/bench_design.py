@@ -5,7 +5,7 @@ fill, power, bom) through the pipeline's own progress callback, and the whole ru
 
 Times are CPU time of this process (``time.process_time``), so that the load of other programs on a
 shared machine does not count. Every timed run is cold, as the CLI runs (``design.run`` without a cache keeps nothing); then the same
-runs with one DesignCache that the first of them fills, as the TUI reruns an unchanged cluster and halls.
+runs with one design memo (layout/memo.py) that the first of them fills, as the TUI reruns an unchanged cluster and halls.
 
 Then the TUI's edits of one hall (kW, cooling, power budget, a user row added and moved) and the
 rail/middle-of-rack toggle, each designed with the cache of the runs before it; and the edits that move
@@ -36,8 +36,8 @@ from typing import Any
 from timing import ROOT
 
 from layout import design
-from layout.cache import DesignCache
 from layout.load import Inputs, load_site
+from layout.memo import Memo
 from layout.siteedit import AddRow, MoveRow, SetCluster, SetHall, SiteEditor
 
 
@@ -76,16 +76,14 @@ def main() -> None:
         f"IT {s['power']['it_mw']:.1f} MW, cost ${s['cost_usd']['total'] / 1e9:.2f} B, "
         f"{len(s['violations'])} violations"
     )
-    cache = DesignCache()
-    design.run(inputs, cache=cache)
+    cache = Memo()
+    design.run(inputs, memo=cache)
     warm = []
     for _ in range(args.runs):
         start = time.process_time()
-        design.run(inputs, cache=cache)
+        design.run(inputs, memo=cache)
         warm.append(time.process_time() - start)
-    print(
-        f"  {'warm cache':<12} {min(warm):7.3f} s {statistics.median(warm):7.3f} s (fabric, hall grids kept)"
-    )
+    print(f"  {'warm memo':<12} {min(warm):7.3f} s {statistics.median(warm):7.3f} s (every stage kept)")
     print(f"  whole design under 10 s: {'yes' if min(totals) < 10 else 'NO'} ({min(totals):.2f} s)")
     edits_warm(args.site, args.runs)
     one_hall_edits(args.site, args.runs)
@@ -105,26 +103,17 @@ def rack_moving_edits(inputs: Inputs) -> list[tuple[str, Any]]:
 
 
 def one_hall_edits(site: str, runs: int) -> None:
-    """Each rack-moving edit of one hall designed with a cache warmed on the unedited site (as the TUI's
+    """Each rack-moving edit of one hall designed with a memo warmed on the unedited site (as the TUI's
     first such edit): CPU time per stage and in all, and the wall time of the run (which the load of
-    other programs inflates), best of ``runs`` (each with a fresh cache).
+    other programs inflates), best of ``runs`` (each with a fresh memo).
 
-    Measured on the campus (2 cores, load 3-4; CPU s, best of 5, wall alike), before building-local
-    placement (main 35e0e29) and after (7ab70fe): ``it_mw -> 18`` (moves no rack: the cabling is kept)
-    design.run 0.233 -> 0.102 (place 0.120 -> 0.041, bom 0.054 -> 0.025); a user row 0.490 -> 0.373
-    (place 0.132 -> 0.050); the low-density rack 0.431 -> 0.372 (place 0.111 -> 0.048); the cable stage
-    stays at 0.23 s, a whole-site pass.
-
-    The cable stage of these edits before (main d53d03c) and after the cable stage kept its per-hall
-    tray pieces and redid only what the edit moved in the port map, module rows and cable counts
-    (cable-hall f3591a3), the two interleaved twice, CPU s, best of 5 each, 2 shared cores: a user row
-    cable 0.116 -> 0.081 (design.run 0.212 -> 0.164); the low-density rack 0.112 -> 0.082 (0.217 ->
-    0.152); ``it_mw -> 18`` re-cables nothing either way (0.001). Under heavier load another pair of
-    runs gave 0.152 -> 0.090 and 0.137 -> 0.086. Inside ``media._cable`` (each line timed, CPU ms, best
-    of 3 runs of 3): trays.build 29 -> 14, ports.finish 14 -> 4, PortMap.modules 20 -> 6 (rows 2.6 +
-    table 3.7), route.link_ends 10 -> 6, route.edge_loads 12 -> 9, route.tray_paths 17 -> 14 (its
-    Dijkstra, ~6, is most of what is left), cable counts 5 -> 1.5, tray fill table 4 -> 1.5; ~150 -> ~93
-    in all. (design.run's own figures also hold main's later power and bom work.)
+    Measured on the campus (2 shared cores, CPU s, best of 3), with the hand-keyed stores of
+    layout/cache.py (main d675e22) and with the stage-boundary memo of layout/memo.py that replaced
+    them: ``it_mw -> 18`` 0.021 -> 0.109 (racks where they were: re-cables nothing), a user row 0.111 ->
+    0.219, the low-density rack 0.116 -> 0.233; with the fabric alone kept 0.34-0.35 and with nothing
+    kept 0.42-0.46. The memo keeps, below
+    its stages, each building's layout, each hall's tray piece, the fabric's port skeleton and its
+    devices grouped for placement: without these four the same edits took 0.34-0.36.
     """
     tmp = Path(tempfile.mkdtemp())
     path = tmp / Path(site).name
@@ -133,8 +122,8 @@ def one_hall_edits(site: str, runs: int) -> None:
     for _ in range(runs):
         for label, edit in rack_moving_edits(load_site(path)):
             editor = SiteEditor(path)
-            cache = DesignCache()
-            design.run(editor.inputs, cache=cache)
+            cache = Memo()
+            design.run(editor.inputs, memo=cache)
             editor.apply(edit)
             marks: list[tuple[str, float]] = []
             start, wall = time.process_time(), time.perf_counter()
@@ -184,12 +173,12 @@ def edits_warm(site: str, runs: int) -> None:
     best: dict[str, float] = {}
     for _ in range(runs):
         editor = SiteEditor(path)
-        cache = DesignCache()
-        design.run(editor.inputs, cache=cache)
+        cache = Memo()
+        design.run(editor.inputs, memo=cache)
         for label, edit in hall_edits(editor.inputs):
             editor.apply(edit)
             t = time.process_time()
-            design.run(editor.inputs, cache=cache)
+            design.run(editor.inputs, memo=cache)
             best[label] = min(best.get(label, math.inf), time.process_time() - t)
     shutil.rmtree(tmp)
     print("  edits, warm cache (CPU s, best of runs):")

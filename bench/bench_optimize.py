@@ -5,7 +5,7 @@
 
 Default SITE: sites/seed002-32k.toml. For each worker count, a fixed-seed search of N evaluations: the
 wall time (evaluations per second) with the engine's start-up excluded, and the CPU time of this
-process (the workers' CPU is theirs); workers 1 runs in this process with one DesignCache. Also the
+process (the workers' CPU is theirs); workers 1 runs in this process with one design memo. Also the
 time of one cold and one warm design.run in this process, the CPU time of one assignment step
 (layout.engine.assign) on the site as it is, the load average before and after (the machine is shared:
 figures taken under load understate what a second worker gains), and whether every run found the same
@@ -24,11 +24,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from layout import design  # noqa: E402
-from layout.cache import DesignCache  # noqa: E402
 from layout.engine import Engine  # noqa: E402
 from layout.engine import optimize as opt  # noqa: E402
 from layout.engine.assign import su_orders  # noqa: E402
 from layout.load import load_site  # noqa: E402
+from layout.memo import Memo  # noqa: E402
 
 
 def main() -> None:
@@ -41,15 +41,15 @@ def main() -> None:
     args = p.parse_args()
     inputs = load_site(args.site)
     print(f"{args.site}: {inputs.site.cluster.gpus:,} GPUs, {os.cpu_count()} cores, load {_load()}")
-    cache = DesignCache()
+    cache = Memo()
     for label in ("cold", "warm"):
         c0, t0 = time.process_time(), time.perf_counter()
-        d = design.run(inputs, cache=cache)
+        d = design.run(inputs, memo=cache)
         print(
             f"  design.run {label}: {time.perf_counter() - t0:.2f} s wall, {time.process_time() - c0:.2f} s CPU"
         )
     c0 = time.process_time()
-    step = su_orders(d, cache.place.groups)
+    step = su_orders(d)
     print(
         f"  assignment step: {time.process_time() - c0:.2f} s CPU, {len(step.orders)} hall(s) reordered, "
         f"${step.saving_usd / 1e6:,.2f} M by its own cost"

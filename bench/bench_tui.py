@@ -125,7 +125,7 @@ def stage_times(app: DCLayoutApp) -> dict[str, float]:
         app.editor.inputs,
         app.editor.text,
         lambda stage: marks.append((stage, time.perf_counter())),
-        app.session.cache,  # as the app's own runs: the fabric and hall grids kept
+        app.session.memo,  # as the app's own runs
     )
     end = time.perf_counter()
     return {name: (marks[i + 1][1] if i + 1 < len(marks) else end) - t for i, (name, t) in enumerate(marks)}

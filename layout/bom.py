@@ -24,10 +24,6 @@ two ends). Fully used modules give every optical link exactly its catalog price.
 
 The design's reliability figures (time to the first job failure, checkpoint losses) are in
 layout/reliability.py.
-
-Kept by a front end's DesignCache: the rows of each fabric (:func:`fabric_parts_key`) and of each
-cabling (:func:`cabling_parts_key`); an edit that re-cables nothing makes only the racks', power and
-cooling rows again.
 """
 
 from __future__ import annotations
@@ -40,12 +36,12 @@ import numpy as np
 import pandas as pd
 
 from layout.fabric import NODE_ROLES, is_switch_role
-from layout.kept import Kept, Same
 
 if TYPE_CHECKING:
     from layout.cable import Cabling
     from layout.fabric import Fabric
     from layout.load import Inputs
+    from layout.memo import Scope
     from layout.model import Catalog
     from layout.place import Placement
     from layout.power.cdus import LiquidLoop
@@ -97,23 +93,26 @@ def build(
     cabling: Cabling,
     chain: PowerChain | None = None,
     liquid: LiquidLoop | None = None,
-    kept: Kept[tuple[Any, ...], FabricParts] | None = None,
-    kept_cabling: Kept[tuple[Any, ...], list[Row]] | None = None,
+    scope: Scope | None = None,
 ) -> pd.DataFrame:
     """The bill of materials of a cabled design (columns ``BOM_COLUMNS``, see the module docstring);
-    ``chain`` and ``liquid``: the power chain and the CDUs to buy, when designed; ``kept``: the parts
-    of earlier runs' fabrics (:func:`fabric_parts`), ``kept_cabling``: of their cablings
-    (:func:`cabling_parts`); None: made here."""
+    ``chain`` and ``liquid``: the power chain and the CDUs to buy, when designed. ``scope``: a memo and
+    the fabric's token (layout/memo.py), which keeps the fabric's servers, nodes and switches (an edit
+    that leaves the cluster alone buys the same ones)."""
     from layout.power.cdus import cdu_parts
     from layout.power.chain import part_counts
 
-    servers, nodes, switches = fabric_parts(inp.catalog, fabric, kept)
+    servers, nodes, switches = (
+        fabric_parts(inp.catalog, fabric)
+        if scope is None
+        else scope.take("bom.fabric_parts", (inp.catalog,), lambda: fabric_parts(inp.catalog, fabric))
+    )
     rows = [
         *servers,
         *nodes,
         *_racks(inp, placement),
         *switches,
-        *cabling_parts(inp.catalog, cabling, kept_cabling),
+        *cabling_parts(inp.catalog, cabling),
         *(part_counts(inp.catalog, chain) if chain is not None else []),
         *(cdu_parts(inp.catalog, liquid) if liquid is not None else []),
     ]
@@ -127,51 +126,16 @@ def build(
 
 Row = tuple[str, str, str, int, str, float]  # category, item, part_id, qty, unit, unit_price_usd
 FabricParts = tuple[list[Row], list[Row], list[Row]]  # servers (GPUs, NIC ports), nodes, switches
-FABRIC_PARTS_KEPT = 4  # as many as the fabrics a DesignCache keeps
 
 
-def fabric_parts_key(catalog: Catalog, fabric: Fabric) -> dict[str, Any]:
-    """All the servers, nodes and switches to buy are made from, by name: the fabric (the very object:
-    immutable; its devices and NIC) and the catalog (names and prices)."""
-    return {"fabric": fabric, "catalog": catalog}
+def fabric_parts(catalog: Catalog, fabric: Fabric) -> FabricParts:
+    """The BOM rows of the fabric's servers (with their GPUs and NIC ports), nodes and switches."""
+    return _servers(catalog, fabric), _nodes(catalog, fabric), _switches(catalog, fabric)
 
 
-def fabric_parts(
-    catalog: Catalog, fabric: Fabric, kept: Kept[tuple[Any, ...], FabricParts] | None
-) -> FabricParts:
-    """The BOM rows of the fabric's servers (with their GPUs and NIC ports), nodes and switches; from
-    ``kept`` when an earlier run made them from the same :func:`fabric_parts_key` (an edit that leaves
-    the cluster alone buys the same ones: ~17 ms of the campus's BOM), else made (and put there)."""
-    if kept is None:
-        return _servers(catalog, fabric), _nodes(catalog, fabric), _switches(catalog, fabric)
-    key = tuple(fabric_parts_key(catalog, fabric).values())
-    return kept.take(
-        key, lambda: (_servers(catalog, fabric), _nodes(catalog, fabric), _switches(catalog, fabric))
-    )
-
-
-CABLING_PARTS_KEPT = 2  # the last cabling and the one before (an edit, then undo)
-
-
-def cabling_parts_key(catalog: Catalog, cabling: Cabling) -> dict[str, Any]:
-    """All the transceivers, cables and trays to buy are made from, by name: the cabling (the very
-    object: a Cabling is never changed; the CableCache hands the same one to every run whose placement
-    and trays it was made for) and the catalog (names, prices, media order)."""
-    return {"cabling": Same(cabling), "catalog": catalog}
-
-
-def cabling_parts(
-    catalog: Catalog, cabling: Cabling, kept: Kept[tuple[Any, ...], list[Row]] | None
-) -> list[Row]:
-    """The BOM rows of the cabling's transceivers, cables and trays; from ``kept`` when an earlier run
-    made them from the same :func:`cabling_parts_key` (an edit that re-cables nothing: a hall's power
-    budget, cooling or a max kW that keeps its racks), else made (and put there)."""
-    if kept is None:
-        return [*_transceivers(catalog, cabling), *_cables(catalog, cabling), *_trays(catalog, cabling)]
-    key = tuple(cabling_parts_key(catalog, cabling).values())
-    return kept.take(
-        key, lambda: [*_transceivers(catalog, cabling), *_cables(catalog, cabling), *_trays(catalog, cabling)]
-    )
+def cabling_parts(catalog: Catalog, cabling: Cabling) -> list[Row]:
+    """The BOM rows of the cabling's transceivers, cables and trays."""
+    return [*_transceivers(catalog, cabling), *_cables(catalog, cabling), *_trays(catalog, cabling)]
 
 
 def _servers(catalog: Catalog, fabric: Fabric) -> list[Row]:

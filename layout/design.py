@@ -3,12 +3,14 @@ read only a Design).
 
 ``run`` is a plain sequence of stages; each stage is a pure function of the inputs and the earlier
 stages' results. ``progress`` (optional) is called with each stage's name before it starts, so a front
-end can show progress without the core importing a UI library. ``cache`` (optional, layout/cache.py) is
-what a front end that reruns the design keeps between runs; without it a run keeps nothing.
+end can show progress without the core importing a UI library. ``memo`` (optional, layout/memo.py) is
+what a front end that reruns the design keeps between runs: each stage's result by the token of its
+narrow input and of the upstream results' tokens (:class:`Tokens`); without it a run keeps nothing.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -24,9 +26,9 @@ from layout import place as place_mod
 from layout import reliability as reliability_mod
 from layout.bom import BomInput
 from layout.cable import CableInput, Cabling
-from layout.cache import DesignCache, FabricKey
 from layout.fabric import Fabric
 from layout.load import Inputs
+from layout.memo import Memo, Scope, Token, token
 from layout.place import Placement, su_order
 from layout.power import cdus as cdus_mod
 from layout.power import chain as chain_mod
@@ -122,21 +124,29 @@ class Design:
         }
 
 
-def build_fabric(inputs: Inputs, cache: DesignCache | None = None) -> Fabric:
-    """The site's fabric, wired for the rack density the halls allow (middle-of-rack leaf groups).
-    ``cache``: an earlier run's fabric when the cluster, catalog, servers per rack and file it was built
-    from are equal (edits in the TUI mostly leave the cluster alone); a Fabric is immutable (read-only
-    arrays), so a run may take one as it is."""
-    spr = place_mod.fabric_servers_per_rack(inputs)
+def fabric_token(inputs: Inputs) -> Token:
+    """The token of the site's fabric: the cluster (with which of its keys were given: ``fabric.build``
+    tells a default NIC MTBF from one given), the catalog, the servers per rack the halls allow and the
+    site file it is built for."""
     cluster = inputs.site.cluster
-    if cache is None:
-        return fabric_mod.build(cluster, inputs.catalog, spr, str(inputs.path))
-    # == ignores which fields were given; fabric.build does not (a default NIC MTBF vs the one given)
-    key: FabricKey = (cluster, frozenset(cluster.model_fields_set), inputs.catalog, spr, str(inputs.path))
-    return cache.fabrics.take(key, lambda: fabric_mod.build(cluster, inputs.catalog, spr, str(inputs.path)))
+    spr = place_mod.fabric_servers_per_rack(inputs)
+    return Token(
+        token("fabric", cluster, sorted(cluster.model_fields_set), inputs.catalog, spr, str(inputs.path))
+    )
 
 
-def check(inputs: Inputs, cache: DesignCache | None = None) -> Fabric:
+def build_fabric(inputs: Inputs, memo: Memo | None = None) -> Fabric:
+    """The site's fabric, wired for the rack density the halls allow (middle-of-rack leaf groups).
+    ``memo``: an earlier run's fabric of the same :func:`fabric_token` (a Fabric is immutable)."""
+    spr = place_mod.fabric_servers_per_rack(inputs)
+
+    def make() -> Fabric:
+        return fabric_mod.build(inputs.site.cluster, inputs.catalog, spr, str(inputs.path))
+
+    return make() if memo is None else memo.take("fabric", fabric_token(inputs), make)
+
+
+def check(inputs: Inputs, memo: Memo | None = None) -> Fabric:
     """Every check of the input that the pipeline makes before it designs: the fabric sizing (tiers
     that cannot hold the GPUs, a switch too slow for the servers, pods one tier cannot join, ...) and
     the network rack templates the placer needs. ``dclayout validate`` runs exactly this, so that it
@@ -147,57 +157,83 @@ def check(inputs: Inputs, cache: DesignCache | None = None) -> Fabric:
     too_big = memory_problem(inputs)  # before building anything: one line, not a MemoryError later
     if too_big is not None:
         raise InputError([Problem(str(inputs.path), *too_big)])
-    fabric = build_fabric(inputs, cache)
+    fabric = build_fabric(inputs, memo)
     place_mod.network_templates(inputs)
     su_order.problems(inputs, fabric)
     return fabric
 
 
-def run(inputs: Inputs, progress: Progress | None = None, cache: DesignCache | None = None) -> Design:
+def run(inputs: Inputs, progress: Progress | None = None, memo: Memo | None = None) -> Design:
     """Run every stage on validated inputs. Design-rule breaches are in ``Design.violations``.
 
-    ``cache``: what earlier runs of the same front end kept (layout/cache.py), handed to the stages that
-    reuse work; the design is the same with or without it. Without one, nothing is kept between calls.
+    ``memo``: what earlier runs of the same front end kept (layout/memo.py). Each stage's result is kept
+    under a token of its narrow input and of the tokens of the results it is given; a stage whose token
+    is kept takes that result. The placement's token is its content (its racks and rows tables, ~5 ms on
+    the 100k campus), so an edit that places every rack where it was (a hall's cooling, power budget or
+    floor load) re-cables nothing. The design is the same with or without a memo; without one, nothing
+    is kept between calls.
     """
     step: Progress = progress or (lambda _name: None)
+
+    def take(stage: str, key: Callable[[], Token], make: Callable[[], Any]) -> Any:
+        return make() if memo is None else memo.take(stage, key(), make)
+
     step("fabric")
-    fabric = check(inputs, cache)
+    fabric = check(inputs, memo)
+    f = fabric_token(inputs) if memo is not None else Token("")
+    scope = Scope(memo, f) if memo is not None else None
     step("place")
-    placement = place_mod.place(inputs, fabric, cache.place if cache is not None else None)
-    step("cable")
-    cabling = cable_mod.cable(
-        CableInput.of(inputs), fabric, placement, cache.cable if cache is not None else None
+    placement: Placement = take(
+        "place",
+        lambda: Token(token("place", place_mod.placement_input(inputs), f)),
+        lambda: place_mod.place(inputs, fabric, scope),
     )
+    p = Token(token("placement", placement)) if memo is not None else Token("")
+    step("cable")
+    cable_in = CableInput.of(inputs)
+    c = Token(token("cable", cable_in.reads(), f, p)) if memo is not None else Token("")
+    cabling: Cabling = take("cable", lambda: c, lambda: cable_mod.cable(cable_in, fabric, placement, scope))
     step("power")
-    power = power_mod.check(
-        inputs,
-        fabric,
-        placement,
-        module_w=cabling.module_w,
-        kept=cache.power_loads if cache is not None else None,
+    # the loads read the catalog, the templates (kW, slots) and the halls' limits
+    w = (
+        Token(token("power", inputs.catalog, dict(inputs.templates), inputs.site, f, p, c))
+        if memo
+        else Token("")
+    )
+    power: PowerReport = take(
+        "power",
+        lambda: w,
+        lambda: power_mod.check(
+            inputs,
+            fabric,
+            placement,
+            module_w=cabling.module_w,
+            scope=Scope(memo, Token(token(f, p, c))) if memo is not None else None,
+        ),
     )
     facility = FacilityInput.of(inputs)
-    chain = chain_mod.build(
-        facility,
-        placement,
-        power.rack_kw,
-        cache.hall_chains if cache is not None else None,
-        cache.chains if cache is not None else None,
+    fac = Token(token("facility", facility, p, w)) if memo is not None else Token("")
+    chain: PowerChain = take(
+        "chain", lambda: fac, lambda: chain_mod.build(facility, placement, power.rack_kw)
     )
-    liquid = cdus_mod.liquid_loop(facility, placement, power.rack_kw)
+    liquid: LiquidLoop = take(
+        "liquid", lambda: fac, lambda: cdus_mod.liquid_loop(facility, placement, power.rack_kw)
+    )
     step("bom")
-    bom = bom_mod.build(
-        BomInput.of(inputs),
-        fabric,
-        placement,
-        cabling,
-        chain,
-        liquid,
-        cache.bom_parts if cache is not None else None,
-        cache.bom_cabling if cache is not None else None,
+    bom_in = BomInput.of(inputs)
+    bom: pd.DataFrame = take(
+        "bom",
+        lambda: Token(token("bom", bom_in, f, p, c, fac)),
+        lambda: bom_mod.build(bom_in, fabric, placement, cabling, chain, liquid, scope),
     )
-    reliability = reliability_mod.design_reliability(
-        ReliabilityInput.of(inputs, fabric, cabling), cache.reliability if cache is not None else None
+    cluster = inputs.site.cluster
+    given = cluster.link_mtbf_years if "link_mtbf_years" in cluster.model_fields_set else None
+    reliability: dict[str, Any] = copy.deepcopy(
+        take(
+            "reliability",
+            lambda: Token(token("reliability", inputs.catalog, given, inputs.site.training, f, c)),
+            lambda: reliability_mod.design_reliability(ReliabilityInput.of(inputs, fabric, cabling)),
+        )
     )
     violations = (
         tuple(placement.violations)

@@ -14,13 +14,10 @@ checkpoint-restart vs in-memory loss of the site's ``[training]`` table, worst c
 It names the fabric and the cabling by what it takes of them (:class:`FabricParts`,
 :class:`CablingParts`), not by their classes: the fabric reports its own time to first failure with
 the formulas here, so this module may not import layout.fabric, nor layout.cable, which does.
-Kept by a front end's DesignCache: the figures by :func:`reliability_key`; an edit that re-cables
-nothing reuses them.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -28,8 +25,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-
-from layout.kept import Kept, Same
 
 if TYPE_CHECKING:
     from layout.load import Inputs
@@ -158,43 +153,14 @@ class ReliabilityInput:
         )
 
 
-RELIABILITY_KEPT = 2  # the last cabling's figures and the one before (an edit, then undo)
-
-
-def reliability_key(inp: ReliabilityInput) -> dict[str, Any]:
-    """All :func:`design_reliability` reads, by name: of the fabric its NIC, server and GPUs; of the
-    cabling its modules and links tables (the very tables, never changed); the catalog (MTBFs, the NIC,
-    the server's link speed), the cluster's ``link_mtbf_years`` when the site gives it, and the site's
-    ``[training]`` table. Not the halls: an edit that re-cables nothing reuses the figures."""
-    return {
-        "fabric": (inp.nic, inp.server, inp.gpus),
-        "cabling": (Same(inp.modules), Same(inp.links)),
-        "catalog": inp.catalog,
-        "link_mtbf_years": inp.site_link_mtbf_years,
-        "training": inp.training,
-    }
-
-
-def design_reliability(
-    inp: ReliabilityInput, kept: Kept[tuple[Any, ...], dict[str, Any]] | None = None
-) -> dict[str, Any]:
+def design_reliability(inp: ReliabilityInput) -> dict[str, Any]:
     """Time to the first job failure from the design's node-side optical modules, and what a failure
     costs with checkpoint restart vs in-memory recovery (the site's ``[training]`` table).
 
     A node-side module is a server-end transceiver on a GPU-to-leaf link (Cedar-7: one dual-port module
     for two links). Its MTBF: ``cluster.link_mtbf_years`` when the site sets it, else the NIC's own
     ``link_mtbf_years`` (Cedar-7: 4 years per dual-port link), else the medium's ``mtbf_years``.
-
-    ``kept``: the figures of earlier runs by :func:`reliability_key` (a copy is returned: the caller
-    may change its own); None: worked out here.
     """
-    if kept is None:
-        return _reliability(inp)
-    key = tuple(reliability_key(inp).values())
-    return copy.deepcopy(kept.take(key, lambda: _reliability(inp)))
-
-
-def _reliability(inp: ReliabilityInput) -> dict[str, Any]:
     cat = inp.catalog
     nic = cat.nic[inp.nic]
     by_media = _node_modules(inp.modules)

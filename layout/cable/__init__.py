@@ -9,14 +9,13 @@
 - :mod:`~layout.cable.ports`: every link end on a port and a cage, one medium per cage;
 - :mod:`~layout.cable.media`: the catalog's media as arrays, each link's medium by its routed length,
   stock lengths, transceivers and their power;
-- :mod:`~layout.cable.memo`: the per-link memos a run leaves for the next (a front end's cache);
 - :mod:`~layout.cable.checks`: tray fill, and the violations of links without a route and of full trays;
 - :mod:`~layout.cable.inputs`: what the stage reads of the inputs (:class:`CableInput`);
-- :mod:`~layout.cable.stage`: ``cable()``, the stage's entry (trays -> routes -> media -> fill), its
-  result :class:`Cabling` and what a front end keeps between runs (:class:`CableCache`).
+- :mod:`~layout.cable.stage`: ``cable()``, the stage's entry (trays -> routes -> media -> fill) and its
+  result :class:`Cabling`.
 """
 
 from layout.cable.inputs import CableInput
-from layout.cable.stage import CableCache, Cabling, cable, cabling_key
+from layout.cable.stage import Cabling, cable
 
-__all__ = ["CableCache", "CableInput", "Cabling", "cable", "cabling_key"]
+__all__ = ["CableInput", "Cabling", "cable"]

@@ -3,7 +3,7 @@ cage, the cages themselves, which links share a cage (at either end, transitivel
 assembly each link gets on copper and each device's cage budget (:class:`PortSkeleton`).
 
 None of it depends on where the racks stand or how long the links are, so a front end that re-cables
-the same fabric keeps it (layout.cable.CableCache); ``ports.finish`` adds what the routed lengths
+the same fabric keeps it (a memo, layout/memo.py, by the fabric's token); ``ports.finish`` adds what the routed lengths
 decide. Backend links at a speed other than the switch's ports fill its data cages by lanes
 (:func:`links_per_cage`).
 """
@@ -113,7 +113,7 @@ class PortSkeleton:
     the NIC), not on where the racks stand or how long the links are: every end's group, port and cage,
     the cages (runs of ends), which links share a cage (``comp``: connected components under "shares a
     cage at either end"), and the cage budget. A front end that re-cables the same fabric (the TUI after
-    an edit of a hall) keeps it (layout.cache): ``ports.finish`` adds what the routed lengths decide."""
+    an edit of a hall) keeps it (layout/memo.py): ``ports.finish`` adds what the routed lengths decide."""
 
     n: int
     group: np.ndarray

@@ -4,13 +4,13 @@ The cabling reads the catalog (media, switches, servers, NICs), each rack templa
 site only where the trays can run: the buildings (footprint, entry) with their halls (polygon, tray
 spec, cross aisle), the campus ducts and the tray edits. Never the halls' power, cooling or floor load,
 the cluster (its fabric is given) or the training table: an edit of those re-cables nothing
-(``cabling_key`` in layout/cable/stage.py keeps a cabling by exactly these parts).
+(:meth:`CableInput.reads` names exactly these parts: a memo keeps a cabling by them, layout/design.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from layout.load import Inputs
@@ -41,6 +41,21 @@ class CableInput:
             tray_block=tuple(site.tray_block),
             tray_add=tuple(site.tray_add),
         )
+
+    def reads(self) -> dict[str, Any]:
+        """What the stage reads of this input, by name (the memo's token of a cabling is these, the
+        fabric's and the placement's): the catalog, the rack heights, where the buildings, their entries
+        and the halls' trays are (polygon, tray spec, cross aisle), the ducts and tray edits. Not the
+        halls' power, cooling or floor load, which the cabling never reads."""
+        return {
+            "catalog": self.catalog,
+            "rack_heights": sorted(self.heights_ru.items()),
+            "buildings": [(b.id, b.footprint, b.entry) for b in self.buildings],
+            "halls": [(b.id, h.id, h.polygon, h.tray, h.cross_aisle_m) for b, h in self.halls()],
+            "ducts": list(self.ducts),
+            "tray_block": list(self.tray_block),
+            "tray_add": list(self.tray_add),
+        }
 
     def halls(self) -> list[tuple[Building, Hall]]:
         """Every hall with its building, in site order (as ``SiteFile.halls``)."""

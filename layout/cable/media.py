@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from layout.arrays import unique_counts, unique_inverse
+from layout.arrays import unique_counts
 from layout.model import Catalog
 
 UNSTOCKED_ROUND_M = 10.0
@@ -142,34 +142,14 @@ def _cable_keys(code: np.ndarray, stock: np.ndarray) -> np.ndarray:
     return code[ok].astype(np.int64) * (1 << 40) + np.round(stock[ok] * 1000).astype(np.int64)
 
 
-def cable_counts_again(code: np.ndarray, stock: np.ndarray, earlier: CableCounts | None) -> CableCounts:
-    """The cable counts of links with these media and stock lengths. ``earlier``: the counts of an
-    earlier run's links (same catalog), or None: the counts are sums over links, so only the links whose
-    medium or stock length differ are taken out of ``earlier``'s counts (at their old key) and put in
-    again (at their new one); whole numbers, so the result is exactly a fresh count."""
-    if (
-        earlier is None
-        or earlier.code.shape != code.shape
-        or earlier.stock.shape != stock.shape
-        or earlier.code.dtype != code.dtype
-    ):
-        keys, counts = unique_counts(_cable_keys(code, stock))
-        return CableCounts(code, stock, keys, counts)
-    # a link without a medium (on both runs) is counted in neither, whatever its stock length (NaN)
-    moved = np.flatnonzero((code != earlier.code) | ((code >= 0) & ~(stock == earlier.stock)))
-    if not len(moved):
-        return CableCounts(code, stock, earlier.keys, earlier.counts)
-    k_out, c_out = unique_counts(_cable_keys(earlier.code[moved], earlier.stock[moved]))
-    k_in, c_in = unique_counts(_cable_keys(code[moved], stock[moved]))
-    keys, at = unique_inverse(np.r_[earlier.keys, k_in, k_out])
-    counts = np.bincount(at, weights=np.r_[earlier.counts, c_in, -c_out], minlength=len(keys))
-    counts = np.round(counts).astype(np.int64)
-    left = counts > 0
-    return CableCounts(code, stock, keys[left], counts[left])
+def cable_counts(code: np.ndarray, stock: np.ndarray) -> CableCounts:
+    """The cable counts of links with these media and stock lengths (links without a medium: none)."""
+    keys, counts = unique_counts(_cable_keys(code, stock))
+    return CableCounts(code, stock, keys, counts)
 
 
 def _cable_counts(code: np.ndarray, stock: np.ndarray, mt: MediaTable) -> pd.DataFrame:
-    return cable_table(cable_counts_again(code, stock, None), mt)
+    return cable_table(cable_counts(code, stock), mt)
 
 
 def cable_table(c: CableCounts, mt: MediaTable) -> pd.DataFrame:

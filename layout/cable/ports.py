@@ -93,60 +93,28 @@ class PortMap:
     changed: int
     cage_parts: CageParts
     violations: list[Violation] = field(default_factory=list)
-    skeleton: PortSkeleton | None = None  # the skeleton it was finished from (``finish(earlier=...)``)
-    finish_of: tuple[np.ndarray, np.ndarray] | None = None  # the code and length it was finished for
 
     def end(self, side: str) -> slice:
         n = len(self.code)
         return slice(0, n) if side == "a" else slice(n, 2 * n)
 
-    def modules(
-        self, devices: pd.DataFrame, links: pd.DataFrame, mt: MediaTable, earlier: ModuleRows | None = None
-    ) -> pd.DataFrame:
+    def modules(self, devices: pd.DataFrame, links: pd.DataFrame, mt: MediaTable) -> pd.DataFrame:
         """Transceiver modules as plugged: one per cage that holds optical links (``Cabling.modules``
         columns: device, device_id, end, media, backend, links, links_per_module, modules, plus the
         cage's ``form``), in order of device, medium, backend, links per module and form. A twin-port
         cage with one link is still one twin-port module; an optical management link on an RJ45 port
         counts one module per end, never a data-cage module. What of a cage the fabric decides (its
         device, first link, kind, width, form: :class:`CageParts`) the skeleton worked out once; here
-        only the media ("links" is read there, kept as an argument for the callers). ``earlier``: as
-        :meth:`module_rows`."""
-        return self.module_rows(mt, earlier).table(devices, mt)
+        only the media ("links" is read there, kept as an argument for the callers)."""
+        return self.module_rows(mt).table(devices, mt)
 
-    def module_rows(self, mt: MediaTable, earlier: ModuleRows | None = None) -> ModuleRows:
-        """The rows of :meth:`modules` as numbers. ``earlier``: rows this skeleton's cages gave before
-        (same media table), or None: a device's rows are a function of its own cages' media alone
-        (cages come in device order), so only the devices with a cage whose medium differs from
-        ``earlier``'s are counted again and put in place of their old rows."""
+    def module_rows(self, mt: MediaTable) -> ModuleRows:
+        """The rows of :meth:`modules` as numbers."""
         cp = self.cage_parts
         med = self.code[cp.link]  # a cage holds one medium: its first link's
         med.flags.writeable = False
-        k = len(mt.ids) + 1
-        if (
-            earlier is None
-            or earlier.parts is not cp
-            or earlier.media_k != k
-            or earlier.med.shape != med.shape
-            or earlier.med.dtype != med.dtype
-        ):
-            key, links_n, cages_n = _module_counts(cp, med, self.cage_size, mt, None)
-            return ModuleRows(cp, k, med, key, links_n, cages_n)
-        moved = np.flatnonzero(med != earlier.med)
-        if not len(moved):
-            return ModuleRows(cp, k, med, earlier.key, earlier.links, earlier.modules)
-        devs = np.unique(cp.dev[moved])
-        lo = np.searchsorted(cp.dev, devs, side="left")
-        hi = np.searchsorted(cp.dev, devs, side="right")
-        cages = _ranges(np.arange(len(med)), lo, hi - lo)
-        key, links_n, cages_n = _module_counts(cp, med, self.cage_size, mt, cages)
-        row_dev = earlier.key // cp.span // k
-        keep = ~np.isin(row_dev, devs)
-        at = np.searchsorted(earlier.key[keep], key)  # device-major keys: the new rows go in one piece
-        out = [
-            np.insert(old[keep], at, new)
-            for old, new in ((earlier.key, key), (earlier.links, links_n), (earlier.modules, cages_n))
-        ]
-        return ModuleRows(cp, k, med, *out)
+        key, links_n, cages_n = _module_counts(cp, med, self.cage_size, mt)
+        return ModuleRows(cp, len(mt.ids) + 1, med, key, links_n, cages_n)
 
     def summary(self) -> dict[str, Any]:
         """summary.json ``ports``: cages used and available per model and group, overflows."""
@@ -171,7 +139,7 @@ class PortMap:
 class ModuleRows:
     """:meth:`PortMap.modules` as numbers, sorted by ``key`` (the packed device, medium and sub-key of
     :class:`CageParts`): per row the links and modules (cages); and what they were counted from (the
-    cage parts, the media table's size ``media_k`` and each cage's medium ``med``), for the next run."""
+    cage parts, the media table's size ``media_k`` and each cage's medium ``med``)."""
 
     parts: CageParts
     media_k: int
@@ -206,11 +174,11 @@ class ModuleRows:
 
 
 def _module_counts(
-    cp: CageParts, med: np.ndarray, cage_size: np.ndarray, mt: MediaTable, cages: np.ndarray | None
+    cp: CageParts, med: np.ndarray, cage_size: np.ndarray, mt: MediaTable
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Module rows (sorted keys, links, modules) of the optical cages among ``cages`` (None: all)."""
+    """Module rows (sorted keys, links, modules) of the optical cages."""
     k = len(mt.ids) + 1
-    sel = np.flatnonzero(mt.is_optical(med)) if cages is None else cages[mt.is_optical(med[cages])]
+    sel = np.flatnonzero(mt.is_optical(med))
     if cp.media_k == k:  # the skeleton's catalog: its device and sub-key packed already
         mkey = cp.packed[sel] + med[sel] * cp.span
     else:
@@ -283,35 +251,14 @@ def finish(
     rack_b: np.ndarray,
     mt: MediaTable,
     rack_ids: np.ndarray | None = None,
-    earlier: PortMap | None = None,
 ) -> PortMap:
     """The port map of a fabric's skeleton for the links' media and routed lengths: one medium per cage
-    (the longest link sharing it decides), copper assemblies, the stock basis, the ``ports`` violations.
-
-    ``earlier``: a port map this skeleton gave before (same media table), or None. A link's medium,
-    ``medium_for_m``, stock basis and assembly are a function of the code and length of the links of
-    its component (the links it shares cages with) alone, so the components whose links all have
-    bitwise the same code and length as in ``earlier`` take its values; the rest are worked out as
-    without it (a one-hall edit re-does the components it moved). Not comparable (another skeleton,
-    other lengths of arrays): worked out whole."""
+    (the longest link sharing it decides), copper assemblies, the stock basis, the ``ports`` violations."""
     length = np.asarray(length_m, dtype=float)
     code = np.asarray(code)
-    todo = _finish_todo(sk, code, length, earlier)
-    if todo is None:
-        new_code, medium_for, basis, assembly, changed = _finish_links(sk, code, length, mt, None)
-    else:
-        assert earlier is not None and earlier.finish_of is not None
-        new_code, medium_for = earlier.code.copy(), earlier.medium_for_m.copy()
-        basis, assembly = earlier.stock_basis_m.copy(), earlier.assembly.copy()
-        changed = earlier.changed
-        if len(todo):
-            c2, m2, b2, a2, _ = _finish_links(sk, code, length, mt, todo)
-            before = int(np.count_nonzero(earlier.code[todo] != earlier.finish_of[0][todo]))
-            new_code[todo], medium_for[todo], basis[todo], assembly[todo] = c2, m2, b2, a2
-            changed += int(np.count_nonzero(c2 != code[todo])) - before
+    new_code, medium_for, basis, assembly, changed = _finish_links(sk, code, length, mt)
     for arr in (new_code, medium_for, basis, assembly):
-        arr.flags.writeable = False  # kept for the next run (``earlier``): nothing may change them
-    kept_code, kept_length = _frozen(code), _frozen(length)
+        arr.flags.writeable = False  # the links table holds them: nothing may change them
     return PortMap(
         group=sk.group,
         cage=sk.cage,
@@ -328,71 +275,21 @@ def finish(
         changed=changed,
         cage_parts=sk.cage_parts,
         violations=_port_violations(sk, devices, rack_a, rack_b, rack_ids),
-        skeleton=sk,
-        finish_of=(kept_code, kept_length),
     )
 
 
-def _frozen(arr: np.ndarray) -> np.ndarray:
-    """``arr`` itself when nothing can change it (read-only, owning its data), else a read-only copy."""
-    if arr.base is None and not arr.flags.writeable:
-        return arr
-    out = arr.copy()
-    out.flags.writeable = False
-    return out
-
-
-def _finish_todo(
-    sk: PortSkeleton, code: np.ndarray, length: np.ndarray, earlier: PortMap | None
-) -> np.ndarray | None:
-    """The links (sorted) whose port-map values must be worked out again against ``earlier``: every
-    link of a component in which some link's code or length differs (NaN lengths always do); None
-    when ``earlier`` is not comparable (all of them)."""
-    if earlier is None or earlier.skeleton is not sk or earlier.finish_of is None:
-        return None
-    was_code, was_length = earlier.finish_of
-    if was_code.shape != code.shape or was_length.shape != length.shape or was_code.dtype != code.dtype:
-        return None
-    moved = np.flatnonzero((code != was_code) | ~(length == was_length))
-    if not len(moved) or not len(sk.comp_starts):
-        return moved
-    hit = np.zeros(len(sk.comp_starts), dtype=bool)  # the components with a moved link
-    hit[sk.comp_of[moved]] = True
-    return np.flatnonzero(hit[sk.comp_of])
-
-
-def _ranges(values: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """``values[s : s + k]`` for each start s and size k, one after another."""
-    total = int(sizes.sum())
-    if not total:
-        return values[:0]
-    first = np.repeat(starts - np.r_[0, np.cumsum(sizes)[:-1]], sizes)
-    return values[first + np.arange(total)]
-
-
 def _finish_links(
-    sk: PortSkeleton, code: np.ndarray, length: np.ndarray, mt: MediaTable, todo: np.ndarray | None
+    sk: PortSkeleton, code: np.ndarray, length: np.ndarray, mt: MediaTable
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """New code, medium_for, stock basis and assembly of the links ``todo`` (whole components, sorted;
-    None: all links), and how many of them the cage sharing gave another medium."""
-    if todo is not None:
-        code, length = code[todo], length[todo]
+    """New code, medium_for, stock basis and assembly of every link, and how many of them the cage
+    sharing gave another medium."""
     n = len(code)
     new_code = code.copy()
     medium_for = length.copy()
     changed = 0
     if len(sk.comp_starts):
-        if todo is None:
-            order, starts, comp = sk.comp_order, sk.comp_starts, sk.comp_of
-            shared_all, speed = sk.shared, sk.speed
-        else:  # the components of ``todo`` renumbered 0..k-1 in order of their first link
-            cid = sk.comp_of[todo]
-            order = np.argsort(cid, kind="stable")
-            cs = cid[order]
-            starts = np.flatnonzero(np.r_[True, cs[1:] != cs[:-1]]) if n else np.zeros(0, np.int64)
-            comp = np.empty(n, dtype=np.int64)
-            comp[order] = np.cumsum(np.r_[True, cs[1:] != cs[:-1]]) - 1 if n else comp
-            shared_all, speed = sk.shared[todo], sk.speed[todo]
+        order, starts, comp = sk.comp_order, sk.comp_starts, sk.comp_of
+        shared_all, speed = sk.shared, sk.speed
         ok = code >= 0
         longest = np.maximum.reduceat(np.where(ok, length, -np.inf)[order], starts) if n else medium_for
         shared = shared_all & ok
@@ -416,9 +313,8 @@ def _finish_links(
     # copper assemblies: a lone link, a twin (same mates at both ends), a breakout (twin to singles)
     kind = mt.is_optical(new_code)
     copper = (new_code >= 0) & ~kind
-    copper_assembly = sk.copper_assembly if todo is None else sk.copper_assembly[todo]
     assembly = np.where(
-        copper, copper_assembly, np.where(kind, np.int8(ASSEMBLIES.index("fibre")), np.int8(0))
+        copper, sk.copper_assembly, np.where(kind, np.int8(ASSEMBLIES.index("fibre")), np.int8(0))
     ).astype(np.int8)
     # fibre: every link its own patch cord; copper: the longest leg
     basis = np.where(copper, medium_for, length)

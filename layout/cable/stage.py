@@ -5,8 +5,8 @@ Jumpers: a link inside one rack is always a jumper; a link between neighbouring 
 jumper through the side panels when its jumper length gets a copper (non-optical) medium, otherwise it
 is routed along the trays like every other link. How a medium is picked, and the transceivers and
 their power: layout/cable/media.py; the tray network: layout/cable/trays.py; the routes:
-layout/cable/route.py; ports and cages: layout/cable/ports.py; what the next run takes from this one
-(per-link memos): layout/cable/memo.py; the violations and tray fill: layout/cable/checks.py.
+layout/cable/route.py; ports and cages: layout/cable/ports.py; the violations and tray fill:
+layout/cable/checks.py.
 """
 
 from __future__ import annotations
@@ -22,10 +22,7 @@ from layout.cable import ports as portlib
 from layout.cable import route as routing
 from layout.cable import trays as traylib
 from layout.cable.inputs import CableInput
-from layout.cable.media import MediaTable, cable_counts_again, cable_table, module_power_w
-from layout.cable.memo import ElementMemo, LinkPicks, pick_again, stock_again
-from layout.cable.tray_pieces import HALL_TRAYS_KEPT, HallTrays
-from layout.kept import Content, Kept
+from layout.cable.media import MediaTable, cable_counts, cable_table, module_power_w
 from layout.model import Catalog
 from layout.model.catalog import MEDIA_CLASSES
 from layout.power import loads as powerlib
@@ -33,6 +30,7 @@ from layout.violations import Violation
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric
+    from layout.memo import Scope
     from layout.place import Placement
 
 STATUS = ("ok", "unplaced", "no_tray", "no_path", "reach")
@@ -140,39 +138,14 @@ def copper_share_pct(copper: int, links: int) -> float:
     return round(100.0 * copper / links, 2) if links else 0.0
 
 
-def cable(inp: CableInput, fabric: Fabric, placement: Placement, cache: CableCache | None = None) -> Cabling:
+def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | None = None) -> Cabling:
     """Lay the trays, route every link, pick its medium and stock length, count modules, switch power
     and tray fill, and report what breaks the rules. ``inp``: what the stage reads of the inputs
-    (``CableInput.of(inputs)``). ``cache``: what earlier runs kept for later ones (:class:`CableCache`);
-    the cabling is the same with or without it."""
-    if cache is None:
-        return _cable(inp, fabric, placement, None)
-    key = tuple(cabling_key(inp, fabric, placement).values())
-    return cache.cablings.take(key, lambda: _cable(inp, fabric, placement, cache))
-
-
-def cabling_key(inp: CableInput, fabric: Fabric, placement: Placement) -> dict[str, Any]:
-    """Everything the cabling stage reads, by name (a cache keeps a Cabling by all of it): the fabric
-    (the very object: immutable), the catalog, the rack heights, where the buildings, their entries and
-    the halls' trays are (polygon, tray spec, cross aisle), the ducts and tray edits, and the placement's
-    tables. Not the halls' power, cooling or floor load, which the cabling never reads: an edit of those
-    re-cables nothing."""
-    return {
-        "fabric": fabric,
-        "catalog": inp.catalog,
-        "rack_heights": sorted(inp.heights_ru.items()),
-        "buildings": [(b.id, b.footprint, b.entry) for b in inp.buildings],
-        "halls": [(b.id, h.id, h.polygon, h.tray, h.cross_aisle_m) for b, h in inp.halls()],
-        "ducts": list(inp.ducts),
-        "tray_block": list(inp.tray_block),
-        "tray_add": list(inp.tray_add),
-        "placement": Content(placement.racks, placement.rows, placement.device_rack, placement.device_ru),
-    }
-
-
-def _cable(inp: CableInput, fabric: Fabric, placement: Placement, cache: CableCache | None) -> Cabling:
+    (``CableInput.of(inputs)``). ``scope``: a memo and the fabric's token (layout/memo.py), which
+    keeps the fabric's port skeleton and each hall's tray piece (layout/cable/trays.py); the cabling is
+    the same without it."""
     catalog = inp.catalog
-    trays = traylib.build(inp, placement, cache.tray_halls if cache is not None else None)
+    trays = traylib.build(inp, placement, scope)
     mt = MediaTable.of(catalog)
     links = fabric.links
     devices = fabric.devices
@@ -210,9 +183,7 @@ def _cable(inp: CableInput, fabric: Fabric, placement: Placement, cache: CableCa
     length[ti] = np.where(np.isfinite(tray_len), tray_len, np.nan)
     tray_m[ti] = np.where(np.isfinite(paths.dist_m), paths.dist_m, np.nan)[paths.pair]
     length = np.round(length, 6)  # no float dust at stock-length and reach boundaries
-    earlier = cache.picks.get(link_memo_key(fabric, catalog)) if cache is not None else None
-    picked = pick_again(mt, length, speed, earlier.pick if earlier is not None else None)
-    code = picked.copy()
+    code = mt.pick(length, speed)
     status = np.zeros(n, dtype=np.int8)
     status[~placed] = STATUS.index("unplaced")
     no_tray = np.zeros(n, dtype=bool)
@@ -229,9 +200,8 @@ def _cable(inp: CableInput, fabric: Fabric, placement: Placement, cache: CableCa
     code.flags.writeable = length.flags.writeable = False  # kept by the port map (ports.finish)
     # ports and cages: one medium per cage (the longest link sharing it decides), copper assemblies
     rack_ids = racks["rack_id"].to_numpy() if len(racks) else np.zeros(0, dtype=object)
-    runs = cache.ports.get(link_memo_key(fabric, catalog)) if cache is not None else None
     port_map = portlib.finish(
-        port_skeleton(fabric, catalog, cache),
+        port_skeleton(fabric, catalog, scope),
         devices,
         code,
         length,
@@ -239,21 +209,11 @@ def _cable(inp: CableInput, fabric: Fabric, placement: Placement, cache: CableCa
         ends.rack_b,
         mt,
         rack_ids,
-        earlier=runs.port_map if runs is not None else None,
     )
     code = port_map.code
-    stock = stock_again(mt, port_map.stock_basis_m, code, earlier.stock if earlier is not None else None)
-    stock.flags.writeable = False  # kept (the links table, the counts): nothing may change it
-    counts = cable_counts_again(code, stock, earlier.counts if earlier is not None else None)
-    if cache is not None:
-        cache.picks.put(
-            link_memo_key(fabric, catalog),
-            LinkPicks(
-                pick=ElementMemo((length, speed), picked),
-                stock=ElementMemo((port_map.stock_basis_m.copy(), code.copy()), stock),
-                counts=counts,
-            ),
-        )
+    stock = mt.stock_length(port_map.stock_basis_m, code)
+    stock.flags.writeable = False  # the links table holds it: nothing may change it
+    counts = cable_counts(code, stock)
 
     route_code = np.zeros(n, dtype=np.int8)  # ROUTES
     route_code[is_jumper & (ends.jumper == routing.JUMPER_RACK)] = 1
@@ -292,10 +252,7 @@ def _cable(inp: CableInput, fabric: Fabric, placement: Placement, cache: CableCa
     load = routing.edge_loads(trays, paths, area, tcode, k)
     edge_fill = checks.edge_fill(trays, load, mt)
 
-    module_rows = port_map.module_rows(mt, runs.module_rows if runs is not None else None)
-    modules = module_rows.table(devices, mt)  # as plugged: one per optical cage
-    if cache is not None:
-        cache.ports.put(link_memo_key(fabric, catalog), PortRuns(port_map, module_rows))
+    modules = port_map.modules(devices, links, mt)  # as plugged: one per optical cage
     module_w = module_power_w(devices, links, code, mt, catalog, modules)
     optical_ports = media.optical_ports(devices, links, code, mt)
     power_kw = powerlib.switch_power_kw(catalog, devices, module_w)
@@ -321,61 +278,11 @@ def _cable(inp: CableInput, fabric: Fabric, placement: Placement, cache: CableCa
     )
 
 
-@dataclass(frozen=True)
-class PortRuns:
-    """The last run's port map and module rows of one fabric, for the next run's ``ports.finish`` and
-    ``PortMap.module_rows`` (``earlier``): they take whatever the links and cages the run did not
-    change give (each checks it was made from the very same port skeleton)."""
+def port_skeleton(fabric: Fabric, catalog: Catalog, scope: Scope | None = None) -> cages.PortSkeleton:
+    """The fabric's port skeleton (every end's port and cage, which links share a cage): a function of
+    the fabric and its catalog alone, kept in ``scope`` (whose token is the fabric's) when given."""
 
-    port_map: portlib.PortMap
-    module_rows: portlib.ModuleRows
+    def make() -> cages.PortSkeleton:
+        return cages.skeleton(fabric.devices, fabric.links, catalog, getattr(fabric, "nic", ""))
 
-
-def link_memo_key(fabric: Fabric, catalog: Catalog) -> tuple[Fabric, Catalog]:
-    """What a run's per-link memos (:class:`LinkPicks`, :class:`PortRuns`) are kept by: the fabric (the
-    very object: its links are the memos' rows) and the catalog (its media)."""
-    return (fabric, catalog)
-
-
-# the last run's picks and port map of each of the last two fabrics: an edit compares with the design it
-# changes, also after a fabric toggled and undone (rail -> middle-of-rack -> undo -> an edit of a hall:
-# with one memo, that edit found the other fabric's and priced and ported all 450,000 links again)
-PICKS_KEPT = 2
-PORT_RUNS_KEPT = 2
-PORT_SKELETONS_KEPT = 4  # as many as the fabrics a DesignCache keeps
-CABLINGS_KEPT = 2  # the design shown and the one before (undo and redo show a recent design anyway)
-
-
-@dataclass(eq=False)
-class CableCache:
-    """What the cabling stage keeps from one run for the next when given a cache (the TUI's
-    :class:`layout.cache.DesignCache`): the last cablings, by all they are made from
-    (:func:`cabling_key`: an edit of a hall's power or cooling that moves no rack re-cables nothing), and
-    each fabric's port skeleton (layout.cable.ports: every end's port and cage, which links share a cage), by
-    the fabric (compared as the very object: a fabric is immutable), the catalog and the NIC; and the
-    last run's media picks and stock lengths per link (:class:`LinkPicks`, by the fabric and catalog: the
-    last two fabrics'), which the
-    next run takes for every link whose length and speed (basis and medium) are bitwise the same: both
-    are functions of a link's own values, so only the links an edit moved are priced again; and the
-    last run's port map and module rows (:class:`PortRuns`, likewise), from which
-    ``ports.finish`` takes every cage-sharing component whose links' codes and lengths are the same and
-    ``PortMap.module_rows`` every device whose cages' media are; and each hall's piece of the tray
-    network (layout.cable.tray_pieces.HallTrays, by all it is made from: ``tray_pieces.hall_trays_key``), so an edit of
-    one hall lays that hall's trays alone. Without one, a cabling keeps nothing."""
-
-    cablings: Kept[tuple[Any, ...], Cabling] = field(default_factory=lambda: Kept(CABLINGS_KEPT))
-    skeletons: Kept[tuple[Fabric, Catalog, str], cages.PortSkeleton] = field(
-        default_factory=lambda: Kept(PORT_SKELETONS_KEPT)
-    )
-    picks: Kept[tuple[Fabric, Catalog], LinkPicks] = field(default_factory=lambda: Kept(PICKS_KEPT))
-    ports: Kept[tuple[Fabric, Catalog], PortRuns] = field(default_factory=lambda: Kept(PORT_RUNS_KEPT))
-    tray_halls: Kept[tuple[Any, ...], HallTrays] = field(default_factory=lambda: Kept(HALL_TRAYS_KEPT))
-
-
-def port_skeleton(fabric: Fabric, catalog: Catalog, cache: CableCache | None = None) -> cages.PortSkeleton:
-    """The fabric's port skeleton, kept in ``cache`` (if given) by the fabric, catalog and NIC."""
-    nic = getattr(fabric, "nic", "")
-    if cache is None:
-        return cages.skeleton(fabric.devices, fabric.links, catalog, nic)
-    key = (fabric, catalog, nic)
-    return cache.skeletons.take(key, lambda: cages.skeleton(fabric.devices, fabric.links, catalog, nic))
+    return make() if scope is None else scope.take("cable.skeleton", (catalog,), make)

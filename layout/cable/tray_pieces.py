@@ -13,7 +13,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from layout.kept import Content
 from layout.model.site import TraySpec
 
 TOL_M = 0.005  # geometric tolerance: 5 mm
@@ -141,9 +140,6 @@ class HallTrays:
     n_lines: int
 
 
-HALL_TRAYS_KEPT = 64  # pieces kept: every hall of a large campus, before and after an edit
-
-
 def hall_trays_key(
     hkey: str,
     hrows: dict[str, np.ndarray],
@@ -156,7 +152,7 @@ def hall_trays_key(
     door towards the entry, pass-throughs to other halls)."""
     return {
         "hall": hkey,
-        "rows": Content(*(hrows[c] for c in ("row", "axis", "x0_m", "y0_m", "x1_m", "y1_m"))),
+        "rows": tuple(hrows[c] for c in ("row", "axis", "x0_m", "y0_m", "x1_m", "y1_m")),
         "ring": ring,
         "tray": tray,
         "points": points,

@@ -34,7 +34,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -44,7 +44,6 @@ from shapely.geometry import Point, Polygon
 from layout.cable.tray_pieces import (
     TOL_M,
     Graph,
-    HallTrays,
     Spec,
     add_piece,
     hall_piece,
@@ -52,12 +51,12 @@ from layout.cable.tray_pieces import (
     tray_spec,
     trunk_spec,
 )
-from layout.kept import Kept
 from layout.model.site import Building, Hall, TrayEdit
 from layout.violations import Violation
 
 if TYPE_CHECKING:
     from layout.cable.inputs import CableInput
+    from layout.memo import Scope
     from layout.place import Placement
 
 RU_M = 0.04445  # one rack unit, EIA-310
@@ -150,12 +149,11 @@ class Trays:
         return ks[first], order[first]
 
 
-def build(
-    inp: CableInput, placement: Placement, cache: Kept[tuple[Any, ...], HallTrays] | None = None
-) -> Trays:
-    """Lay the trays for a placement (layout.place.Placement: ``racks`` and ``rows`` tables). ``cache``:
-    each hall's piece (:class:`HallTrays`) kept by all it is made from (:func:`hall_trays_key`), so an
-    edit of one hall lays that hall's trays alone; the trays are the same with or without it."""
+def build(inp: CableInput, placement: Placement, scope: Scope | None = None) -> Trays:
+    """Lay the trays for a placement (layout.place.Placement: ``racks`` and ``rows`` tables). ``scope``:
+    a memo (layout/memo.py) that keeps each hall's piece (:class:`HallTrays`) by all it is made from
+    (:func:`hall_trays_key`), so an edit of one hall lays that hall's trays alone; the trays are the same
+    without it."""
     racks = placement.racks
     rows = placement.rows
     g = Graph()
@@ -178,9 +176,12 @@ def build(
         tray = halls[hkey][1].tray
         # extra split points on the ring: the door towards the entry and pass-throughs to other halls
         points = (doors[hkey], *(pt for (hk, pt, _) in passes if hk == hkey))
-        key = tuple(hall_trays_key(hkey, hall_rows[hkey], rings[hkey], tray, points).values())
         lay = partial(hall_piece, hkey, hall_rows[hkey], rings[hkey], tray, points)
-        piece = cache.take(key, lay) if cache is not None else lay()
+        if scope is None:
+            piece = lay()
+        else:
+            parts = tuple(hall_trays_key(hkey, hall_rows[hkey], rings[hkey], tray, points).values())
+            piece = scope.take("cable.hall_trays", parts, lay)
         n_lines = add_piece(g, piece, line_of_row, n_lines)
 
     # trunks: hall door -> building entry (L-shaped at tray height), riser down to the entry

@@ -36,8 +36,6 @@ from layout.place.su_order import label_width, order_of, ordered, su_keys, su_la
 
 if TYPE_CHECKING:
     from layout.design import Design
-    from layout.kept import Kept
-    from layout.place.groups import Derived, DerivedKey
 
 MIN_SAVING_USD = 1.0  # an assignment that saves less than this by its own cost is no candidate
 
@@ -126,14 +124,14 @@ def block_signature(devices: Any, su: int) -> tuple[int, ...]:
     return (len(devices.su_servers[su]), *devices.height[sw].tolist())
 
 
-def su_orders(design: Design, groups: Kept[DerivedKey, Derived] | None = None) -> Assignment:
+def su_orders(design: Design) -> Assignment:
     """The assignment step on ``design`` (module docstring): per hall, the SU order whose slots cost
     least, for the halls where it saves at least ``MIN_SAVING_USD``."""
     from layout.cable.media import MediaTable
     from layout.place.groups import derived_of
 
     inputs, fabric, placement = design.inputs, design.fabric, design.placement
-    d = derived_of(inputs, fabric, groups).devices
+    d = derived_of(inputs, fabric)
     keys = su_keys(fabric)
     width = label_width(keys)
     racks = placement.racks

@@ -15,7 +15,7 @@ the worker ran out of memory); the others go on.
 
 Each task function is called as ``fn(shared, item, state)``: ``shared`` is the object scattered once to
 every worker, ``state`` a dict the worker keeps for the engine's tasks of its thread (e.g. a
-``DesignCache`` so that unchanged stages are reused between the tasks a worker runs); a local engine
+design memo (layout/memo.py) so that unchanged stages are reused between the tasks a worker runs); a local engine
 keeps one such dict.
 
 **Faults** (nothing waits without a bound, and no fault is a traceback):

@@ -14,7 +14,7 @@ Points come from a grid over each hall's bounds (:data:`FRACS` of its width and 
 so every candidate is one of finitely many layouts, and the coordinates written back are the very ones
 evaluated (rounded to 0.1 m).
 
-**How a candidate is judged**: the whole pipeline (``design.run``, with a worker's ``DesignCache`` so
+**How a candidate is judged**: the whole pipeline (``design.run``, with a worker's design memo (layout/memo.py) so
 the fabric and the hall grids are reused), then :func:`score`: the BOM's transceivers and cables, the
 optics' energy over ``years`` (every module's watts, the site's PUE and electricity price), the whole
 BOM, and what the rules say. The objective (:data:`OBJECTIVES`) is the optics (transceivers + cables) or
@@ -361,22 +361,22 @@ class AssignFrom:
 
 
 def evaluate(problem: Problem, lay: Layout | AssignFrom, state: dict[str, Any]) -> dict[str, Any]:
-    """One candidate through the whole pipeline (an engine task; ``state`` keeps the DesignCache). An
+    """One candidate through the whole pipeline (an engine task; ``state`` keeps the design memo). An
     :class:`AssignFrom` gives ``{"assigned": the new layout or None when no order saves, "score": its
     figures, "predicted_saving_usd": what the step's own cost said}``."""
     from layout import design as design_mod
-    from layout.cache import DesignCache
+    from layout.memo import Memo
 
-    cache = state.setdefault("design_cache", DesignCache())
+    memo = state.setdefault("design_memo", Memo())
 
     def run(lay: Layout) -> Design:
         site = problem.space.apply(problem.inputs.site, lay)
-        return design_mod.run(dataclasses.replace(problem.inputs, site=site), cache=cache)
+        return design_mod.run(dataclasses.replace(problem.inputs, site=site), memo=memo)
 
     if isinstance(lay, AssignFrom):
         from layout.engine.assign import su_orders
 
-        step = su_orders(run(lay.layout), cache.place.groups)
+        step = su_orders(run(lay.layout))
         if not step.orders:
             return {"assigned": None, "score": None, "predicted_saving_usd": 0.0}
         new = lay.layout.with_orders(step.orders)

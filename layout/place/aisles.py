@@ -21,7 +21,6 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from layout.kept import Content, Kept
 from layout.place.floor_grid import hall_floor
 from layout.place.tables import rack_polygons
 from layout.place.templates import hall_items
@@ -29,6 +28,7 @@ from layout.violations import Violation
 
 if TYPE_CHECKING:
     from layout.load import Inputs
+    from layout.memo import Scope
     from layout.model import Hall
 
 # rotation -> the direction a rack's front faces (layout/place/tables.py: 0 faces +y, 270 faces +x)
@@ -68,31 +68,13 @@ def clearance_strips(
     return np.concatenate(out)
 
 
-AisleKey = tuple[Any, ...]  # the values of aisle_key, in its order
-
 # the racks table's columns the check reads
 AISLE_COLUMNS = ("rack_id", "row", "user_row", "x_m", "y_m", "width_m", "depth_m", "rotation_deg")
 
 
-def aisle_key(hall: Hall, racks: Mapping[str, np.ndarray]) -> dict[str, Any]:
-    """Everything one hall's aisle check reads, by name: of the hall its aisles, columns and keep-outs
-    (not its power or cooling: an edit of those checks nothing again), and its racks (``racks``: the
-    :data:`AISLE_COLUMNS` of the hall's racks: ids, rows, user flags, centre, size and rotation),
-    compared by content (the same arrays, when a placement kept the hall's part of the tables:
-    layout/place/tables.py HallColumns)."""
-    return {
-        "hall": (hall.cold_aisle_m, hall.hot_aisle_m, hall.columns, hall.keepouts),
-        "racks": Content(*(racks[c] for c in AISLE_COLUMNS)),
-    }
-
-
-def aisle_checks(
-    inputs: Inputs, racks: pd.DataFrame, kept: Kept[AisleKey, list[Violation]] | None = None
-) -> list[Violation]:
+def aisle_checks(inputs: Inputs, racks: pd.DataFrame) -> list[Violation]:
     """One ``aisle`` violation per hall whose racks' service clearance a column, a keep-out or another
-    row's rack stands in (see the module docstring). ``kept``: each hall's check from earlier runs, by
-    all it reads (:func:`aisle_key`: an edit of one hall checks that hall alone); None: every hall is
-    checked."""
+    row's rack stands in (see the module docstring)."""
     if not len(racks):
         return []
     hall_col = racks["hall"].to_numpy()
@@ -101,13 +83,23 @@ def aisle_checks(
     for key in pd.unique(hall_col):
         idx = np.flatnonzero(hall_col == key)
         parts.append((str(key), {c: v[idx] for c, v in cols.items()}))
-    return hall_aisle_checks(inputs, parts, kept)
+    return hall_aisle_checks(inputs, parts)
+
+
+def aisle_key(hall: Hall, racks: Mapping[str, np.ndarray]) -> dict[str, Any]:
+    """Everything one hall's aisle check reads, by name: of the hall its aisles, columns and keep-outs
+    (not its power or cooling), and its racks (``racks``: the :data:`AISLE_COLUMNS` of the hall's
+    racks: ids, rows, user flags, centre, size and rotation). A memo keeps a hall's check by these."""
+    return {
+        "hall": (hall.cold_aisle_m, hall.hot_aisle_m, hall.columns, hall.keepouts),
+        "racks": tuple(np.asarray(racks[c]) for c in AISLE_COLUMNS),
+    }
 
 
 def hall_aisle_checks(
     inputs: Inputs,
     parts: list[tuple[str, Mapping[str, np.ndarray]]],
-    kept: Kept[AisleKey, list[Violation]] | None = None,
+    scope: Scope | None = None,
 ) -> list[Violation]:
     """:func:`aisle_checks` of the halls' racks given per hall: ``(hall key, its racks' AISLE_COLUMNS)``
     in the racks table's order."""
@@ -115,11 +107,15 @@ def hall_aisle_checks(
     out: list[Violation] = []
     for key, racks in parts:
         h = halls[key]
-        if kept is None:
+        if scope is None:
             out += _hall_aisles(key, h, racks)
-            continue
-        k = tuple(aisle_key(h, racks).values())
-        out += kept.take(k, partial(_hall_aisles, key, h, racks))
+        else:  # an edit of one hall checks that hall alone
+            got = scope.take(
+                "place.hall_aisles",
+                (key, *aisle_key(h, racks).values()),
+                partial(_hall_aisles, key, h, racks),
+            )
+            out += got
     return out
 
 

@@ -31,18 +31,18 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from layout.capacity import hall_cooling_mw
-from layout.kept import Kept
 from layout.place.anchors import cells_nearest, mdf_point, spine_order
-from layout.place.floor_grid import FloorCursor, GridKey, KeptGrid, Spot, build_halls, cell_order
-from layout.place.groups import Derived, DerivedKey, RackGroups, RackItem
+from layout.place.floor_grid import FloorCursor, Spot, build_halls, cell_order
+from layout.place.groups import RackGroups, RackItem
 from layout.place.su_order import order_of, ordered, su_keys
 from layout.place.templates import gpu_racks
-from layout.place.zones import Trial, ZoneLayouts, ZoneStore
+from layout.place.zones import Trial, ZoneLayouts
 from layout.violations import Violation
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric
     from layout.load import Inputs
+    from layout.memo import Scope
     from layout.model import Hall
 
 
@@ -51,17 +51,15 @@ class Placer:
         self,
         inputs: Inputs,
         fabric: Fabric,
-        grids: Kept[GridKey, KeptGrid] | None = None,
-        groups: Kept[DerivedKey, Derived] | None = None,
-        zones: ZoneStore | None = None,
+        scope: Scope | None = None,
     ):
         self.inputs = inputs
-        self.zones = zones
+        self.scope = scope
         self.site = inputs.site
         self.cl = inputs.site.cluster
         self.gpu = gpu_racks(inputs)
         self.fabric = fabric
-        self.groups = RackGroups(inputs, fabric, groups)
+        self.groups = RackGroups(inputs, fabric, scope)
         self.t_spine, self.t_core = self.groups.t_spine, self.groups.t_core
         self.d = self.groups.devices
         self.n_su = len(self.d.su_servers)
@@ -70,7 +68,7 @@ class Placer:
             for k, g in self.gpu.items()
         }
         self.halls, self.cells = build_halls(
-            inputs, self.gpu, [self.groups.t_net, self.t_spine, self.t_core], typical, grids
+            inputs, self.gpu, [self.groups.t_net, self.t_spine, self.t_core], typical, scope
         )
         self.campus = self._campus_building()
         # what each hall may carry: the smaller of its IT limit and its cooling
@@ -358,7 +356,7 @@ class Placer:
         zone_pods: list[list[int]] = [[] for _ in zones]
         zone_kw = [0.0 for _ in zones]
         trials: list[Trial | None] = [None for _ in zones]
-        layouts = ZoneLayouts(self, self.zones)  # a zone laid out before with the same inputs: kept
+        layouts = ZoneLayouts(self, self.scope)  # a zone laid out before with the same inputs: kept
 
         def budget(zi: int) -> float:
             if self.cl.pod_spans_buildings:

@@ -22,17 +22,18 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
 import shapely
 from shapely.geometry import Polygon, box
 
-from layout.kept import Kept
 from layout.place.templates import GpuRack, gpu_racks, hall_items, network_templates
 
 if TYPE_CHECKING:
     from layout.load import Inputs
+    from layout.memo import Scope
     from layout.model import Hall, RackTemplate
     from layout.place.groups import RackItem
 
@@ -88,7 +89,6 @@ class HallPlan:
     user_slots: list[UserSlot] = field(default_factory=list)
     gpu: GpuRack | None = None
     max_width_m: float = 0.0  # the widest rack in play: a row segment holds at least one of it
-    grid_key: GridKey | None = None  # all its floor grid is made from (see KeptGrid)
     first_cell: int = 0  # the number of its first cell across the site (a Spot's cell is counted from it)
 
 
@@ -156,11 +156,10 @@ def build_halls(
     gpu: dict[str, GpuRack],
     net_templates: Sequence[RackTemplate],
     typical: dict[str, list[float]],
-    grids: Kept[GridKey, KeptGrid] | None = None,
+    scope: Scope | None = None,
 ) -> tuple[list[HallPlan], list[Cell]]:
-    """Every hall's plan and floor grid, cells numbered across the site in hall order. ``grids``: hall
-    grids kept from earlier runs, by everything a grid is made from (see :class:`KeptGrid`); the grids
-    worked out here are put there too. None: every grid is worked out (nothing is kept)."""
+    """Every hall's plan and floor grid, cells numbered across the site in hall order. ``scope``: a memo
+    (layout/memo.py) that keeps each hall's grid by all it is made from (:class:`KeptGrid`)."""
     slots, reserve = user_rows(inputs)
     halls: list[HallPlan] = []
     cells: list[Cell] = []
@@ -173,15 +172,6 @@ def build_halls(
             max_w = max(t.width_m for t in used)
             swap = h.row_axis == "y"
             block = typical.get(key, [])
-            held = tuple(tuple(p.bounds) for p in reserve.get(key, []))
-            grid_key: GridKey = (
-                h.model_dump_json(include=GRID_FIELDS),
-                held,
-                band,
-                min_w,
-                max_w,
-                tuple(block),
-            )
             hall = HallPlan(
                 len(halls),
                 key,
@@ -194,37 +184,27 @@ def build_halls(
                 Polygon(),
                 gpu=gpu[key],
                 max_width_m=max_w,
-                grid_key=grid_key,
             )
             hall.user_slots = slots.get(key, [])
             hall.first_cell = len(cells)
-            known = grids.get(grid_key) if grids is not None else None
-            if known is None:
-                usable, obstacles = hall_floor(h)
-                holes = obstacles + reserve.get(key, [])
-                if holes:
-                    usable = usable.difference(shapely.union_all(holes))
-                hall.usable = local_frame(usable, swap)
-                first = len(cells)
-                lay_grid(hall, cells, block, [local_frame(o, swap) for o in obstacles])
-                known = KeptGrid(
-                    hall.usable,
-                    list(hall.line_v),
-                    list(hall.line_front),
-                    [(c.line, c.seg, c.u0, c.u1, c.v0, c.free) for c in cells[first:]],
-                    [[i - first for i in ids] for ids in hall.line_cells],
-                )
-                if grids is not None:
-                    grids.put(grid_key, known)
+            held = reserve.get(key, [])
+            make = partial(_grid, hall, block, held)
+            if scope is None:
+                grid = make()
             else:
-                hall.usable, hall.line_v, hall.line_front = (
-                    known.usable,
-                    list(known.line_v),
-                    list(known.line_front),
+                parts = (
+                    h.model_dump_json(include=GRID_FIELDS),
+                    [p.bounds for p in held],
+                    band,
+                    min_w,
+                    max_w,
+                    block,
                 )
-                first = len(cells)
-                cells += [Cell(hall.no, *c) for c in known.cells]
-                hall.line_cells = [[first + i for i in ids] for ids in known.line_cells]
+                grid = scope.take("place.hall_grid", parts, make)
+            hall.usable, hall.line_v, hall.line_front = grid.usable, list(grid.line_v), list(grid.line_front)
+            first = len(cells)
+            cells += [Cell(hall.no, *c) for c in grid.cells]
+            hall.line_cells = [[first + i for i in ids] for ids in grid.line_cells]
             halls.append(hall)
     return halls, cells
 
@@ -241,11 +221,8 @@ GRID_FIELDS: set[str] = {
 class KeptGrid:
     """A hall's floor grid (see lay_grid), in the hall's own cell numbering. It is made from the hall
     alone (its polygon, columns, keep-outs, clearances, aisles, ``max_row_racks`` and row axis: the
-    :data:`GRID_FIELDS` of the hall model, as JSON), the areas its user rows hold, the rack band's depth,
-    the narrowest and widest rack and the widths of a typical SU block (:data:`GridKey`); a cache keeps
-    it by exactly these, so an edit elsewhere (another hall, the cluster) or of another key of the hall
-    (its ``it_mw``, cooling) does not work it out again (shapely differences and interval arithmetic:
-    ~3-5 ms a hall)."""
+    :data:`GRID_FIELDS` of the hall model), the areas its user rows hold, the rack band's depth, the
+    narrowest and widest rack and the widths of a typical SU block: a memo keeps it by exactly these."""
 
     usable: Polygon
     line_v: list[float]
@@ -254,9 +231,22 @@ class KeptGrid:
     line_cells: list[list[int]]
 
 
-# hall model JSON (GRID_FIELDS), user-row areas (bounds), band depth, narrowest and widest rack width,
-# typical block widths
-GridKey = tuple[str, tuple[tuple[float, ...], ...], float, float, float, tuple[float, ...]]
+def _grid(hall: HallPlan, block: list[float], held: list[Polygon]) -> KeptGrid:
+    """The floor grid of ``hall`` (its plan's model, band and widths), cells counted from 0."""
+    usable, obstacles = hall_floor(hall.model)
+    holes = obstacles + held
+    if holes:
+        usable = usable.difference(shapely.union_all(holes))
+    hall.usable = local_frame(usable, hall.swap)
+    cells: list[Cell] = []
+    lay_grid(hall, cells, block, [local_frame(o, hall.swap) for o in obstacles])
+    return KeptGrid(
+        hall.usable,
+        list(hall.line_v),
+        list(hall.line_front),
+        [(c.line, c.seg, c.u0, c.u1, c.v0, c.free) for c in cells],
+        [list(ids) for ids in hall.line_cells],
+    )
 
 
 def segment_m(hall: HallPlan, block: list[float]) -> float:

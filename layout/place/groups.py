@@ -21,13 +21,13 @@ import pandas as pd
 
 from layout.errors import InputError, Problem
 from layout.estimates import estimate_switch_kw
-from layout.kept import Kept
 from layout.place.templates import GpuRack, network_templates, node_templates
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric
     from layout.load import Inputs
-    from layout.model import Catalog, RackTemplate
+    from layout.memo import Scope
+    from layout.model import RackTemplate
 
 SU_ROLES = {
     "leaf": 0,
@@ -266,56 +266,36 @@ def pack(
     return racks
 
 
-@dataclass(eq=False)
-class Derived:
-    """What placement takes from a fabric, the catalog and the rack templates alone: the devices grouped
-    for placement, and the SU blocks and packed racks built so far. A Fabric is immutable, so a cache
-    keeps this by the fabric (held here, so its id stays its own), the catalog and the templates
-    (:data:`DerivedKey`), and a later placement of the same fabric skips rebuilding it (the TUI reuses the
-    fabric across edits that leave the cluster alone: max kW, cooling, rows)."""
-
-    fabric: Fabric
-    devices: Devices
-    blocks: dict[tuple[int, str, int, float], Block]  # (SU, GPU rack template, servers, est. kW) -> block
-    packs: dict[tuple[str, bytes], list[RackItem]]  # (network template, devices) -> racks (pack)
-
-
-DerivedKey = tuple[int, "Catalog", dict[str, "RackTemplate"]]  # id of the fabric, catalog, templates
-
-
 def net_leaves(d: Devices, su: int) -> np.ndarray:
     """The backend leaves of an SU's switches (middle-of-rack: one per rack or rack pair)."""
     net = d.su_switches.get(su, np.zeros(0, np.int64))
     return net[d.role[net] == "leaf"]
 
 
-def derived_of(inputs: Inputs, fabric: Fabric, store: Kept[DerivedKey, Derived] | None = None) -> Derived:
-    """The fabric's devices grouped for placement, from ``store`` when it holds them for this very fabric,
-    catalog and templates (else built, and put there). None: built for this placement alone."""
-    key: DerivedKey = (id(fabric), inputs.catalog, dict(inputs.templates))
-    got = store.get(key) if store is not None else None
-    if got is None or got.fabric is not fabric:
-        got = Derived(fabric, Devices(inputs, fabric), {}, {})
-    if store is not None:
-        store.put(key, got)
-    return got
+def derived_of(inputs: Inputs, fabric: Fabric) -> Devices:
+    """The fabric's devices grouped for placement."""
+    return Devices(inputs, fabric)
 
 
 class RackGroups:
     """The racks one fabric's devices make: an SU's block for the GPU rack of its hall (its GPU racks with
     its network racks in the middle; middle-of-rack: each leaf in the GPU rack of its first servers), and
-    switches packed into network templates (spine racks, MDF racks). Each is built once per fabric and
-    kept with it (see :class:`Derived`): trial and final layouts ask for the same blocks again."""
+    switches packed into network templates (spine racks, MDF racks). Each is built once per placement:
+    trial and final layouts ask for the same blocks again."""
 
-    def __init__(self, inputs: Inputs, fabric: Fabric, store: Kept[DerivedKey, Derived] | None = None):
+    def __init__(self, inputs: Inputs, fabric: Fabric, scope: Scope | None = None):
         self.inputs = inputs
         self.fabric = fabric
         self.t_net, self.t_spine, self.t_core = network_templates(inputs)
         self.t_storage, self.t_mgmt = node_templates(inputs)
-        derived = derived_of(inputs, fabric, store)
-        self.devices = derived.devices
-        self._blocks = derived.blocks
-        self._packs = derived.packs
+        # a function of the fabric (the scope's token) and the catalog alone: kept in the memo
+        self.devices = (
+            Devices(inputs, fabric)
+            if scope is None
+            else scope.take("place.devices", (inputs.catalog,), lambda: Devices(inputs, fabric))
+        )
+        self._blocks: dict[tuple[int, str, int, float], Block] = {}  # (SU, GPU rack, servers, kW) -> block
+        self._packs: dict[tuple[str, bytes], list[RackItem]] = {}  # (network template, devices) -> racks
 
     def pack_items(self, tpl: RackTemplate, devices: np.ndarray, nodes: bool = False) -> list[RackItem]:
         if not len(devices):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -14,7 +13,6 @@ import pandas as pd
 import pyarrow as pa
 import shapely
 
-from layout.kept import Kept
 from layout.place.floor_grid import EPS, HallPlan, Spot, UserSlot, hall_floor
 from layout.place.groups import RackItem
 from layout.place.templates import GpuRack, hall_items
@@ -183,8 +181,6 @@ class HallTables:
     dev_ru: np.ndarray
 
 
-HallTablesKey = tuple[object, ...]  # the values of hall_tables_key, in its order
-
 HALL_COLUMNS = ("pos", "template", "kind", "x_m", "y_m", "rotation_deg", "width_m", "depth_m", "user_row",
                 "servers")  # fmt: skip
 
@@ -225,22 +221,6 @@ def hall_tables(p: Placer, hall: HallPlan, spots: list[Spot]) -> HallTables:
     return HallTables(row_rows, [len(r.members) for r in rows], cols, dev, rank, ru)
 
 
-def hall_tables_key(p: Placer, hall: HallPlan, spots: list[Spot]) -> dict[str, object]:
-    """Everything a hall's part of the tables is made from, by name: the hall's floor grid (by its key:
-    the hall's geometry, aisles and row keys, its user rows' areas, the band depth and rack widths: the
-    cells' lines, fronts and depths), its spots (each its rack item, compared as the very object: a
-    fabric's items are shared by its placements; the hall's number, the cell in the hall's own
-    numbering, ``u``, the user slot: a kept zone gives its very Spot objects back, so these compare as
-    the same objects), and its user-row slots with the kind of each slot's template (the racks of a
-    user row left empty). Not the hall's key or building: the ids are made when the parts are put
-    together."""
-    return {
-        "grid": hall.grid_key,
-        "spots": tuple(spots),
-        "slots": tuple((u, p.inputs.templates[u.template].kind) for u in hall.user_slots),
-    }
-
-
 # the dtype pandas gives a column of str (pandas 3: its Arrow-backed ``str``; pandas 2: ``object``), so
 # a table put together from the halls' arrays has the dtypes of one made from lists
 TEXT: Any = pd.Series(["text"]).dtype
@@ -262,34 +242,6 @@ class HallColumns:
     racks: dict[str, Any]
     rows: dict[str, Any]
     aisle: dict[str, np.ndarray]
-
-
-HallColumnsKey = tuple[object, ...]  # the values of hall_columns_key, in its order
-
-
-def hall_columns_key(
-    hall: HallPlan, tables: HallTables, row_digits: int, rack_digits: int
-) -> dict[str, object]:
-    """Everything a hall's :class:`HallColumns` are made from, by name: its part of the tables (the very
-    :class:`HallTables` object: immutable, kept by all it is made from), the hall's key (in its ids and
-    columns; the building's id is its first part) and the digits of the site's row and rack numbers
-    (``R03``, ``K07``: the most rows of a hall and racks of a row anywhere)."""
-    return {"tables": tables, "hall": hall.key, "row_digits": row_digits, "rack_digits": rack_digits}
-
-
-def kept_hall_columns(
-    hall: HallPlan,
-    tables: HallTables,
-    row_digits: int,
-    rack_digits: int,
-    kept: Kept[HallColumnsKey, HallColumns] | None,
-) -> HallColumns:
-    """A hall's :class:`HallColumns`, from ``kept`` when it holds them by all they are made from (else
-    made, and put there); None: made."""
-    if kept is None:
-        return hall_columns(hall, tables, row_digits, rack_digits)
-    key = tuple(hall_columns_key(hall, tables, row_digits, rack_digits).values())
-    return kept.take(key, lambda: hall_columns(hall, tables, row_digits, rack_digits))
 
 
 def _fixed(values: Any, dtype: Any) -> np.ndarray:
@@ -357,13 +309,8 @@ class Tables:
 def placement_tables(
     p: Placer,
     spots: list[Spot],
-    kept: Kept[HallTablesKey, HallTables] | None = None,
-    kept_columns: Kept[HallColumnsKey, HallColumns] | None = None,
 ) -> Tables:
-    """Racks and rows tables; rows numbered per hall as :func:`row_order` says, racks along the row.
-    ``kept``: each hall's part from earlier placements, by all it is made from (:func:`hall_tables_key`;
-    an edit of one hall makes that hall's part alone again); ``kept_columns``: each hall's part with its
-    ids as columns (:func:`hall_columns_key`); None: every part is made."""
+    """Racks and rows tables; rows numbered per hall as :func:`row_order` says, racks along the row."""
     by_hall: dict[int, list[Spot]] = {}
     for s in spots:
         by_hall.setdefault(s.hall, []).append(s)
@@ -372,11 +319,7 @@ def placement_tables(
         mine = by_hall.get(hall.no, [])
         if not mine and not hall.user_slots:
             continue
-        if kept is None:
-            parts.append((hall, hall_tables(p, hall, mine)))
-            continue
-        key = tuple(hall_tables_key(p, hall, mine).values())
-        parts.append((hall, kept.take(key, partial(hall_tables, p, hall, mine))))
+        parts.append((hall, hall_tables(p, hall, mine)))
     rw = max(2, len(str(max((len(t.rows) for _, t in parts), default=1))))
     kw = max(2, len(str(max((m for _, t in parts for m in t.members), default=1))))
     device_rack = np.full(p.d.n, -1, np.int64)
@@ -384,7 +327,7 @@ def placement_tables(
     columns: list[tuple[HallPlan, HallColumns]] = []
     n_racks = 0
     for hall, t in parts:
-        columns.append((hall, kept_hall_columns(hall, t, rw, kw, kept_columns)))
+        columns.append((hall, hall_columns(hall, t, rw, kw)))
         device_rack[t.dev] = t.dev_rack + n_racks
         device_ru[t.dev] = t.dev_ru
         n_racks += len(t.racks["pos"])

@@ -4,8 +4,8 @@ alone again.
 The placer lays out one zone at a time (a building, or the whole site when pods span buildings:
 layout/place/assign.py): a *trial* in plain row order says which SU lands in which hall, the *final*
 layout puts every rack of the zone's pods on the floor. Both read only the zone's own halls and
-building, the zone's pods and a few site-wide figures, all named in :func:`zone_key`. A
-:class:`ZoneStore` (held by the TUI's cache, layout/place/__init__.py PlaceCache) keeps trials and
+building, the zone's pods and a few site-wide figures, all named in :func:`zone_key`. A memo
+(layout/memo.py, the placement's :class:`~layout.memo.Scope`: the fabric's token) keeps trials and
 final layouts by that key, the pods and (for a final layout) the trial it follows, so when an edit of
 hall ``B2/H2`` leaves buildings B1, B3 and B4 and the pods they hold as they were, only B2 is laid out
 again; the other buildings' racks come from the store. A final layout reads no power or cooling budget
@@ -14,29 +14,24 @@ that lands every SU where it was makes the trial alone again.
 
 A final layout's spots count their cells in their own hall (layout/place/floor_grid.py Spot), so a hall
 grid that changes elsewhere (which shifts the site-wide numbers of the cells of the halls after it)
-leaves them as they are: a kept layout is given back as it was kept. Without a store, nothing is kept.
+leaves them as they are: a kept layout is given back as it was kept. Without a memo, nothing is kept.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from layout.capacity import hall_cooling_mw
-from layout.kept import Content, Kept
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric
     from layout.load import Inputs
+    from layout.memo import Scope
     from layout.model import Hall, SiteFile
     from layout.place.floor_grid import Cell, HallPlan, Spot
-
-# trials (small) and final layouts (every spot of the zone: ~2,400 on a campus building) kept: the campus
-# makes 4 + 4 a run, seed002 a few more trials; three versions of each zone's final layout
-ZONE_TRIALS_KEPT = 32
-ZONE_LAYOUTS_KEPT = 12
 
 # hall keys the placer reads only through the GPU rack each hall gets (templates.gpu_racks), through the
 # hall's cooling capacity (layout.capacity.hall_cooling_mw, in the key), or not at all
@@ -85,8 +80,8 @@ def zone_key(p: ZonePlacer, zone: list[int], power: bool = True) -> dict[str, An
     """Everything a zone's trial and final layout read, by name: the zone's halls (their numbers, each as
     placed, its GPU rack, the kW it may carry and its user-row slots: with the templates these make its
     floor grid), its buildings (without their halls: ``it_mw``, entry, ``mdf_at``, footprint), and what
-    the whole site gives every zone: the fabric (the very object: immutable) and catalog, the rack
-    templates, and the building that holds the campus top tier. The cluster is read only through these
+    the whole site gives every zone: the catalog, the rack templates, and the building that holds the
+    campus top tier (the fabric is the scope's token). The cluster is read only through these
     (the fabric, the GPU racks) and through the zones themselves (``pod_spans_buildings`` makes one zone
     of every hall). Not the first hall's GPU rack, though the trial counts an SU's kW (and the spines' and
     MDF's share of it) with it: a rail SU's kW is per server whatever rack holds it, and a middle-of-rack
@@ -111,7 +106,6 @@ def zone_key(p: ZonePlacer, zone: list[int], power: bool = True) -> dict[str, An
     return {
         "halls": hall_parts,
         "buildings": [(b, p.site.building[b].model_copy(update=off)) for b in bnos],
-        "fabric": p.fabric,
         "catalog": p.inputs.catalog,
         "templates": dict(p.inputs.templates),
         "campus": p.campus,
@@ -127,21 +121,13 @@ class KeptLayout:
     missing: int
 
 
-@dataclass(eq=False)
-class ZoneStore:
-    """Trials and final layouts of zones, by :func:`zone_key`, the pods and (final) the trial."""
-
-    trials: Kept[tuple[Any, ...], Trial] = field(default_factory=lambda: Kept(ZONE_TRIALS_KEPT))
-    finals: Kept[tuple[Any, ...], KeptLayout] = field(default_factory=lambda: Kept(ZONE_LAYOUTS_KEPT))
-
-
 class ZoneLayouts:
-    """One placement's view of a store: trial and final layouts of its zones, from the store when kept
+    """One placement's view of a memo: trial and final layouts of its zones, from the memo when kept
     (else made by the placer, and kept)."""
 
-    def __init__(self, p: ZonePlacer, store: ZoneStore | None):
+    def __init__(self, p: ZonePlacer, scope: Scope | None):
         self.p = p
-        self.store = store
+        self.scope = scope
         self._keys: dict[tuple[tuple[int, ...], bool], tuple[Any, ...]] = {}
 
     def key(self, zone: list[int], power: bool = True) -> tuple[Any, ...]:
@@ -151,14 +137,20 @@ class ZoneLayouts:
         return got
 
     def trial(self, zone: list[int], pods: list[int], respect_power: bool) -> Trial:
-        if self.store is None:
+        if self.scope is None:
             return self.p.trial(zone, pods, respect_power)
-        key = (self.key(zone), tuple(pods), respect_power)
-        return self.store.trials.take(key, lambda: self.p.trial(zone, pods, respect_power))
+        parts = (self.key(zone), tuple(pods), respect_power)
+        return self.scope.take("place.zone_trial", parts, lambda: self.p.trial(zone, pods, respect_power))
 
     def final(self, zone: list[int], pods: list[int], trial: Trial) -> tuple[list[Spot], int]:
-        if self.store is None:
+        if self.scope is None:
             return self.p.final(zone, pods, trial)
-        key = (self.key(zone, False), tuple(pods), Content(trial.su_hall), trial.lines, trial.missing)
-        got = self.store.finals.take(key, lambda: KeptLayout(*self.p.final(zone, pods, trial)))
+        parts = (
+            self.key(zone, False),
+            tuple(pods),
+            trial.su_hall,
+            sorted(trial.lines.items()),
+            trial.missing,
+        )
+        got = self.scope.take("place.zone_final", parts, lambda: KeptLayout(*self.p.final(zone, pods, trial)))
         return list(got.spots), got.missing

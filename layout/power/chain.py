@@ -27,14 +27,12 @@ Per hall (``[building.hall.power]``, defaults in brackets; parts from the catalo
 Ids: busways ``B1/H1/R03/A1`` (row, side, number), rack feeds the same, UPS blocks ``B1/H1/UPS-A1`` (2N)
 or ``B1/H1/UPS-1``, switchboards ``B1/H1/SWB-A1`` beside their block.
 
-Each hall's chain is made from that hall alone (:class:`HallChain`, :func:`hall_chain_key`): a front
-end's DesignCache keeps them, and the whole chain's tables by its halls' parts (:func:`chain_key`), so
-an edit of one hall builds that hall's chain alone.
+Each hall's chain is made from that hall alone (:class:`HallChain`), then the halls' parts are put
+together.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -45,7 +43,6 @@ import numpy.typing as npt
 import pandas as pd
 
 from layout.capacity import hall_cooling_mw
-from layout.kept import Content, Kept, Same
 from layout.power.cooling import pack_in_order
 from layout.violations import Violation
 
@@ -181,36 +178,12 @@ class HallChain:
     violations: tuple[Violation, ...]
 
 
-HALL_CHAINS_KEPT = 64  # every hall of the campus (8) through several edits each
-CHAINS_KEPT = 2  # the last whole chain and the one before (an edit, then undo)
-
-
-def hall_chain_key(catalog: Catalog, hall: Hall, racks: tuple[np.ndarray, ...]) -> dict[str, Any]:
-    """All one hall's power chain is made from, by name: the hall's ``power`` table and ``it_mw``, what
-    its cooling carries is made from (``capacity.hall_cooling_mw``: its ``cooling_mw``, else its cooling
-    type and floor polygon), the catalog (busways, tap-offs, UPS blocks, switchboards, cooling per m2)
-    and its racks (ids, which name the hall; rows, places in the row, widths and kW, in the racks
-    table's order). Not its max kW or floor load: an edit of those that moves no rack reuses it, and an
-    edit of one hall leaves the other halls' chains as they were."""
-    return {
-        "power": hall.power,
-        "it_mw": hall.it_mw,
-        "cooling": (hall.cooling_mw, hall.cooling, hall.polygon),
-        "catalog": catalog,
-        "racks": Content(*racks),
-    }
-
-
 def build(
     inp: FacilityInput,
     placement: Placement,
     rack_kw: np.ndarray,
-    kept: Kept[tuple[Any, ...], HallChain] | None = None,
-    whole: Kept[tuple[Any, ...], PowerChain] | None = None,
 ) -> PowerChain:
-    """The power chain of every hall with racks (see the module docstring). ``kept``: the halls' chains
-    of earlier runs (:func:`hall_chain_key`), ``whole``: their whole chains (:func:`chain_key`: the
-    tables again when no hall's part changed); None: made here."""
+    """The power chain of every hall with racks (see the module docstring)."""
     cat = inp.catalog
     racks = placement.racks
     if not (cat.busway and cat.tap_off and cat.ups and cat.switchboard):
@@ -238,21 +211,8 @@ def build(
         if idx is None:
             continue
         hall_racks = (rack_ids[idx], row_col[idx], pos[idx], width[idx], rack_kw[idx])
-        if kept is None:
-            piece = _hall_chain(cat, key, h, hall_racks)
-        else:
-            k = tuple(hall_chain_key(cat, h, hall_racks).values())
-            piece = kept.take(k, functools.partial(_hall_chain, cat, key, h, hall_racks))
-        pieces.append((key, idx, piece))
-    if whole is None:
-        return _chain(racks, pieces)
-    return whole.take(tuple(chain_key(racks, pieces).values()), lambda: _chain(racks, pieces))
-
-
-def chain_key(racks: pd.DataFrame, pieces: list[tuple[str, np.ndarray, HallChain]]) -> dict[str, Any]:
-    """All the whole chain is made from, by name: each hall's part (the very objects, kept by
-    :func:`hall_chain_key`) and the racks table (rack ids, and where each hall's racks are in it)."""
-    return {"halls": tuple((k, Same(p)) for k, _, p in pieces), "racks": Content(racks)}
+        pieces.append((key, idx, _hall_chain(cat, key, h, hall_racks)))
+    return _chain(racks, pieces)
 
 
 def _chain(racks: pd.DataFrame, pieces: list[tuple[str, np.ndarray, HallChain]]) -> PowerChain:

@@ -26,8 +26,7 @@ hall's, or a hall drawing more than its cooling capacity, layout/power/cooling.p
 
 What comes from the placement and the modules alone (kW per device, rack and row, floor loads, each
 hall's and building's sums: :class:`RackLoads`) is apart from the halls' limits, which :func:`check`
-applies every run; a front end's DesignCache keeps the loads (:func:`rack_loads_key`), so an edit of a
-hall's max kW, power budget or cooling that moves no rack sums nothing again.
+applies.
 """
 
 from __future__ import annotations
@@ -41,13 +40,13 @@ import pandas as pd
 from layout.capacity import hall_cooling_mw
 from layout.estimates import default_module_w
 from layout.fabric import is_switch_role
-from layout.kept import Content, Kept
 from layout.power.cooling import heat_violations
 from layout.violations import Violation
 
 if TYPE_CHECKING:
     from layout.fabric import Fabric
     from layout.load import Inputs
+    from layout.memo import Scope
     from layout.model import Catalog
     from layout.place import Placement
 
@@ -220,31 +219,6 @@ class RackLoads:
     it_kw: float
 
 
-RACK_LOADS_KEPT = 2  # the last placement's loads and the one before (an edit, then undo)
-
-
-def rack_loads_key(
-    inputs: Inputs,
-    fabric: Fabric,
-    placement: Placement,
-    device_kw: np.ndarray | None = None,
-    link_optical: np.ndarray | None = None,
-    module_w: np.ndarray | None = None,
-) -> dict[str, Any]:
-    """All :func:`rack_loads` reads, by name: the fabric (the very object), the catalog (device power and
-    weight), the rack templates (empty weights), the cluster's NIC (when the fabric's is not in the
-    catalog), the placement's racks and device racks, and the given per-device kW, optical links or
-    modules' watts. Not the halls: an edit of a hall's limits or cooling that moves no rack reuses it."""
-    return {
-        "fabric": fabric,
-        "catalog": inputs.catalog,
-        "templates": inputs.templates,
-        "nic": inputs.site.cluster.nic,
-        "placement": Content(placement.racks, placement.device_rack),
-        "given": Content(device_kw, link_optical, module_w),
-    }
-
-
 def rack_loads(
     inputs: Inputs,
     fabric: Fabric,
@@ -252,14 +226,20 @@ def rack_loads(
     device_kw: np.ndarray | None = None,
     link_optical: np.ndarray | None = None,
     module_w: np.ndarray | None = None,
-    kept: Kept[tuple[Any, ...], RackLoads] | None = None,
+    scope: Scope | None = None,
 ) -> RackLoads:
-    """The placement's :class:`RackLoads`; from ``kept`` when an earlier run made them from the same
-    :func:`rack_loads_key`, else made (and put there)."""
-    if kept is None:
+    """The placement's :class:`RackLoads`. ``scope``: a memo and the token of the fabric, placement and
+    cabling (layout/memo.py), which keeps the loads by what else they read: the catalog (device power
+    and weight), the rack templates (empty weights), the cluster's NIC and the given arrays. Not the
+    halls: an edit of a hall's limits or cooling that moves no rack sums nothing again."""
+
+    def make() -> RackLoads:
         return _rack_loads(inputs, fabric, placement, device_kw, link_optical, module_w)
-    key = tuple(rack_loads_key(inputs, fabric, placement, device_kw, link_optical, module_w).values())
-    return kept.take(key, lambda: _rack_loads(inputs, fabric, placement, device_kw, link_optical, module_w))
+
+    if scope is None:
+        return make()
+    parts = (inputs.catalog, dict(inputs.templates), inputs.site.cluster.nic, device_kw, link_optical)
+    return scope.take("power.loads", parts, make)
 
 
 def _rack_loads(
@@ -361,14 +341,14 @@ def check(
     device_kw: np.ndarray | None = None,
     link_optical: np.ndarray | None = None,
     module_w: np.ndarray | None = None,
-    kept: Kept[tuple[Any, ...], RackLoads] | None = None,
+    scope: Scope | None = None,
 ) -> PowerReport:
     """Sum power per rack, row, hall, building and site; check every budget and the floor load.
-    ``kept``: the :class:`RackLoads` of earlier runs (:func:`rack_loads`); None: worked out here."""
+    ``scope``: as :func:`rack_loads`."""
     site = inputs.site
     racks = placement.racks
     nr = len(racks)
-    loads = rack_loads(inputs, fabric, placement, device_kw, link_optical, module_w, kept)
+    loads = rack_loads(inputs, fabric, placement, device_kw, link_optical, module_w, scope)
     dkw, rack_kw, floor = loads.device_kw, loads.rack_kw, loads.rack_floor_kg_m2
     halls_by_key = {f"{b.id}/{h.id}": h for b, h in site.halls()}
     limit = (

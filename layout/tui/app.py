@@ -1,7 +1,7 @@
 """`dclayout tui`: open a site, see the floor, change it, and watch power, optics and cost respond.
 
 The app is a driver of a :class:`layout.tui.session.Session` (the site file being edited with undo and
-redo, the design cache, the recent designs): it turns keys and dialogs into edits and shows results.
+redo, the design memo, the recent designs): it turns keys and dialogs into edits and shows results.
 Every edit goes through the session (which refuses invalid sites) and reruns the design in a thread
 worker, so the screen never freezes; when the run finishes, the map, the inspector, the budgets, the BOM,
 the cabling and the violations are redrawn from it.
@@ -99,7 +99,7 @@ class DCLayoutApp(
         super().__init__()
         self.site_arg = Path(site) if site else None
         self.templates_dir = templates_dir
-        self.session = Session(templates_dir)  # the site, its undo history, the design cache
+        self.session = Session(templates_dir)  # the site, its undo history, the design memo
         self.floors: dict[str, HallFloor] = {}
         self.hall: str | None = None
         self.moving: UserRowBox | None = None

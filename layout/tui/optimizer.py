@@ -2,7 +2,7 @@
 
 :class:`Optimisation` runs :func:`layout.engine.optimize.search` on a snapshot (site file, text and
 validated inputs) in its own daemon thread, on a serial in-process engine (no Dask: every evaluation
-runs in that thread, with the search's own :class:`~layout.cache.DesignCache`, never the session's,
+runs in that thread, with the search's own :class:`~layout.memo.Memo`, never the session's,
 which the design worker uses at the same time). After each evaluation it hands a :class:`Progress` (an
 immutable snapshot: evaluations done and planned, the result so far) to a callback; :meth:`stop` ends
 the search after the evaluation under way, keeping the best found.
@@ -98,7 +98,7 @@ class Stopped(Exception):
 
 
 class _SerialEngine(Engine):
-    """The in-process engine (one worker, no Dask, its own task state and so its own DesignCache) that
+    """The in-process engine (one worker, no Dask, its own task state and so its own design memo) that
     calls ``each()`` as each task ends and ``gate()`` before the first task of a batch and after each
     task (which raises Stopped to end the search, or waits)."""
 
@@ -119,22 +119,22 @@ class _SerialEngine(Engine):
         return super().map(fn, shared, items, one)
 
     def here(self, fn: Any, shared: Any, item: Any) -> Any:
-        """``fn(shared, item, state)`` now, with the engine's task state (its DesignCache), no gate."""
+        """``fn(shared, item, state)`` now, with the engine's task state (its design memo), no gate."""
         return fn(shared, item, self._local_state)
 
 
 def whole_bom(problem: opt.Problem, lay: opt.Layout, state: dict[str, Any]) -> dict[str, float]:
-    """The BOM by category (and ``total``) of one layout, with the search's DesignCache: what the
+    """The BOM by category (and ``total``) of one layout, with the search's design memo: what the
     objective (transceivers + cables) leaves out, such as the power chain a turned hall needs."""
     import dataclasses
 
     from layout import bom as bom_mod
     from layout import design as design_mod
-    from layout.cache import DesignCache
+    from layout.memo import Memo
 
-    cache = state.setdefault("design_cache", DesignCache())
+    memo = state.setdefault("design_memo", Memo())
     site = problem.space.apply(problem.inputs.site, lay)
-    t = bom_mod.totals(design_mod.run(dataclasses.replace(problem.inputs, site=site), cache=cache).bom)
+    t = bom_mod.totals(design_mod.run(dataclasses.replace(problem.inputs, site=site), memo=memo).bom)
     return {**t["by_category"], "total": t["total"]}
 
 

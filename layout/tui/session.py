@@ -1,8 +1,8 @@
-"""The TUI without a screen: the site being edited (with undo and redo), the design cache, the recent
+"""The TUI without a screen: the site being edited (with undo and redo), the design memo, the recent
 designs, and what the screen shows of a design, all driven by plain method calls.
 
-:class:`Session` owns one :class:`layout.cache.DesignCache` for all its design runs, so an edit that leaves
-the cluster (or a hall) alone reuses the fabric (or the hall's floor grid); and the designs of the last
+:class:`Session` owns one :class:`layout.memo.Memo` for all its design runs, so an edit that leaves
+the cluster (or a building) alone reuses the fabric (or the building's layout); and the designs of the last
 few site texts, so undo and redo show a design they have seen without running it again. The Textual app
 (layout/tui/app.py) is a driver of a session: it turns keys into edits and shows results. Imports no
 Textual: tests drive a session directly (open a site, apply an edit, undo, redo, design, save). The
@@ -27,7 +27,7 @@ from layout.tui.floor import HallFloor
 from layout.tui.results import Result, tree_rows
 
 if TYPE_CHECKING:
-    from layout.cache import DesignCache
+    from layout.memo import Memo
 
 RECENT_DESIGNS = 4  # designs kept for undo and redo (about 50 MB each on the 100k campus)
 
@@ -43,11 +43,11 @@ def compute(
     inputs: Inputs,
     text: str,
     progress: Callable[[str], None] | None = None,
-    cache: DesignCache | None = None,
+    memo: Memo | None = None,
     earlier: Result | None = None,
 ) -> Result:
     """Run the whole pipeline (layout.design.run, BOM included) on ``inputs``, and build the views.
-    ``cache``: what earlier runs kept (the session's); None: a run that keeps nothing. ``earlier``: the
+    ``memo``: what earlier runs kept (the session's); None: a run that keeps nothing. ``earlier``: the
     result shown before, whose inspector indexes this one takes if it has the same fabric and cabling."""
     from layout import bom as bom_mod
     from layout import design as design_mod
@@ -55,7 +55,7 @@ def compute(
     from layout.tui.panels import budgets
 
     started = time.perf_counter()
-    design = design_mod.run(inputs, progress, cache)
+    design = design_mod.run(inputs, progress, memo)
     bom = design.bom
     links = design.cabling.links
     result = Result(
@@ -85,12 +85,12 @@ class Session:
     Edits, undo, redo and save go to the :class:`~layout.siteedit.SiteEditor` (which refuses invalid
     sites with an InputError and changes nothing). :meth:`compute` is safe to call from a worker thread
     with a snapshot of the inputs and text while the caller goes on editing; one run at a time, as the
-    cache is shared by the runs. Everything else is for the thread that edits.
+    memo is shared by the runs. Everything else is for the thread that edits.
     """
 
-    def __init__(self, templates_dir: Path | None = None, cache: DesignCache | None = None) -> None:
+    def __init__(self, templates_dir: Path | None = None, memo: Memo | None = None) -> None:
         self.templates_dir = templates_dir
-        self._cache = cache
+        self._memo = memo
         self.editor: SiteEditor | None = None
         # the latest designs by (site file, site text): the design is a pure function of them
         self.recent: OrderedDict[tuple[Path, str], Result] = OrderedDict()
@@ -189,20 +189,20 @@ class Session:
 
     # ----------------------------------------------------------------------------------- design
     @property
-    def cache(self) -> DesignCache:
-        """The design cache of every run of this session (made at the first run: the pipeline's modules
+    def memo(self) -> Memo:
+        """The design memo of every run of this session (made at the first run: the pipeline's modules
         are not imported before)."""
-        if self._cache is None:
-            from layout.cache import DesignCache
+        if self._memo is None:
+            from layout.memo import Memo
 
-            self._cache = DesignCache()
-        return self._cache
+            self._memo = Memo()
+        return self._memo
 
     def compute(self, inputs: Inputs, text: str, progress: Callable[[str], None] | None = None) -> Result:
-        """The design of ``inputs`` (whose site text is ``text``) with the session's cache, and the next
+        """The design of ``inputs`` (whose site text is ``text``) with the session's memo, and the next
         edit's document parsed (both off the editing thread when called from a worker)."""
         try:
-            result = compute(inputs, text, progress, self.cache, self.latest)
+            result = compute(inputs, text, progress, self.memo, self.latest)
         except InputError as e:  # the site validates but does not design: remember it for save()
             self.failed[(inputs.path, text)] = e
             while len(self.failed) > RECENT_DESIGNS:

@@ -81,9 +81,9 @@ def test_the_search_is_the_clis_for_the_same_seed_and_evaluations(
 
 def test_the_search_has_its_own_design_cache(session: Session) -> None:
     session.design()
-    before = session.cache.sizes()
+    before = session.memo.sizes()
     optimizer.Optimisation(session.inputs, session.text, budget=SMALL).run()
-    assert session.cache.sizes() == before  # 9 designs of other layouts, none kept in the session's
+    assert session.memo.sizes() == before  # 9 designs of other layouts, none kept in the session's
 
 
 def test_accepting_is_one_edit_that_undo_takes_back_byte_for_byte(

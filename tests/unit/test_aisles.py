@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import leave_out
 from test_place import hall, run
 
 from layout import place
@@ -166,38 +165,3 @@ def _facing_a_column(make_inputs: Make, **more: Any) -> Inputs:
     return make_inputs(
         {"row": [row], **hall(polygon=[[0, 0], [14, 0], [14, 10], [0, 10]], columns=[col], **more)}
     )
-
-
-@pytest.mark.parametrize("part", ["hall", "racks"])
-def test_a_halls_kept_aisle_check_is_kept_by_all_it_reads(
-    part: str, make_inputs: Make, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Checked with a store (as a design cache does), a hall with a wider cold aisle ("hall") or its
-    racks 0.2 m nearer the column ("racks") is checked again and gives what a check without a store
-    gives; with that part left out of aisles.aisle_key, the kept check of the first is given: stale."""
-    from layout.kept import Kept
-    from layout.place import aisles
-
-    base = _facing_a_column(make_inputs)
-    racks = run(base)[1].racks
-    other, other_racks = base, racks
-    if part == "hall":
-        other = _facing_a_column(make_inputs, cold_aisle_m=1.5)
-    else:
-        user = racks["user_row"].to_numpy()
-        other_racks = racks.assign(x_m=np.where(user, racks["x_m"] + 0.4, racks["x_m"]))
-    columns = {c: racks[c].to_numpy() for c in aisles.AISLE_COLUMNS}
-    assert list(aisles.aisle_key(base.site.building[0].hall[0], columns)) == [
-        "hall",
-        "racks",
-    ]
-    cold = aisles.aisle_checks(other, other_racks)
-    first = aisles.aisle_checks(base, racks)
-    assert len(cold) == 1 and cold != first  # another clear width (or aisle) for the same rack
-    kept: Kept[Any, Any] = Kept(8)
-    assert aisles.aisle_checks(base, racks, kept) == first
-    assert aisles.aisle_checks(other, other_racks, kept) == cold
-    leave_out(monkeypatch, aisles, "aisle_key", part)
-    stale: Kept[Any, Any] = Kept(8)
-    aisles.aisle_checks(base, racks, stale)
-    assert aisles.aisle_checks(other, other_racks, stale) == first != cold

@@ -58,7 +58,7 @@ def test_the_contracts_name_no_core_module() -> None:
     assert not named & core and not any(n.startswith("layout.") and n not in OUTSIDE_CORE for n in named)
     assert {
         "layout.design",
-        "layout.cache",
+        "layout.memo",
         "layout.place.assign",
         "layout.errors",
     } <= core  # the walk sees them

@@ -1,12 +1,11 @@
-"""Edits of one hall designed with a warm cache (as the TUI reruns them) give exactly the design of a cold
-run of the edited site, and the cabling a cache keeps is kept by everything it is made from
-(cable.stage.cabling_key): change any one part and the cabling is made again; leave that part out of the key
-and the warm run is caught giving a stale cabling."""
+"""Edits of one hall designed with a warm memo (as the TUI reruns them) give exactly the design of a cold
+run of the edited site, and a stage's result is kept by everything it reads (layout/memo.py, the
+narrow inputs of each stage): change any one part and the result is made again; leave that part out of
+the placement's input and the warm run is caught giving a stale placement."""
 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -16,9 +15,6 @@ import pytest
 from conftest import SMALL_SITE
 
 from layout import design, place
-from layout.cable import CableInput
-from layout.cable import stage as cable_stage
-from layout.cache import DesignCache
 from layout.load import (
     DEFAULT_TEMPLATES_DIR,
     Inputs,
@@ -27,6 +23,7 @@ from layout.load import (
     parse_toml,
     site_from_data,
 )
+from layout.memo import Memo
 from layout.siteedit import AddRow, DeleteRow, MoveRow, SetHall, SetRowTemplate, SiteEditor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,48 +120,45 @@ HALL_EDITS: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
 
 
 def test_edits_of_one_hall_designed_warm_give_the_cold_design_of_each_edit(same_design: Same) -> None:
-    cache = DesignCache()
+    memo = Memo()
     data = TWO_HALLS
-    design.run(inputs_of(data), cache=cache)
+    design.run(inputs_of(data), memo=memo)
     for _what, edit in HALL_EDITS:
         data = patch(data, edit)
-        warm = design.run(inputs_of(data), cache=cache)
+        warm = design.run(inputs_of(data), memo=memo)
         same_design(warm, design.run(inputs_of(data)))
-    assert len(cache.cable.skeletons) == 1  # one fabric all along: its port skeleton made once
+    assert memo.sizes()["cable.skeleton"] == 1  # one fabric all along: its port skeleton made once
 
 
 def test_an_edit_that_moves_no_rack_recables_nothing_and_one_that_does_recables(same_design: Same) -> None:
-    cache = DesignCache()
-    first = design.run(inputs_of(TWO_HALLS), cache=cache)
+    memo = Memo()
+    first = design.run(inputs_of(TWO_HALLS), memo=memo)
     cooled = patch(TWO_HALLS, HALL_EDITS[0][1])
-    again = design.run(inputs_of(cooled), cache=cache)
+    again = design.run(inputs_of(cooled), memo=memo)
     assert again.cabling is first.cabling  # kept: the cabling never reads a hall's cooling
     assert again.power is not first.power
     same_design(again, design.run(inputs_of(cooled)))
     low = patch(cooled, HALL_EDITS[2][1])
-    moved = design.run(inputs_of(low), cache=cache)
+    moved = design.run(inputs_of(low), memo=memo)
     assert moved.cabling is not first.cabling
     assert not moved.placement.racks.equals(first.placement.racks)
     same_design(moved, design.run(inputs_of(low)))
 
 
-def test_after_a_fabric_toggled_and_back_an_edit_finds_its_own_fabrics_link_memos(same_design: Same) -> None:
-    """rail -> middle-of-rack -> rail (the undo) -> a hall edit: the edit's cabling compares with the
-    rail fabric's picks and port map, kept beside the other fabric's, and gives the cold design."""
-    cache = DesignCache()
-    rail = design.run(inputs_of(TWO_HALLS), cache=cache)
+def test_after_a_fabric_toggled_and_back_nothing_is_run_again(same_design: Same) -> None:
+    """rail -> middle-of-rack -> rail (the undo): the rail design comes back from the memo whole; then a
+    hall edit gives the cold design."""
+    memo = Memo()
+    rail = design.run(inputs_of(TWO_HALLS), memo=memo)
     mor_data = patch(TWO_HALLS, lambda d: d["cluster"].update(design="mor"))
-    mor = design.run(inputs_of(mor_data), cache=cache)
+    mor = design.run(inputs_of(mor_data), memo=memo)
     assert mor.fabric is not rail.fabric
-    back = design.run(inputs_of(TWO_HALLS), cache=cache)
+    back = design.run(inputs_of(TWO_HALLS), memo=memo)
     assert back.fabric is rail.fabric and back.cabling is rail.cabling  # kept: nothing run again
-    kept = {k[0] for k in cache.cable.picks.known_keys()}
-    assert kept == {rail.fabric, mor.fabric} == {k[0] for k in cache.cable.ports.known_keys()}
     low = patch(TWO_HALLS, HALL_EDITS[2][1])  # the low-density rack in one hall: racks move
-    edited = design.run(inputs_of(low), cache=cache)
+    edited = design.run(inputs_of(low), memo=memo)
     assert edited.fabric is rail.fabric and edited.cabling is not rail.cabling
     same_design(edited, design.run(inputs_of(low)))
-    assert len(cache.cable.picks) == len(cache.cable.ports) == 2
 
 
 @pytest.mark.parametrize("stem", ["superpod-4su", "seed002-32k", "gb200-hall"])
@@ -177,8 +171,8 @@ def test_the_tuis_hall_edits_on_shipped_sites_warm_give_cold(
     (b, h), *_ = editor.inputs.site.halls()
     key = f"{b.id}/{h.id}"
     x0, y0 = (min(p[i] for p in h.polygon) for i in (0, 1))
-    cache = DesignCache()
-    design.run(editor.inputs, cache=cache)
+    memo = Memo()
+    design.run(editor.inputs, memo=memo)
     for edit in [
         SetHall(key, "cooling", "liquid" if h.cooling != "liquid" else "air"),
         SetHall(key, "max_rack_kw", h.max_rack_kw - 5),
@@ -190,7 +184,7 @@ def test_the_tuis_hall_edits_on_shipped_sites_warm_give_cold(
         SetHall(key, "max_rack_kw", h.max_rack_kw),
     ]:
         assert editor.apply(edit), edit
-        warm = design.run(editor.inputs, cache=cache)
+        warm = design.run(editor.inputs, memo=memo)
         same_design(warm, design.run(cold_inputs(editor)))
 
 
@@ -261,84 +255,67 @@ VARIANTS: dict[str, list[tuple[str, Callable[[], Inputs]]]] = {
 }
 
 
-def test_the_variants_cover_every_part_of_each_key() -> None:
+def test_the_variants_cover_every_part_of_the_placements_input() -> None:
     d = design.run(inputs_of(TWO_HALLS))
-    assert [n for n, _ in VARIANTS["cable"]] == list(
-        cable_stage.cabling_key(CableInput.of(d.inputs), d.fabric, d.placement)
-    )
-    assert [n for n, _ in VARIANTS["place"]] == list(place.placement_key(d.inputs, d.fabric))
+    assert [n for n, _ in VARIANTS["place"] if n != "fabric"] == list(place.placement_input(d.inputs))
 
 
 CASES = [(stage, name) for stage, parts in VARIANTS.items() for name, _ in parts]
 
 
-def _twice(stage: str, name: str) -> tuple[Any, Any, Any, Any, Any]:
-    """The base site through ``stage`` with a cache, then the variant ``name`` with it (warm) and without
-    (cold); and the variant's design with the base's parts the variant is given, to compare in. Each
-    variant gets the base's fabric (the very object, as a cache gives it: the variants other than
-    ``fabric`` have the same cluster), the ``fabric`` variant the base's site with another cluster's
-    fabric; the cabling's catalog variant the base's placement too (a fabric and a placement are made
-    with the catalog)."""
-    base = design.run(inputs_of(TWO_HALLS))
-    other = design.run(dict(VARIANTS[stage])[name]())
-    inputs = base.inputs if name == "fabric" else other.inputs
-    fabric = other.fabric if name == "fabric" else base.fabric
-    if stage == "place":
-        cache = place.PlaceCache()
-        kept = place.place(base.inputs, base.fabric, cache)
-        warm, cold = place.place(inputs, fabric, cache), place.place(inputs, fabric)
-        return kept, warm, cold, dataclasses.replace(other, fabric=fabric, placement=warm), "placement"
-    placement = base.placement if name == "catalog" else other.placement
-    cables = cable_stage.CableCache()
-    kept = cable_stage.cable(CableInput.of(base.inputs), base.fabric, base.placement, cables)
-    warm, cold = (
-        cable_stage.cable(CableInput.of(inputs), fabric, placement, cables),
-        cable_stage.cable(CableInput.of(inputs), fabric, placement),
-    )
-    return kept, warm, cold, dataclasses.replace(other, fabric=fabric, placement=placement), "cabling"
+def _twice(stage: str, name: str) -> tuple[Any, Any, Any]:
+    """The base site designed with a memo, then the variant ``name`` with it (warm) and without (cold):
+    the base's, the warm and the cold result of ``stage``."""
+    part = "placement" if stage == "place" else "cabling"
+    memo = Memo()
+    base = design.run(inputs_of(TWO_HALLS), memo=memo)
+    variant = dict(VARIANTS[stage])[name]
+    warm, cold = design.run(variant(), memo=memo), design.run(variant())
+    return getattr(base, part), warm, cold
 
 
 @pytest.mark.parametrize(("stage", "name"), CASES)
-def test_a_kept_value_is_made_again_when_any_part_of_its_key_changes(
+def test_a_kept_value_is_made_again_when_any_part_of_its_input_changes(
     stage: str, name: str, same_design: Same
 ) -> None:
-    kept, warm, cold, other, part = _twice(stage, name)
-    assert warm is not kept
-    same_design(dataclasses.replace(other, **{part: warm}), dataclasses.replace(other, **{part: cold}))
+    kept, warm, cold = _twice(stage, name)
+    assert getattr(warm, "placement" if stage == "place" else "cabling") is not kept
+    same_design(warm, cold)
 
 
-@pytest.mark.parametrize(("stage", "name"), CASES)
-def test_leaving_a_part_out_of_a_key_gives_a_stale_value(
-    stage: str, name: str, monkeypatch: pytest.MonkeyPatch, same_design: Same
+# the catalog is in the fabric's token too (the placement's token holds it), so leaving it out of the
+# placement's input alone hits nothing stale
+@pytest.mark.parametrize("name", [n for n, _ in VARIANTS["place"] if n not in ("fabric", "catalog")])
+def test_leaving_a_part_out_of_the_placements_input_gives_a_stale_value(
+    name: str, monkeypatch: pytest.MonkeyPatch, same_design: Same
 ) -> None:
-    """The check above would catch an incomplete key: without ``name`` in it, the variant (whose other
-    parts equal the base's) hits the base's value, which is not the variant's."""
-    module, fn = (cable_stage, "cabling_key") if stage == "cable" else (place, "placement_key")
-    full = getattr(module, fn)
+    """The check above would catch an incomplete input: without ``name`` in the placement's token, the
+    variant (whose other parts equal the base's) hits the base's placement, which is not the variant's."""
+    full = place.placement_input
 
-    def without(*args: Any) -> dict[str, Any]:
-        key = full(*args)
-        del key[name]
-        return key
+    def without(inputs: Inputs) -> dict[str, Any]:
+        parts = full(inputs)
+        del parts[name]
+        return parts
 
-    monkeypatch.setattr(module, fn, without)
-    kept, warm, cold, other, part = _twice(stage, name)
-    assert warm is kept  # the stale hit
+    monkeypatch.setattr(place, "placement_input", without)
+    kept, warm, cold = _twice("place", name)
+    assert warm.placement is kept  # the stale hit
     with pytest.raises(AssertionError):
-        same_design(dataclasses.replace(other, **{part: warm}), dataclasses.replace(other, **{part: cold}))
+        same_design(warm, cold)
 
 
 @pytest.mark.slow
 def test_hall_edits_of_the_100k_campus_warm_give_cold(tmp_path: Path, same_design: Same) -> None:
     """The TUI bench's hall edits on the campus: a kW that keeps the rack, cooling (nothing re-cabled),
     a kW that brings the low-density rack (the hall placed and cabled again), a user row; then edits of
-    B2/H2 that the other buildings' kept layouts and halls' kept tables serve (layout/place/zones.py):
+    B2/H2 that the other buildings' kept layouts serve (layout/place/zones.py):
     its it_mw, a user row, its low-density rack, and a B2/H1 it_mw that moves B2's SUs."""
     path = tmp_path / "campus-100k.toml"
     shutil.copy(SITES / "campus-100k.toml", path)
     editor = SiteEditor(path)
-    cache = DesignCache()
-    first = design.run(editor.inputs, cache=cache)
+    memo = Memo()
+    first = design.run(editor.inputs, memo=memo)
     kept = [first.cabling]
     for edit, recabled in [
         (SetHall("B1/H1", "max_rack_kw", 45.0), False),
@@ -351,7 +328,7 @@ def test_hall_edits_of_the_100k_campus_warm_give_cold(tmp_path: Path, same_desig
         (SetHall("B2/H1", "it_mw", 12.0), True),
     ]:
         assert editor.apply(edit), edit
-        warm = design.run(editor.inputs, cache=cache)
+        warm = design.run(editor.inputs, memo=memo)
         assert (warm.cabling is not kept[-1]) == recabled, edit
         kept.append(warm.cabling)
         same_design(warm, design.run(cold_inputs(editor)))
@@ -363,9 +340,9 @@ def test_exports_leave_the_kept_placement_and_cabling_as_they_were(tmp_path: Pat
     from layout import export
 
     inputs = inputs_of(TWO_HALLS)
-    cache = DesignCache()
-    first = design.run(inputs, cache=cache)
+    memo = Memo()
+    first = design.run(inputs, memo=memo)
     export.write(first, export.KINDS, tmp_path)
-    again = design.run(inputs_of(TWO_HALLS), cache=cache)
+    again = design.run(inputs_of(TWO_HALLS), memo=memo)
     assert again.cabling is first.cabling and again.placement is first.placement
     same_design(again, design.run(inputs_of(TWO_HALLS)))

@@ -317,13 +317,14 @@ def test_a_1_gbps_backend_that_needs_more_lanes_than_a_leaf_has_is_a_ports_viola
 
 
 def test_a_kept_port_skeleton_gives_the_port_map_and_modules_of_a_fresh_one(designs: dict[str, Any]) -> None:
-    from layout.cable.stage import CableCache, port_skeleton
+    from layout.cable.stage import port_skeleton
+    from layout.memo import Memo, Scope, Token
 
     d = designs["gb200-hall"]
     cat, fab, c = d.inputs.catalog, d.fabric, d.cabling
-    cc = CableCache()
-    kept = port_skeleton(fab, cat, cc)
-    assert port_skeleton(fab, cat, cc) is kept  # the second run takes the kept one
+    scope = Scope(Memo(), Token("a fabric"))
+    kept = port_skeleton(fab, cat, scope)
+    assert port_skeleton(fab, cat, scope) is kept  # the second run takes the kept one
     code = np.where(c.links["media"].cat.codes.to_numpy() < len(MT.ids), c.links["media"].cat.codes, -1)
     length = c.links["length_m"].to_numpy(float)
     ra, rb = c.links["rack_a"].to_numpy(), c.links["rack_b"].to_numpy()

@@ -75,12 +75,12 @@ def test_an_su_listed_twice_or_no_su_id_is_refused_by_the_loader() -> None:
 
 
 def test_a_kept_layout_is_not_reused_when_only_the_su_order_changed() -> None:
-    from layout.cache import DesignCache
+    from layout.memo import Memo
 
-    cache = DesignCache()
-    design.run(_inputs(None), cache=cache)
+    cache = Memo()
+    design.run(_inputs(None), memo=cache)
     order = ["p0-u3", "p0-u2", "p0-u1", "p0-u0"]
-    warm, cold = design.run(_inputs(order), cache=cache), design.run(_inputs(order))
+    warm, cold = design.run(_inputs(order), memo=cache), design.run(_inputs(order))
     assert _su_x(warm) == _su_x(cold) == _su_x(design.run(_inputs(None)))[::-1]
 
 

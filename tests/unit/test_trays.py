@@ -11,10 +11,12 @@ import math
 
 import handbuilt as hb
 import numpy as np
+import pandas as pd
 import pytest
 
 from layout.cable import CableInput, route
 from layout.cable.trays import DUCT_CONDUIT_BORE_MM, DUCT_FILL_LIMIT, RU_M, build
+from layout.memo import Memo, Scope, Token
 from layout.model.site import Duct
 
 
@@ -182,7 +184,7 @@ def test_building_without_entry_gets_one_on_its_wall() -> None:
     assert t.edges["kind"].eq("riser").sum() == 1
 
 
-# ------------------------------------------------------------------------ kept hall pieces (cache)
+# ------------------------------------------------------------------------ kept hall pieces (memo)
 def _three_rows(middle_y: float = 5.0) -> object:
     # rows along x at y 3, middle_y, 7; racks x 5.0..6.2: ring x 4.4..6.8, y 1.8..8.2, door (4.4, 5)
     specs = [
@@ -234,24 +236,22 @@ PIECE_PARTS = ("rows", "ring", "tray", "points")
 
 @pytest.mark.parametrize("part", PIECE_PARTS)
 def test_a_kept_hall_piece_gives_the_trays_of_a_fresh_build(part: str) -> None:
-    from layout.cable.tray_pieces import HALL_TRAYS_KEPT
-    from layout.kept import Kept
-
-    cache: Kept = Kept(HALL_TRAYS_KEPT)
+    memo = Memo()
+    cache = Scope(memo, Token(""))
     base, place = hb.site("one-row"), _three_rows()
-    _assert_same_trays(build(CableInput.of(base), place, cache), build(CableInput.of(base), place))
-    kept = cache.known_keys()
+    first = build(CableInput.of(base), place, cache)
+    _assert_same_trays(first, build(CableInput.of(base), place))
     _assert_same_trays(
         build(CableInput.of(base), place, cache), build(CableInput.of(base), place)
     )  # the kept piece, taken
-    assert cache.known_keys() == kept
+    assert memo.sizes() == {"cable.hall_trays": 1}
     inputs, moved = _edited(part)
     cold = build(CableInput.of(inputs), moved)
     assert len(cold.edges) != len(build(CableInput.of(base), place).edges) or not cold.edges.equals(
         build(CableInput.of(base), place).edges
     )
     _assert_same_trays(build(CableInput.of(inputs), moved, cache), cold)
-    assert len(cache) == 2  # made again: a new piece
+    assert memo.sizes() == {"cable.hall_trays": 2}  # made again: a new piece
 
 
 @pytest.mark.parametrize("part", PIECE_PARTS)
@@ -261,11 +261,9 @@ def test_leaving_a_part_out_of_the_hall_piece_key_is_caught(
     from conftest import leave_out
 
     from layout.cable import trays
-    from layout.cable.tray_pieces import HALL_TRAYS_KEPT
-    from layout.kept import Kept
 
     leave_out(monkeypatch, trays, "hall_trays_key", part)
-    cache: Kept = Kept(HALL_TRAYS_KEPT)
+    cache = Scope(Memo(), Token(""))
     build(CableInput.of(hb.site("one-row")), _three_rows(), cache)
     inputs, moved = _edited(part)
     with pytest.raises(AssertionError):
@@ -274,8 +272,6 @@ def test_leaving_a_part_out_of_the_hall_piece_key_is_caught(
 
 def test_an_edit_of_one_hall_lays_that_halls_trays_alone() -> None:
     # two halls of one building (the pass-through test's): moving a rack of H2 keeps H1's piece
-    from layout.cable.tray_pieces import HALL_TRAYS_KEPT
-    from layout.kept import Kept
 
     def place(h2_y: float) -> object:
         specs = [
@@ -289,12 +285,12 @@ def test_an_edit_of_one_hall_lays_that_halls_trays_alone() -> None:
         return hb.placement(hb.racks_table(specs), [], [])
 
     inputs = hb.site_edited("one-row", _two_halls)
-    cache: Kept = Kept(HALL_TRAYS_KEPT)
-    build(CableInput.of(inputs), place(7.0), cache)
-    h1 = [k for k in cache.known_keys() if k[0] == "B1/H1"]
-    assert len(cache) == 2 and len(h1) == 1
-    _assert_same_trays(
-        build(CableInput.of(inputs), place(7.5), cache), build(CableInput.of(inputs), place(7.5))
-    )
-    assert len(cache) == 3  # H2's new piece; H1's taken
-    assert [k for k in cache.known_keys() if k[0] == "B1/H1"] == h1
+    memo = Memo()
+    cache = Scope(memo, Token(""))
+    first = build(CableInput.of(inputs), place(7.0), cache)
+    assert memo.sizes() == {"cable.hall_trays": 2}
+    again = build(CableInput.of(inputs), place(7.5), cache)
+    _assert_same_trays(again, build(CableInput.of(inputs), place(7.5)))
+    assert memo.sizes() == {"cable.hall_trays": 3}  # H2's new piece; H1's taken
+    h1 = first.nodes["hall"] == "B1/H1"
+    pd.testing.assert_frame_equal(first.nodes[h1], again.nodes[again.nodes["hall"] == "B1/H1"])

@@ -1,8 +1,8 @@
-"""A design run with a cache kept across edits equals a run without one, after any random edits of any
+"""A design run with a memo kept across edits equals a run without one, after any random edits of any
 site field, on every shipped site (Hypothesis draws the edits).
 
-This is the one property every cache of the pipeline has to keep: what a front end keeps between runs
-(layout/cache.py) may make a run faster, never different. It checks the whole design (every table,
+This is the one property every memo of the pipeline has to keep: what a front end keeps between runs
+(layout/memo.py) may make a run faster, never different. It checks the whole design (every table,
 array and figure: conftest.assert_same_design), not the keys of any one store.
 """
 
@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from layout import design as design_mod
-from layout.cache import DesignCache
 from layout.errors import InputError
 from layout.load import load_site, read_toml, site_from_data
+from layout.memo import Memo
 
 ROOT = Path(__file__).resolve().parents[2]
 SITES = sorted((ROOT / "sites").glob("*.toml"))
@@ -82,8 +82,8 @@ def test_a_warm_run_equals_a_cold_one_after_random_edits(site: Path, same_design
     @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
     @given(st.lists(EDIT, min_size=1, max_size=EDITS_PER_EXAMPLE))
     def check(edits: list[tuple[str, int, tuple[str, Any]]]) -> None:
-        cache = DesignCache()
-        design_mod.run(base, cache=cache)  # warm it on the site as it is
+        cache = Memo()
+        design_mod.run(base, memo=cache)  # warm it on the site as it is
         data = copy.deepcopy(raw)
         for edit in edits:
             _apply(data, edit)
@@ -94,7 +94,7 @@ def test_a_warm_run_equals_a_cold_one_after_random_edits(site: Path, same_design
                 cold = design_mod.run(inputs)
             except InputError:
                 continue  # an edit the site refuses: validate says so, nothing is designed
-            warm = design_mod.run(inputs, cache=cache)
+            warm = design_mod.run(inputs, memo=cache)
             same_design(warm, cold)
 
     check()

@@ -53,7 +53,7 @@ class AppBase(App[None]):
 
     site_arg: Path | None
     templates_dir: Path | None
-    session: Session  # the site, its undo history, the design cache
+    session: Session  # the site, its undo history, the design memo
     floors: dict[str, HallFloor]
     hall: str | None
     moving: UserRowBox | None

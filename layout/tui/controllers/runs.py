@@ -80,7 +80,7 @@ class RunsController(AppBase):
         session = self.session
 
         def work() -> Result:
-            # with the session's cache; the next edit's document is parsed here, not in the UI thread
+            # with the session's memo; the next edit's document is parsed here, not in the UI thread
             with young_collections_paused(not settle):
                 result = session.compute(inputs, text, progress)
             if settle:  # once, when the pipeline's modules are loaded: see settle_gc
