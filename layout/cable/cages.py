@@ -277,7 +277,7 @@ def skeleton(devices: pd.DataFrame, links: pd.DataFrame, catalog: Catalog, nic: 
             cage_end, n, dev, per, form, kind_names == "gpu_leaf", kind, is_server, len(catalog.media) + 1
         ),
         shared=comp_size[comp_of] > 1 if len(comp_starts) else np.zeros(n, dtype=bool),
-        copper_assembly=_copper_assembly(occ, mate, n),
+        copper_assembly=_copper_assembly(occ, mate, n, comp_order, comp_starts, comp_of, comp_size),
     )
 
 
@@ -313,16 +313,43 @@ def _cage_parts(
     )
 
 
-def _copper_assembly(occ: np.ndarray, mate: np.ndarray, n: int) -> np.ndarray:
-    """Per link, the copper assembly it is on copper: ``straight`` (alone in its cage at both ends),
-    ``twin`` (the same links share a cage at both ends), ``breakout`` (a shared cage to single ones),
-    otherwise ``split``."""
+def _copper_assembly(
+    occ: np.ndarray,
+    mate: np.ndarray,
+    n: int,
+    comp_order: np.ndarray,
+    comp_starts: np.ndarray,
+    comp_of: np.ndarray,
+    comp_size: np.ndarray,
+) -> np.ndarray:
+    """Per link, the copper assembly it is on copper, decided per component (the links that share cages,
+    transitively: one cable assembly or none). The only copper assemblies that exist:
+
+    - ``straight``: a link alone in its cage at both ends;
+    - ``twin``: two links that share one cage at both ends (one 2 x 400G cable);
+    - ``breakout``: k links that fill one cage at one end and are each alone in a cage at the other
+      (one 800G port to 2 x 400G, or to k single ports).
+
+    Any other component (e.g. a twin cage whose two links go to two cages that each also hold a link
+    of a third cage) has no copper assembly: ``split``. Such links must be optical (each link a cord
+    between two modules: ports.finish picks the medium)."""
     occ_a, occ_b = occ[:n], occ[n:]
+    size = comp_size[comp_of] if len(comp_starts) else np.ones(n, dtype=np.int64)
+    straight = (occ_a == 1) & (occ_b == 1)
+    twin = (size == 2) & (occ_a == 2) & (occ_b == 2) & (mate[:n] == mate[n:])
+    breakout = (size > 1) & (((occ_a == size) & (occ_b == 1)) | ((occ_b == size) & (occ_a == 1)))
     out = np.full(n, ASSEMBLIES.index("split"), dtype=np.int8)
-    out[(occ_a > 1) & (occ_a == occ_b) & (mate[:n] == mate[n:])] = ASSEMBLIES.index("twin")
-    out[(occ_a > 1) ^ (occ_b > 1)] = ASSEMBLIES.index("breakout")
-    out[(occ_a == 1) & (occ_b == 1)] = ASSEMBLIES.index("straight")
+    out[breakout] = ASSEMBLIES.index("breakout")
+    out[twin] = ASSEMBLIES.index("twin")
+    out[straight] = ASSEMBLIES.index("straight")
+    if len(comp_starts):  # one assembly per component: a component with a split link is split whole
+        bad = (out == ASSEMBLIES.index("split")).astype(np.int8)
+        comp_bad = np.maximum.reduceat(bad[comp_order], comp_starts).astype(bool)
+        out[comp_bad[comp_of]] = ASSEMBLIES.index("split")
     return out
+
+
+BUILDABLE_COPPER = frozenset({ASSEMBLIES.index(a) for a in ("straight", "twin", "breakout")})
 
 
 def _cage_table(

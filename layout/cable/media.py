@@ -68,9 +68,12 @@ class MediaTable:
         """Per medium code (an index into ``ids``; -1: no medium, not optical): whether it is optical."""
         return np.r_[self.optical, False][code]
 
-    def pick(self, length_m: np.ndarray, speed_gbps: np.ndarray | int = 400) -> np.ndarray:
+    def pick(
+        self, length_m: np.ndarray, speed_gbps: np.ndarray | int = 400, optical_only: bool = False
+    ) -> np.ndarray:
         """Index of the cheapest medium (``link_price_usd``) that carries the link's speed and whose reach
         covers its length, the first listed on equal prices; -1 where none does (or the length is NaN).
+        ``optical_only``: among the optical media alone (links that have no copper assembly).
 
         Each distinct (speed, length) is priced once: a campus routes ~450,000 links over ~10,000 lengths.
         """
@@ -82,15 +85,15 @@ class MediaTable:
         for sp in speeds:
             m = speed == sp if len(speeds) > 1 else slice(None)
             codes, uniq = pd.factorize(length[m])
-            out[m] = self._cheapest(np.asarray(uniq, dtype=float), int(sp))[codes]
+            out[m] = self._cheapest(np.asarray(uniq, dtype=float), int(sp), optical_only)[codes]
         return out
 
-    def _cheapest(self, length: np.ndarray, speed: int) -> np.ndarray:
+    def _cheapest(self, length: np.ndarray, speed: int, optical_only: bool = False) -> np.ndarray:
         """``pick`` for links of one speed (lengths finite or inf)."""
         out = np.full(len(length), -1, dtype=np.int64)
         best = np.full(len(length), np.inf)
         for k in range(len(self.ids)):
-            if speed not in self.speeds[k]:
+            if speed not in self.speeds[k] or (optical_only and not self.optical[k]):
                 continue
             ok = np.flatnonzero(length <= self.reach_m[k])
             if not len(ok):

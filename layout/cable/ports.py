@@ -19,6 +19,10 @@ get the medium ``pick`` gives for the longest of them, so a twin-port cage with 
 carries two multimode links. Copper links in a shared cage are one cable assembly: ``twin`` (the same
 two links share a cage at both ends: one 2 x 400G cable), ``breakout`` (a twin cage to two single-port
 cages: one 800G port to 2 x 400G), its stock length that of the longer leg; a lone link is ``straight``.
+No other copper assembly exists: links whose cages are shared any other way (a twin cage whose two
+links go to two cages that each hold a link of a third) get the cheapest optical medium that reaches,
+each link a cord between two modules (layout/cable/cages.py ``_copper_assembly``); where none reaches,
+a ``ports`` violation names them. :func:`copper_assembly_problems` checks a port map for any other.
 
 Backend links at a speed other than the switch's ports fill its data cages by lanes
 (:func:`links_per_cage`): a cage holds at most one link per lane, so a 2 x 400G OSFP of 8 lanes holds
@@ -41,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from layout.arrays import unique_inverse
-from layout.cable.cages import ASSEMBLIES, FORMS, GROUPS, CageParts, PortSkeleton, skeleton
+from layout.cable.cages import ASSEMBLIES, BUILDABLE_COPPER, FORMS, GROUPS, CageParts, PortSkeleton, skeleton
 from layout.violations import Violation
 
 if TYPE_CHECKING:
@@ -59,7 +63,9 @@ class MediaTable(Protocol):
 
     def is_optical(self, code: np.ndarray) -> np.ndarray: ...
 
-    def pick(self, length_m: np.ndarray, speed_gbps: np.ndarray | int = 400) -> np.ndarray: ...
+    def pick(
+        self, length_m: np.ndarray, speed_gbps: np.ndarray | int = 400, optical_only: bool = False
+    ) -> np.ndarray: ...
 
 
 GROUP_LABELS = ("", "be", "fe", "st", "mgmt", "up")  # cage label prefix: "7" on a switch, "be3" on a server
@@ -274,8 +280,51 @@ def finish(
         cages=sk.cages,
         changed=changed,
         cage_parts=sk.cage_parts,
-        violations=_port_violations(sk, devices, rack_a, rack_b, rack_ids),
+        violations=[
+            *_port_violations(sk, devices, rack_a, rack_b, rack_ids),
+            *_unbuildable_violations(new_code, assembly, mt, devices, sk, rack_a, rack_ids),
+        ],
     )
+
+
+def copper_assembly_problems(code: np.ndarray, assembly: np.ndarray, mt: MediaTable) -> np.ndarray:
+    """The links on copper whose assembly is not one that exists (straight, twin or breakout): empty on
+    every port map :func:`finish` makes, unless no optical medium reaches them (then a ``ports``
+    violation names them)."""
+    copper = (code >= 0) & ~mt.is_optical(code)
+    ok = np.isin(assembly, np.fromiter(BUILDABLE_COPPER, dtype=np.int8))
+    return np.flatnonzero(copper & ~ok)
+
+
+def _unbuildable_violations(
+    code: np.ndarray,
+    assembly: np.ndarray,
+    mt: MediaTable,
+    devices: pd.DataFrame,
+    sk: PortSkeleton,
+    rack_a: np.ndarray,
+    rack_ids: np.ndarray | None,
+) -> list[Violation]:
+    """One ``ports`` violation for the copper links no copper assembly can build and no optical medium
+    reaches (the first named)."""
+    bad = copper_assembly_problems(code, assembly, mt)
+    if not len(bad):
+        return []
+    first = int(bad[0])
+    ids = devices["device_id"].to_numpy()
+    a, b = sk.dev[first], sk.dev[sk.n + first]
+    r = int(rack_a[first]) if len(rack_a) else -1
+    where = str(rack_ids[r]) if rack_ids is not None and 0 <= r < len(rack_ids) else "unplaced"
+    return [
+        Violation(
+            "ports",
+            where,
+            f"{len(bad)} copper links share cages in a way no cable assembly builds (e.g. {ids[a]} to "
+            f"{ids[b]}) and no optical medium in the catalog reaches them",
+            "an optical medium for these speeds in the catalog, or switches with single-port cages",
+            {"links": int(len(bad)), "first": f"{ids[a]}-{ids[b]}"},
+        )
+    ]
 
 
 def _finish_links(
@@ -310,7 +359,15 @@ def _finish_links(
         new_code[mixed] = np.where(picked >= 0, picked, code[mixed])
         changed = int(np.count_nonzero(new_code[mixed] != code[mixed]))
 
-    # copper assemblies: a lone link, a twin (same mates at both ends), a breakout (twin to singles)
+    # copper assemblies: a lone link, a twin (same mates at both ends), a breakout (twin to singles);
+    # copper that would need any other assembly goes optical (each link a cord between two modules)
+    split = (new_code >= 0) & ~mt.is_optical(new_code) & (sk.copper_assembly == ASSEMBLIES.index("split"))
+    if split.any():
+        at = np.flatnonzero(split)
+        optical = mt.pick(medium_for[at], sk.speed[at], optical_only=True)
+        went = optical >= 0
+        new_code[at[went]] = optical[went]
+        changed += int(np.count_nonzero(went))
     kind = mt.is_optical(new_code)
     copper = (new_code >= 0) & ~kind
     assembly = np.where(

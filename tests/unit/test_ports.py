@@ -335,3 +335,73 @@ def test_a_kept_port_skeleton_gives_the_port_map_and_modules_of_a_fresh_one(desi
     pd.testing.assert_frame_equal(
         warm.modules(fab.devices, fab.links, MT), cold.modules(fab.devices, fab.links, MT)
     )
+
+
+def test_copper_links_whose_cages_no_assembly_builds_go_optical() -> None:
+    """Three switches, one link between each two (a triangle): each switch's first twin-port cage holds
+    its two links, so the three links share cages in a ring: neither straight, twin nor breakout. No
+    such copper cable exists: each link becomes a cord between two optical modules (the cheapest
+    optical medium that reaches), and no copper link is left without an assembly."""
+    pm, before = _assign(
+        [("a", "leaf", "qm9700"), ("b", "spine", "qm9700"), ("c", "spine", "qm9700")],
+        [(0, 1, "leaf_spine", 2.0), (0, 2, "leaf_spine", 2.0), (1, 2, "leaf_spine", 2.0)],
+    )
+    assert not MT.optical[before].any()  # by length alone: copper
+    assert pm.cage.tolist() == [0] * 6  # every end in its device's first cage
+    assert all(MT.optical[pm.code])
+    assert len({MT.ids[c] for c in pm.code}) == 1
+    assert MT.ids[pm.code[0]] == MT.ids[MT.pick(np.array([2.0]), 400, optical_only=True)[0]]
+    assert [ASSEMBLIES[a] for a in pm.assembly] == ["fibre"] * 3
+    assert pm.changed == 3
+    assert not len(ports.copper_assembly_problems(pm.code, pm.assembly, MT))
+    assert not pm.violations
+
+
+def test_the_same_pairs_at_both_ends_stay_one_twin_copper_cable() -> None:
+    """The buildable case next to the ring above: two links between the same two switches share one
+    cage at both ends (a twin cable); a third link to another switch is straight."""
+    pm, _ = _assign(
+        [("a", "leaf", "qm9700"), ("b", "spine", "qm9700"), ("c", "spine", "qm9700")],
+        [(0, 1, "leaf_spine", 2.0), (0, 1, "leaf_spine", 2.0), (0, 2, "leaf_spine", 2.0)],
+    )
+    assert [ASSEMBLIES[a] for a in pm.assembly] == ["twin", "twin", "straight"]
+    assert not MT.optical[pm.code].any()
+
+
+@pytest.mark.parametrize("stem", ["superpod-4su", "seed002-32k", "gb200-hall", "campus-100k"])
+def test_every_copper_link_of_a_shipped_site_is_in_an_assembly_that_exists(stem: str, design_of: Any) -> None:
+    """Straight, twin or breakout, and priced as such: the BOM's copper parts are one per straight link
+    and one per two links of a twin or breakout (as counted from the port map here)."""
+    d = design_of(stem)
+    pm = d.cabling.ports
+    mt = MediaTable.of(d.inputs.catalog)
+    assert not len(ports.copper_assembly_problems(pm.code, pm.assembly, mt))
+    copper = (pm.code >= 0) & ~mt.is_optical(pm.code)
+    names = {ASSEMBLIES[a] for a in np.unique(pm.assembly[copper])}
+    assert names <= {"straight", "twin", "breakout"}
+    bom = d.bom[d.bom["category"] == "cables"]
+    copper_ids = {mt.ids[k] for k in range(len(mt.ids)) if not mt.optical[k]}
+    bought = int(bom.loc[bom["part_id"].str.split("/").str[0].isin(copper_ids), "qty"].sum())
+    singles = int(np.count_nonzero(copper & (pm.assembly == ASSEMBLIES.index("straight"))))
+    pairs = int(np.count_nonzero(copper & (pm.assembly != ASSEMBLIES.index("straight"))))
+    assert pairs % 2 == 0 and bought == singles + pairs // 2
+
+
+@pytest.mark.parametrize(("stem", "moved"), [("campus-100k", 40), ("seed002-32k", 14)])
+def test_the_readmes_count_of_links_moved_off_unbuildable_copper(
+    stem: str, moved: int, design_of: Any
+) -> None:
+    """The links whose cages no copper assembly builds and whose length would pick copper (README:
+    "on the campus that is 40 links, on seed002 14"): each is optical now."""
+    from layout.cable.stage import port_skeleton
+
+    d = design_of(stem)
+    pm, mt = d.cabling.ports, MediaTable.of(d.inputs.catalog)
+    sk = port_skeleton(d.fabric, d.inputs.catalog)
+    split = sk.copper_assembly == ASSEMBLIES.index("split")
+    by_length = mt.pick(pm.medium_for_m[split], sk.speed[split])
+    would_be_copper = (by_length >= 0) & ~mt.is_optical(by_length)
+    assert int(np.count_nonzero(would_be_copper)) == moved
+    assert mt.is_optical(pm.code[split][would_be_copper]).all()
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "on the campus that is 40 links, on seed002 14" in readme
