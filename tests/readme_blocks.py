@@ -41,7 +41,8 @@ FIGURE_ROWS = (
 
 def command_output(command: str) -> str:
     """What ``command`` (a dclayout command line) prints, run in a scratch folder holding links to the
-    shipped sites and templates, as a ```console block."""
+    shipped sites and templates, as a ```console block; ``... | tail -n K`` keeps its last K lines."""
+    command, _, tail = command.partition(" | tail -n ")
     args = command.split()
     assert args[0] == "dclayout", command
     with tempfile.TemporaryDirectory() as tmp:
@@ -51,7 +52,10 @@ def command_output(command: str) -> str:
         done = subprocess.run(
             [sys.executable, "-m", "layout", *args[1:]], capture_output=True, text=True, cwd=tmp, env=env
         )
-    lines = [f"$ {command}", *done.stdout.rstrip("\n").split("\n")]
+    out = done.stdout.rstrip("\n").split("\n")
+    if tail:
+        out = out[-int(tail) :]
+    lines = [f"$ {command}{' | tail -n ' + tail if tail else ''}", *out]
     return "```console\n" + "\n".join(line.rstrip() for line in lines) + "\n```\n"
 
 

@@ -38,8 +38,9 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "compare",
         help="compare InfiniBand, Spectrum-X and Tomahawk 5 fabrics, rail vs middle-of-rack, with and without Cedar-7",
-        description="Run the whole pipeline for 16 network variants of the site's cluster and compare switches, "
-        "optics, copper share, cable, network power, cost and time to first failure.",
+        description="Run the whole pipeline for 20 network variants of the site's cluster and compare switches, "
+        "optics, copper share, cable, network power, cost and time to first failure; rank the ones that can be "
+        "built (no violation) by capital cost.",
     )
     p.add_argument("site", metavar="SITE", help="site TOML file")
     p.add_argument(
@@ -91,7 +92,17 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_EXPORT_FAILED
     if args.json:
         rows = [{k: v for k, v in r.items()} for r in table.to_dict(orient="records")]
-        sys.stdout.write(json_text({"site": inputs.site.site.name, "csv": str(path), "variants": rows}))
+        top = compare_mod.best(table)
+        sys.stdout.write(
+            json_text(
+                {
+                    "site": inputs.site.site.name,
+                    "csv": str(path),
+                    "best": top["variant"] if top else None,
+                    "variants": rows,
+                }
+            )
+        )
     else:
         _print_table(args.site, inputs.site.site.name, table, path, seconds)
     return EXIT_OK
@@ -129,6 +140,7 @@ def _print_table(site: str, name: str, df: Any, path: Any, seconds: float) -> No
     fabric = Table(title=f"{name}: switches and optics", title_justify="left", box=box.SIMPLE_HEAD)
     heads = [
         "variant",
+        "rank",
         "tiers",
         "leaf",
         "spine",
@@ -148,12 +160,12 @@ def _print_table(site: str, name: str, df: Any, path: Any, seconds: float) -> No
             rel.add_section()
         last = r["fabric"]
         if r["error"]:
-            fabric.add_row(r["variant"], f"[red]{r['error']}[/red]")
+            fabric.add_row(r["variant"], "-", f"[red]{r['error']}[/red]")
             money.add_row(r["variant"], "[red]cannot be built[/red]")
             rel.add_row(r["variant"], "[red]cannot be built[/red]")
             continue
         fabric.add_row(
-            r["variant"], _num(r["tiers"]), *(_num(r[f"switches_{t}"]) for t in ("leaf", "spine", "core", "super")),
+            r["variant"], _num(r["rank"]), _num(r["tiers"]), *(_num(r[f"switches_{t}"]) for t in ("leaf", "spine", "core", "super")),
             *(_num(r[c]) for c in optical), _num(r["node_optics"]), _num(r["copper_share_pct"], ".1f"),
         )  # fmt: skip
         money.add_row(r["variant"], *(text(k, r[k]) for k in MONEY))
@@ -169,4 +181,17 @@ def _print_table(site: str, name: str, df: Any, path: Any, seconds: float) -> No
         "node optics: server-end modules on GPU links; copper %: GPU fabric links on DAC/AEC; network MW: every "
         "switch with its optics + server-end modules"
     )
+    console.print(_best_line(df))
     console.print(f"{site}: {len(df)} variants in {seconds:.1f} s; wrote {path}")
+
+
+def _best_line(df: Any) -> str:
+    """Which buildable variant is cheapest, and how many were not ranked (violations or errors)."""
+    from layout.engine.compare import best
+
+    top = best(df)
+    unranked = int(df["rank"].isna().sum())
+    left = f"; {unranked} not ranked (violations or cannot be built)" if unranked else ""
+    if top is None:
+        return f"best: none of the {len(df)} variants can be built without a violation{left}"
+    return f"best: {top['variant']} ({text('cost_total_usd', top['cost_total_usd'])}, {SPEC['cost_total_usd'].label}){left}"

@@ -53,6 +53,7 @@ def build(
         tiers=cluster.tiers,
         nvl72_wiring=cluster.nvl72_wiring,
         keep_pods=not cluster.pod_spans_buildings,
+        join_pods=cluster.join_pods,
         servers_per_rack=servers_per_rack,
         storage=net.storage,
         frontend=net.frontend,
@@ -77,6 +78,7 @@ def size(
     tiers: int | None = None,
     nvl72_wiring: str | None = None,
     keep_pods: bool = False,
+    join_pods: bool = True,
     servers_per_rack: int | None = None,
     storage: bool = False,
     frontend: bool = False,
@@ -110,6 +112,7 @@ def size(
             tiers=tiers,
             nvl72_wiring=nvl72_wiring,
             keep_pods=keep_pods,
+            join_pods=join_pods,
             servers_per_rack=servers_per_rack,
             storage=storage,
             frontend=frontend,
@@ -136,6 +139,7 @@ def _check(spec: Spec, catalog: Catalog) -> None:
         p.append(spec.problem("design", f"unknown design {spec.design!r}", "rail, mor"))
     p += _check_wiring(spec, catalog)
     p += _check_pods(spec, catalog)
+    p += _check_islands(spec)
     if spec.gpus <= 0:
         p.append(
             spec.problem(
@@ -276,6 +280,38 @@ def _check_pods(spec: Spec, catalog: Catalog) -> list[Problem]:
     ]
 
 
+def _check_islands(spec: Spec) -> list[Problem]:
+    """Pods that no backend tier joins (``join_pods`` false, seed 000's hybrid) talk over the frontend
+    network: there must be pods, the frontend must be on, and no oversubscription applies."""
+    if spec.join_pods:
+        return []
+    key = spec.keys.get("join_pods", "join_pods")
+    out: list[Problem] = []
+    if not 0 < spec.pod_gpus < spec.gpus:
+        out.append(
+            spec.problem(
+                key, "pods joined over the frontend need pods smaller than the cluster", "a pod_gpus"
+            )
+        )
+    if not spec.frontend:
+        out.append(
+            spec.problem(
+                key,
+                "pods joined over the frontend need the frontend network",
+                "cluster.networks.frontend = true",
+            )
+        )
+    if spec.oversubscription != 1.0:
+        out.append(
+            spec.problem(
+                spec.keys.get("oversubscription", "oversubscription"),
+                "no backend tier joins the pods (join_pods = false), so no oversubscription applies",
+                "1",
+            )
+        )
+    return out
+
+
 def _wiring(spec: Spec, catalog: Catalog) -> str | None:
     """The NVL72 wiring that applies: the one asked for, else "ra" on InfiniBand (the DGX SuperPOD GB200
     RA's compute fabric is Quantum InfiniBand) and "packed" elsewhere; None for other servers or mor."""
@@ -324,7 +360,8 @@ def _plane(
     half = radix // 2
     n_srv = spec.gpus // srv.gpus
     pods = -(-n_srv // per_pod)
-    top_down = radix if pods == 1 else math.floor(radix * ratio / (ratio + 1) + 1e-9)
+    joined = pods > 1 and spec.join_pods  # islands (not joined): each pod a fabric of its own
+    top_down = radix if not joined else math.floor(radix * ratio / (ratio + 1) + 1e-9)
     wiring = _wiring(spec, catalog)
 
     def top_up(down: np.ndarray) -> np.ndarray:
@@ -399,7 +436,7 @@ def _plane(
         leaf_rail = leaf_in_pod % rails if spec.design == "rail" else np.full(len(used), -1)
         leaf_su = leaf_in_pod // rails
         leaf_rack = np.full(len(used), -1, dtype=np.int64)
-    needed += int(pods > 1)
+    needed += int(joined)
     tiers = tiers_asked or needed
     if tiers < needed:
         raise InputError(
@@ -413,18 +450,18 @@ def _plane(
             ]
         )
     if tiers > MAX_TIERS:
-        join = " and one more to join the pods" if pods > 1 else ""
+        join = " and one more to join the pods" if joined else ""
         raise InputError(
             [
                 spec.problem(
                     "switch",
-                    f"a pod of {per_pod * srv.gpus:,} GPUs needs {tiers - int(pods > 1)} tiers of "
+                    f"a pod of {per_pod * srv.gpus:,} GPUs needs {tiers - int(joined)} tiers of "
                     f"{spec.switch} (radix {radix}){join}; at most {MAX_TIERS} are supported",
                     "a switch with more ports (e.g. sn5600, tomahawk5), or smaller pods (--pod-gpus / cluster.pod_gpus)",
                 )
             ]
         )
-    if pods > radix:
+    if joined and pods > radix:
         raise InputError(
             [
                 spec.problem(
@@ -439,8 +476,8 @@ def _plane(
         leaf_pod,
         leaf_pod,
         leaf_down,
-        tiers - int(pods > 1),
-        pods > 1,
+        tiers - int(joined),
+        joined,
         radix,
         block_leaves,
         top_down,
@@ -513,7 +550,7 @@ def _build(spec: Spec, catalog: Catalog) -> Fabric:
     ratio = spec.oversubscription
     pl = _plane(spec, catalog, ports, radix, per_pod, ratio, spec.tiers)
     cost_more = None
-    if pl.pods > 1 and ratio > 1:
+    if pl.pods > 1 and ratio > 1 and spec.join_pods:
         pl, cost_more = _pods_or_not(spec, catalog, pl, ports, radix, planes)
         if pl.pods == 1:
             ratio = 1.0  # as built: one non-blocking pod
@@ -675,4 +712,5 @@ def _build(spec: Spec, catalog: Catalog) -> Fabric:
         nvl72_wiring=wiring,
         planes=planes,
         pods_cost_more=cost_more,
+        pods_joined=spec.join_pods or pods == 1,
     )

@@ -55,6 +55,7 @@ CLUSTER_KEYS = {
     "switch": "cluster.switch",
     "design": "cluster.design",
     "pod_gpus": "cluster.pod_gpus",
+    "join_pods": "cluster.join_pods",
     "oversubscription": "cluster.oversubscription",
     "nic": "cluster.nic",
     "link_mtbf_years": "cluster.link_mtbf_years",
@@ -105,6 +106,7 @@ class Fabric:
     # oversubscribed pods that cost more switches than one non-blocking fabric of the same GPUs: both
     # figures and which was built (see entry._build); None when the pods pay or were not asked for
     pods_cost_more: dict[str, Any] | None = None
+    pods_joined: bool = True  # False: islands, no backend tier above the pods (the frontend joins them)
 
     @cached_property
     def devices(self) -> pd.DataFrame:
@@ -160,7 +162,8 @@ class Fabric:
             "tiers": self.tiers,
             "pods": self.pods,
             "pod_gpus": self.pod_gpus,
-            "oversubscription": float(self.oversubscription) if self.pods > 1 else 1.0,  # as applied
+            "oversubscription": float(self.oversubscription) if self.pods > 1 and self.pods_joined else 1.0,
+            "pods_joined_by": ("backend" if self.pods_joined else "frontend") if self.pods > 1 else "",
             "switches": {
                 "leaf": switches["leaf"],
                 "spine": switches["spine"],
@@ -264,6 +267,7 @@ class Spec:
     networks: Networks
     source: str
     keys: dict[str, str]
+    join_pods: bool = True  # False: pods are islands joined only over the frontend network
 
     def problem(self, key: str, problem: str, allowed: str = "") -> Problem:
         return Problem(self.source, self.keys.get(key, key), problem, allowed)

@@ -191,6 +191,9 @@ class Cluster(Strict):
     oversubscription: float = Field(default=1.0, ge=1.0, le=64.0)
     link_mtbf_years: float = Field(default=5.0, ge=0.01, le=100)
     pod_spans_buildings: bool = False
+    # false: the pods are islands no backend tier joins; traffic between them goes over the frontend
+    # network (seed 000's hybrid InfiniBand + front end), which must then be on
+    join_pods: bool = True
     # NVL72 rack systems on rails (layout.fabric.model.NVL72_WIRINGS): "ra" as the DGX SuperPOD GB200 RA
     # wires them, "packed" tray position i on rail i; None: "ra" on InfiniBand, else "packed"
     nvl72_wiring: Literal["ra", "packed"] | None = None

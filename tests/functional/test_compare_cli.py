@@ -25,7 +25,7 @@ def test_json_and_csv_agree(
     assert out["site"] == "SuperPOD 4-SU H100 hall"
     assert Path(out["csv"]) == tmp_path / "compare.csv"
     rows = out["variants"]
-    assert len(rows) == 16 and rows[0]["variant"] == "ib-nb/rail/cx7"
+    assert len(rows) == 20 and rows[0]["variant"] == "ib-nb/rail/cx7"
     csv = pd.read_csv(tmp_path / "compare.csv", keep_default_na=False, na_values=[""])
     assert csv["variant"].tolist() == [r["variant"] for r in rows]
     assert csv["cost_total_usd"].tolist() == [r["cost_total_usd"] for r in rows]
@@ -79,3 +79,40 @@ def test_unwritable_output_exits_3(
     assert res.returncode == 3
     assert "export failed" in res.stderr
     assert blocker.read_text() == "not a folder"
+
+
+def test_the_ranking_leaves_out_variants_that_cannot_be_built() -> None:
+    """Hand-built rows: the cheapest row has a violation and another an error; the ranking (and the
+    best line) orders only the clean ones, by capital cost, ties in table order."""
+    from layout.engine.compare import best, ranked
+
+    rows = [
+        {"variant": "a", "cost_total_usd": 10.0, "violations": 3, "error": ""},
+        {"variant": "b", "cost_total_usd": 30.0, "violations": 0, "error": ""},
+        {"variant": "c", "cost_total_usd": 20.0, "violations": 0, "error": ""},
+        {"variant": "d", "error": "tiers: 5 needed"},
+        {"variant": "e", "cost_total_usd": 20.0, "violations": 0, "error": ""},
+    ]
+    got = ranked(rows)
+    assert [r["rank"] for r in got] == [None, 3, 1, None, 2]
+    top = best(pd.DataFrame(got))
+    assert top is not None and top["variant"] == "c"
+    assert best(pd.DataFrame(ranked(rows[:1]))) is None
+
+
+def test_compare_has_the_seeds_hybrid_and_names_the_best_buildable_variant(
+    tmp_path: Path, dclayout: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    res = dclayout(
+        "compare", str(ROOT / "sites/superpod-4su.toml"), "--out", str(tmp_path), "--json", "--jobs", "1"
+    )
+    out = json.loads(res.stdout)
+    rows = {r["variant"]: r for r in out["variants"]}
+    hybrid = rows["ib-islands/rail/cx7"]
+    assert hybrid["seed"] == "hybrid InfiniBand + front end"
+    ranked_rows = [r for r in rows.values() if r["rank"] is not None]
+    assert all(r["violations"] == 0 and not r["error"] for r in ranked_rows)
+    cheapest = min(ranked_rows, key=lambda r: (r["cost_total_usd"], list(rows).index(r["variant"])))
+    assert out["best"] == cheapest["variant"] and cheapest["rank"] == 1
+    # one pod on this 1,024-GPU site: every server sends its whole 8 x 400G to the rest
+    assert hybrid["between_pods_gbps_per_server"] == 3200.0

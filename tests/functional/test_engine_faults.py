@@ -256,11 +256,11 @@ def test_a_scheduler_killed_mid_run_keeps_what_finished(
     )
     finished = int((rows["error"] == "").sum())
     head = f"{ROOT / 'sites' / 'seed002-32k.toml'}: stopped: "
-    tail = f"; {finished} of 16 variants finished, written to {tmp_path / 'compare.csv'}\n"
+    tail = f"; {finished} of 20 variants finished, written to {tmp_path / 'compare.csv'}\n"
     assert code == 3 and err.startswith(head) and err.endswith(tail) and err.count("\n") == 1, err
     lost = err[len(head) : -len(tail)]
     assert lost.startswith(losses), lost
-    assert len(rows) == 16 and 2 <= finished < 16
+    assert len(rows) == 20 and 2 <= finished < 20
     assert set(rows.loc[rows["error"] != "", "error"]) == {f"failed: {lost}"}
     assert (rows.loc[rows["error"] == "", "cost_total_usd"].astype(float) > 0).all()
 

@@ -241,3 +241,38 @@ def test_one_server_past_32_full_blocks_is_non_blocking() -> None:
     fab = size(131_080, switch="sn5600", catalog=SMALL)
     check_non_blocking(fab, all_pairs=False)
     assert fab.summary()["switches"]["core"] <= 1_345
+
+
+def test_islands_are_pods_no_backend_tier_joins() -> None:
+    """Seed 000's hybrid: 4 pods of 24,576 H100 as islands are 3 tiers each and no super tier (the
+    7:1 pods take a 4th tier of 256 switches); each island is the non-blocking fabric of its 24,576
+    GPUs (the same switches per tier, and that fabric's max flow holds), and no backend link joins two
+    islands."""
+    from layout.fabric import size
+    from layout.load import load_catalog
+
+    cat = load_catalog()
+    joined = size(98_304, pod_gpus=24_576, oversubscription=7.0, catalog=cat, frontend=True, keep_pods=True)
+    islands = size(98_304, pod_gpus=24_576, catalog=cat, frontend=True, join_pods=False, keep_pods=True)
+    j, i = joined.summary(), islands.summary()
+    assert (j["tiers"], i["tiers"]) == (4, 3)
+    assert j["switches"]["super"] == 256 and i["switches"]["super"] == 0
+    assert i["pods_joined_by"] == "frontend" and i["oversubscription"] == 1.0
+    dev, links = islands.devices, islands.links
+    be = links[links["network"] == "backend"]
+    pod = dev["pod"].to_numpy()
+    assert (pod[be["a"].to_numpy()] == pod[be["b"].to_numpy()]).all()
+    one = size(24_576, catalog=cat)
+    assert {t: 4 * n for t, n in one.summary()["switches"].items()} == i["switches"]
+    check_non_blocking(one, all_pairs=False)
+
+
+def test_islands_need_pods_and_the_frontend() -> None:
+    from layout.errors import InputError
+    from layout.fabric import size
+    from layout.load import load_catalog
+
+    with pytest.raises(InputError) as e:
+        size(4096, pod_gpus=0, catalog=load_catalog(), join_pods=False)
+    text = str(e.value)
+    assert "need pods smaller than the cluster" in text and "need the frontend network" in text
