@@ -42,8 +42,9 @@ def estimate_gpu_rack_kw(inputs: Inputs, template: RackTemplate, servers: int) -
         sw = cat.switch[cl.switch]
         kw += (sw.power_w_copper + sw.power_w_optics) / 2000.0
     else:
-        modules = -(-srv.backend_ports * nic.split // nic.ports_per_module)
-        kw += servers * modules * default_module_w(cat, nic.ports_per_module) / 1000.0
+        per_cage = cat.backend_per_cage(cl.server, cl.nic)
+        modules = -(-srv.backend_ports * nic.split // per_cage)
+        kw += servers * modules * default_module_w(cat, per_cage) / 1000.0
     return kw
 
 

@@ -57,7 +57,6 @@ def _group_tables(
     gbps = np.zeros(len(models), dtype=np.int64)
     lanes = np.zeros(len(models), dtype=np.int64)
     form = np.full((len(models), g), "", dtype=object)
-    nic_ports = catalog.nic[nic].ports_per_module if nic in catalog.nic else 1
     split = catalog.nic[nic].split if nic in catalog.nic else 1
     for i, m in enumerate(models):
         if m in catalog.switch:
@@ -68,6 +67,7 @@ def _group_tables(
             cages[i, 5], form[i, 5] = sw.uplink_ports, sw.uplink_cage
         elif m in catalog.server:
             s = catalog.server[m]
+            nic_ports = catalog.backend_per_cage(str(m), nic)
             cages[i, 1], per[i, 1], form[i, 1] = (
                 -(-s.backend_ports * split // nic_ports),
                 nic_ports,

@@ -34,7 +34,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--gpus", type=int, required=True, metavar="N", help="number of GPUs (a multiple of the server's)"
     )
-    p.add_argument("--server", default="dgx-h100", metavar="ID", help="catalog server (default: dgx-h100)")
+    p.add_argument(
+        "--server",
+        default="hgx-h100",
+        metavar="ID",
+        help="catalog server (default: hgx-h100, seed 000's 8-GPU server with 8 PCIe ConnectX-7)",
+    )
     p.add_argument("--switch", default="qm9700", metavar="ID", help="catalog switch (default: qm9700)")
     p.add_argument(
         "--design",

@@ -66,7 +66,7 @@ def build(
 
 def size(
     gpus: int,
-    server: str = "dgx-h100",
+    server: str = "hgx-h100",
     switch: str = "qm9700",
     design: str = "rail",
     pod_gpus: int = 0,
@@ -688,7 +688,8 @@ def _build(spec: Spec, catalog: Catalog) -> Fabric:
         mtbf = spec.link_mtbf_years
     else:
         mtbf = nic.link_mtbf_years or DEFAULT_LINK_MTBF_YEARS
-    node_optics = n_srv * -(-links_per_server // nic.ports_per_module) if spec.design == "rail" else 0
+    per_cage = catalog.backend_per_cage(spec.server, spec.nic)
+    node_optics = n_srv * -(-links_per_server // per_cage) if spec.design == "rail" else 0
     su_servers = srv.su_servers or pl.group_servers
     return Fabric(
         gpus=spec.gpus,

@@ -163,7 +163,6 @@ class Fabric:
             "pods": self.pods,
             "pod_gpus": self.pod_gpus,
             "oversubscription": float(self.oversubscription) if self.pods > 1 and self.pods_joined else 1.0,
-            "pods_joined_by": ("backend" if self.pods_joined else "frontend") if self.pods > 1 else "",
             "switches": {
                 "leaf": switches["leaf"],
                 "spine": switches["spine"],
@@ -194,6 +193,7 @@ class Fabric:
             "nvl72_wiring": self.nvl72_wiring,
             "planes": self.planes,
             "pods_cost_more": copy.deepcopy(self.pods_cost_more),
+            "pods_joined_by": ("backend" if self.pods_joined else "frontend") if self.pods > 1 else "",
         }
 
     def scalable_unit(self) -> dict[str, int]:

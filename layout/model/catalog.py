@@ -37,8 +37,10 @@ class ServerSpec(Strict):
     oob_ports: int = Field(ge=0, le=256, default=1)
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
     # how the ports are caged (layout.cable.ports): backend NIC cages take the NIC option's ports_per_module
-    # ports each (8 single-port cages for 8 PCIe CX-7, 4 twin-port cages for Cedar-7); frontend and
-    # storage ports one per cage; oob_ports are RJ45 management ports
+    # ports each (8 single-port cages for 8 PCIe CX-7, 4 twin-port cages for Cedar-7) unless the system
+    # has its own (``backend_ports_per_cage``: a DGX H100's 8 ports leave through 4 twin-port OSFP cages
+    # whatever the NIC option); frontend and storage ports one per cage; oob_ports are RJ45 management ports
+    backend_ports_per_cage: int | None = Field(default=None, gt=0, le=8)
     backend_cage: CageForm = "osfp"
     backend_lanes: int = Field(gt=0, le=16, default=8)
     frontend_cage: CageForm = "qsfp"
@@ -250,6 +252,15 @@ class Catalog(Strict):
         s = self.server[server]
         split = self.nic[nic].split if nic in self.nic else 1
         return s.backend_ports * split, s.backend_port_gbps // split
+
+    def backend_per_cage(self, server: str, nic: str) -> int:
+        """Backend links one cage (one module) of ``server`` carries: the system's own cage layout when
+        the catalog gives one (DGX H100: 2, its 4 twin-port OSFP cages), else the NIC option's
+        ``ports_per_module`` (PCIe ConnectX-7: 1, Cedar-7: 2)."""
+        s = self.server.get(server)
+        if s is not None and s.backend_ports_per_cage is not None:
+            return s.backend_ports_per_cage
+        return self.nic[nic].ports_per_module if nic in self.nic else 1
 
     def fabric_switches(self, server: str, nic: str) -> list[str]:
         """The switches (ids, sorted) that can serve the GPU fabric of ``server`` with ``nic``: ports as

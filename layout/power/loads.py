@@ -88,8 +88,8 @@ def estimate_module_w(
     be = np.bincount(ends[srv_end & backend], minlength=n)
     other = np.bincount(ends[srv_end & ~backend], minlength=n)
     sw_links = np.bincount(ends[~srv_end], minlength=n)
-    nic = cat.nic[fabric.nic] if fabric.nic in cat.nic else cat.nic[inputs.site.cluster.nic]
-    per_nic = nic.ports_per_module
+    nic = fabric.nic if fabric.nic in cat.nic else inputs.site.cluster.nic
+    per_nic = cat.backend_per_cage(fabric.server, nic)
     out = (-(-be // per_nic)) * default_module_w(cat, per_nic) + other * default_module_w(cat)
     for i, model in enumerate(models):
         sw = cat.switch.get(str(model))

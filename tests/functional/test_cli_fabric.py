@@ -72,7 +72,7 @@ def test_json_pods_and_oversubscription(capsys: pytest.CaptureFixture[str]) -> N
 def test_table_by_default(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["fabric", "--gpus", "1024"]) == 0
     out = capsys.readouterr().out
-    assert "1,024 GPUs on 128 x dgx-h100, rail-optimized on qm9700 (radix 64)" in out
+    assert "1,024 GPUs on 128 x hgx-h100, rail-optimized on qm9700 (radix 64)" in out
     assert "2 tiers, 1 pod of 1,024 GPUs, non-blocking" in out
     lines = {line.split("│")[1].strip(): line for line in out.splitlines() if line.count("│") >= 4}
     assert "32" in lines["1 leaf"] and "1,024" in lines["1 leaf"]
@@ -96,7 +96,7 @@ def test_table_by_default(capsys: pytest.CaptureFixture[str]) -> None:
         (
             ["--gpus", "1024", "--server", "dgx-x"],
             "dclayout fabric: --server: unknown server 'dgx-x' (allowed: dgx-b200, dgx-b300, dgx-h100, "
-            "gb200-nvl72, gb300-nvl72, hgx-b200, hgx-b300)\n",
+            "gb200-nvl72, gb300-nvl72, hgx-b200, hgx-b300, hgx-h100)\n",
         ),
         (
             ["--gpus", "1024", "--nic", "cx9"],
@@ -108,12 +108,12 @@ def test_table_by_default(capsys: pytest.CaptureFixture[str]) -> None:
         ),
         (
             ["--gpus", "100001"],
-            "dclayout fabric: --gpus: 100001 GPUs is not a whole number of dgx-h100 servers (8 GPUs each) "
+            "dclayout fabric: --gpus: 100001 GPUs is not a whole number of hgx-h100 servers (8 GPUs each) "
             "(allowed: a multiple of 8, e.g. 100000 or 100008)\n",
         ),
         (
             ["--gpus", "1024", "--pod-gpus", "100"],
-            "dclayout fabric: --pod-gpus: 100 GPUs is not a whole number of dgx-h100 servers "
+            "dclayout fabric: --pod-gpus: 100 GPUs is not a whole number of hgx-h100 servers "
             "(allowed: a multiple of 8, or 0 for one pod)\n",
         ),
         (
@@ -290,7 +290,7 @@ def test_nvl72_wiring_option(dclayout: Callable[..., subprocess.CompletedProcess
     res = dclayout("fabric", "--gpus", "1024", "--nvl72-wiring", "ra")
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr == (
-        "dclayout fabric: --nvl72-wiring: applies to NVL72 rack systems only, not to dgx-h100 (allowed: "
+        "dclayout fabric: --nvl72-wiring: applies to NVL72 rack systems only, not to hgx-h100 (allowed: "
         "leave it out, or a server of gb200-nvl72, gb300-nvl72)\n"
     )
 

@@ -26,7 +26,7 @@ def test_every_shipped_site_validates() -> None:
     assert res.stderr == ""
     lines = res.stdout.splitlines()
     assert [line.split(": ok")[0] for line in lines] == SITES
-    assert "98,304 GPUs of dgx-h100" in next(line for line in lines if "campus-100k" in line)
+    assert "98,304 GPUs of hgx-h100" in next(line for line in lines if "campus-100k" in line)
 
 
 def test_bad_file_exits_2_with_one_exact_line_and_writes_nothing(tmp_path: Path) -> None:

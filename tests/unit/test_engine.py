@@ -219,10 +219,10 @@ def test_compare_and_report_write_what_finished_when_the_cluster_is_lost(
     assert main(["compare", str(SMALL), "--out", str(tmp_path), "--scheduler", address]) == 3
     lost = f"the Dask scheduler at {address} was lost"
     assert capsys.readouterr().err == (
-        f"{SMALL}: stopped: {lost}; 2 of 16 variants finished, written to {tmp_path / 'compare.csv'}\n"
+        f"{SMALL}: stopped: {lost}; 2 of 20 variants finished, written to {tmp_path / 'compare.csv'}\n"
     )
     rows = pd.read_csv(tmp_path / "compare.csv", keep_default_na=False)
-    assert list(rows["error"]) == ["", ""] + [f"failed: {lost}"] * 14
+    assert list(rows["error"]) == ["", ""] + [f"failed: {lost}"] * 18
     other = tmp_path / "other.toml"
     shutil.copy(SMALL, other)
     address = loses(1)

@@ -33,7 +33,7 @@ def test_65537_ports_do_not_fit_in_3_tiers() -> None:
     """65,537 is not a whole number of DGX H100s: with 1-GPU servers the 65,537th port needs a 4th tier."""
     assert size(65_536, "gpu1", "qm9700", catalog=SMALL).tiers == 3
     assert size(65_537, "gpu1", "qm9700", catalog=SMALL).tiers == 4
-    with pytest.raises(InputError, match="not a whole number of dgx-h100 servers"):
+    with pytest.raises(InputError, match="not a whole number of hgx-h100 servers"):
         fabric(65_537)
 
 
@@ -201,7 +201,7 @@ def test_same_input_same_tables() -> None:
         ),
         (
             {"server": "h200"},
-            "dclayout fabric: --server: unknown server 'h200' (allowed: dgx-b200, dgx-b300, dgx-h100, gb200-nvl72, gb300-nvl72, hgx-b200, hgx-b300)",
+            "dclayout fabric: --server: unknown server 'h200' (allowed: dgx-b200, dgx-b300, dgx-h100, gb200-nvl72, gb300-nvl72, hgx-b200, hgx-b300, hgx-h100)",
         ),
         (
             {"nic": "cx9"},
@@ -210,7 +210,7 @@ def test_same_input_same_tables() -> None:
         ({"design": "tor"}, "dclayout fabric: --design: unknown design 'tor' (allowed: rail, mor)"),
         (
             {"gpus": 1001},
-            "dclayout fabric: --gpus: 1001 GPUs is not a whole number of dgx-h100 servers (8 GPUs each) "
+            "dclayout fabric: --gpus: 1001 GPUs is not a whole number of hgx-h100 servers (8 GPUs each) "
             "(allowed: a multiple of 8, e.g. 1000 or 1008)",
         ),
         (
@@ -224,7 +224,7 @@ def test_same_input_same_tables() -> None:
         ),
         (
             {"switch": "sn2201"},
-            "dclayout fabric: --switch: sn2201 ports (1 Gb/s) are slower than the dgx-h100 backend ports "
+            "dclayout fabric: --switch: sn2201 ports (1 Gb/s) are slower than the hgx-h100 backend ports "
             "(400 Gb/s) (allowed: q3400, q3450-ld, qm9700, sn5600, sn5610, tomahawk5)",
         ),
         (

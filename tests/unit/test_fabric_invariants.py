@@ -145,7 +145,7 @@ def check_fabric(fab: Fabric, catalog: Catalog, servers_per_rack: int | None = N
         assert (rails == plane * per_plane + port // srv.ports_per_rail).all()  # NVL72: 4 per tray
     if fab.design == "rail":
         assert (dev["su"].to_numpy()[leaf_of_port] == servers["su"].to_numpy()[:, None]).all()
-        assert fab.node_optics == n_srv * math.ceil(links_per / catalog.nic[fab.nic].ports_per_module)
+        assert fab.node_optics == n_srv * math.ceil(links_per / catalog.backend_per_cage(fab.server, fab.nic))
     else:  # middle-of-rack: every port of a rack's servers on that rack's leaf
         assert (leaf_of_port == leaf_of_port[:, :1]).all()
         per_pod = fab.pod_gpus // srv.gpus

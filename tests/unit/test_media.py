@@ -109,7 +109,7 @@ def test_stock_lengths_round_up_and_unstocked_media_round_to_10_m() -> None:
 def test_links_beyond_every_reach_are_violations() -> None:
     inputs = hb.with_media(hb.site("two-buildings"), ["dac", "aec", "mmf", "smf-dr"])
     racks = hb.racks_table([("B1/H1/R01/K01", 30.3, 10), ("B2/H1/R01/K01", 1049.1, 10)])
-    fab = hb.fabric([("s", "server", "dgx-h100"), ("l", "leaf", "qm9700")], [(0, 1, "gpu_leaf")])
+    fab = hb.fabric([("s", "server", "hgx-h100"), ("l", "leaf", "qm9700")], [(0, 1, "gpu_leaf")])
     c = cable(CableInput.of(inputs), fab, hb.placement(racks, [0, 1], [20, 20]))
     link = c.links.iloc[0]
     assert link["status"] == "reach" and link["media"] == "" and math.isnan(link["stock_length_m"])
@@ -129,7 +129,7 @@ def cable_transceivers(inputs: object, nic: str) -> object:
     racks = hb.racks_table(
         [("B1/H1/R01/K01", 5.25, 5), ("B1/H1/R01/K02", 5.75, 5), ("B1/H1/R01/K03", 6.25, 5)], width_m=0.5
     )
-    devs = [(f"s{i}", "server", "dgx-h100") for i in range(5)] + [
+    devs = [(f"s{i}", "server", "hgx-h100") for i in range(5)] + [
         ("l0", "leaf", "qm9700"),
         ("l1", "leaf", "qm9700"),
     ]
@@ -212,7 +212,7 @@ def narrow_tray_site(n_links: int) -> object:
     racks = hb.racks_table(
         [("B1/H1/R01/K01", 5.25, 5), ("B1/H1/R01/K02", 5.75, 5), ("B1/H1/R01/K03", 6.25, 5)], width_m=0.5
     )
-    devs = [("s0", "server", "dgx-h100"), ("l0", "leaf", "qm9700")]
+    devs = [("s0", "server", "hgx-h100"), ("l0", "leaf", "qm9700")]
     pl = hb.placement(racks, [0, 2], [10, 40])
     return cable(
         CableInput.of(hb.site_edited("one-row", narrow)), hb.fabric(devs, [(0, 1, "gpu_leaf")] * n_links), pl
@@ -240,7 +240,7 @@ def test_fill_counts_cables_on_the_stretches_they_use() -> None:
     # s0 in R01/K01 has 3 links to the next rack (jumpers, no tray) and 2 to R02/K01 three metres north
     # (tray: west along R01 to the ring, up the ring, east along R02)
     racks = hb.racks_table([("B1/H1/R01/K01", 5.3, 5), ("B1/H1/R01/K02", 5.9, 5), ("B1/H1/R02/K01", 5.3, 8)])
-    devs = [("s0", "server", "dgx-h100"), ("l0", "leaf", "qm9700"), ("l1", "leaf", "qm9700")]
+    devs = [("s0", "server", "hgx-h100"), ("l0", "leaf", "qm9700"), ("l1", "leaf", "qm9700")]
     links = [(0, 1, "gpu_leaf")] * 3 + [(0, 2, "gpu_leaf")] * 2
     pl = hb.placement(racks, [0, 1, 2], [3, 3, 3])
     c = cable(CableInput.of(hb.site("one-row")), hb.fabric(devs, links), pl)

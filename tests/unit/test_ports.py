@@ -387,12 +387,12 @@ def test_every_copper_link_of_a_shipped_site_is_in_an_assembly_that_exists(stem:
     assert pairs % 2 == 0 and bought == singles + pairs // 2
 
 
-@pytest.mark.parametrize(("stem", "moved"), [("campus-100k", 40), ("seed002-32k", 14)])
+@pytest.mark.parametrize(("stem", "moved"), [("campus-100k", 40), ("seed002-32k", 1006)])
 def test_the_readmes_count_of_links_moved_off_unbuildable_copper(
     stem: str, moved: int, design_of: Any
 ) -> None:
     """The links whose cages no copper assembly builds and whose length would pick copper (README:
-    "on the campus that is 40 links, on seed002 14"): each is optical now."""
+    "on the campus that is 40 links, on seed002 1,006"): each is optical now."""
     from layout.cable.stage import port_skeleton
 
     d = design_of(stem)
@@ -404,4 +404,31 @@ def test_the_readmes_count_of_links_moved_off_unbuildable_copper(
     assert int(np.count_nonzero(would_be_copper)) == moved
     assert mt.is_optical(pm.code[split][would_be_copper]).all()
     readme = " ".join((ROOT / "README.md").read_text().split())
-    assert "on the campus that is 40 links, on seed002 14" in readme
+    assert "on the campus that is 40 links, on seed002 1,006" in readme
+
+
+def test_a_dgx_h100_leaves_through_four_twin_port_cages_and_an_hgx_through_eight() -> None:
+    """DGX H100 user guide: 8 ConnectX-7 ports through 4 twin-port OSFP cages, whatever the NIC option;
+    seed 000's 8-GPU server with 8 PCIe ConnectX-7: 8 single-port cages (Cedar-7: 4 twin-port)."""
+    for server, nic, cages, per in (
+        ("dgx-h100", "cx7", 4, 2),
+        ("dgx-h100", "cedar7", 4, 2),
+        ("hgx-h100", "cx7", 8, 1),
+        ("hgx-h100", "cedar7", 4, 2),
+    ):
+        assert CAT.backend_per_cage(server, nic) == per, (server, nic)
+        devs = [(server[:3], "server", server)] + [(f"leaf{r}", "leaf", "qm9700") for r in range(8)]
+        pm, _ = _assign(devs, [(0, 1 + r, "gpu_leaf", 40.0) for r in range(8)], nic=nic)
+        assert len(set(pm.cage[:8].tolist())) == cages, (server, nic)
+        mods = pm.modules(pd.DataFrame(devs, columns=["device_id", "role", "model"]), pd.DataFrame(), MT)
+        assert int(mods.loc[mods["end"] == "server", "modules"].sum()) == cages
+
+
+def test_the_seeds_node_optics_hold_on_the_server_that_has_those_cages() -> None:
+    """Seed 000: 98,304 node-side optics on 12,288 8-GPU servers with PCIe ConnectX-7, 49,152 with
+    Cedar-7; a DGX H100 cluster of the same size has 49,152 either way (its cages are twin-port)."""
+    from layout.fabric import size
+
+    assert size(98_304, server="hgx-h100", catalog=CAT).node_optics == 98_304
+    assert size(98_304, server="hgx-h100", nic="cedar7", catalog=CAT).node_optics == 49_152
+    assert size(98_304, server="dgx-h100", catalog=CAT).node_optics == 49_152

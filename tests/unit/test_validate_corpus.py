@@ -51,21 +51,21 @@ EXPECTED = {
     "keepout-outside-hall": "building[0].hall[0].keepouts[0].polygon: keep-out lies outside hall B1/H1 "
     "(allowed: a polygon within the hall, x 2..29, y 2..38)",
     "missing-required-key": 'cluster.server: required key is missing (allowed: add server = "...", '
-    "one of: dgx-b200, dgx-b300, dgx-h100, gb200-nvl72, gb300-nvl72, hgx-b200, hgx-b300)",
+    "one of: dgx-b200, dgx-b300, dgx-h100, gb200-nvl72, gb300-nvl72, hgx-b200, hgx-b300, hgx-h100)",
     "negative-rack-power": "building[0].hall[0].max_rack_kw: must be > 0, got -5 (allowed: > 0 and <= 300 kW)",
     "no-halls": "building[1].hall: needs at least 1 entry, got 0 (allowed: 1 or more [[building.hall]] tables)",
     "pod-larger-than-cluster": "cluster.pod_gpus: a pod of 512 GPUs is larger than the cluster's 256 GPUs "
     "(allowed: 0 for one pod, or a multiple of 8 up to 256)",
     "pue-below-one": "site.pue: must be >= 1, got 0.9 (allowed: >= 1 and <= 3)",
     "rack-not-gpu-template": 'cluster.rack: "net-leaf" is a network rack, not a GPU rack '
-    "(allowed: dgx-b200-x2, dgx-h100-x2, dgx-h100-x4, gb200-nvl72, gb300-nvl72)",
+    "(allowed: dgx-b200-x2, dgx-h100-x2, dgx-h100-x4, gb200-nvl72, gb300-nvl72, hgx-h100-x2, hgx-h100-x4)",
     "row-outside-hall": "row[0].origin: row origin (40, 4) is outside hall B1/H1 "
     "(allowed: a point inside the hall, x 2..29, y 2..38)",
     "row-too-long": "row[0].racks: 60 racks of dgx-h100-x4 (36 m along x) run out of hall B1/H1 at (40, 4) "
     "(allowed: at most 41 racks from this origin)",
     "row-unknown-hall": 'row[0].hall: unknown hall "B1/H9" (allowed: B1/H1, B1/H2, B2/H1)',
     "row-unknown-template": 'row[0].template: unknown rack template "dgx-h100-x5" '
-    "(allowed: dgx-b200-x2, dgx-h100-x2, dgx-h100-x4, gb200-nvl72, gb300-nvl72, mgmt-rack, net-core, "
+    "(allowed: dgx-b200-x2, dgx-h100-x2, dgx-h100-x4, gb200-nvl72, gb300-nvl72, hgx-h100-x2, hgx-h100-x4, mgmt-rack, net-core, "
     "net-leaf, net-spine, storage-rack)",
     "template-wrong-server": 'cluster.rack: template "gb200-nvl72" holds gb200-nvl72 servers, '
     'not cluster.server = "dgx-h100" (allowed: dgx-h100-x2, dgx-h100-x4)',
@@ -79,8 +79,8 @@ EXPECTED = {
     "wall_clearance_m, cross_aisle_m, max_row_racks, columns, keepouts, tray, spine_at, su_order)",
     "unknown-nic": 'cluster.nic: unknown NIC "cx9" (allowed: bf3, cedar7, cx7, cx8, cx8-2x400)',
     "unknown-rack-template": 'cluster.rack: unknown GPU rack template "dgx-h100-x8" '
-    "(allowed: dgx-b200-x2, dgx-h100-x2, dgx-h100-x4, gb200-nvl72, gb300-nvl72)",
-    "unknown-server": 'cluster.server: unknown server "dgx-a100" (allowed: dgx-b200, dgx-b300, dgx-h100, gb200-nvl72, gb300-nvl72, hgx-b200, hgx-b300)',
+    "(allowed: dgx-b200-x2, dgx-h100-x2, dgx-h100-x4, gb200-nvl72, gb300-nvl72, hgx-h100-x2, hgx-h100-x4)",
+    "unknown-server": 'cluster.server: unknown server "dgx-a100" (allowed: dgx-b200, dgx-b300, dgx-h100, gb200-nvl72, gb300-nvl72, hgx-b200, hgx-b300, hgx-h100)',
     "unknown-switch": 'cluster.switch: unknown switch "qm9790" (allowed: q3400, q3450-ld, qm9700, sn2201, sn2700, sn5600, sn5610, tomahawk5)',
     "wrong-type": 'building[0].hall[0].max_rack_kw: must be a number, got "forty-five" (allowed: > 0 and <= 300 kW)',
 }
