@@ -26,6 +26,7 @@ from tomlkit.items import AoT, Table
 from layout.errors import InputError, Problem
 from layout.files import write_bytes
 from layout.load import Inputs, load_site, parse_toml, site_from_data
+from layout.load.toml import read_input_bytes
 
 HALL_KEYS = ("max_rack_kw", "cooling", "it_mw")
 CLUSTER_KEYS = ("design", "switch", "nic", "rack", "rack_low_density")
@@ -389,19 +390,21 @@ class SiteEditor:
         return self.path.with_name(self.path.name + ".bak")
 
     def _read(self) -> bytes:
+        """The file's bytes through the loader's checks (a regular file, size capped: never /dev/zero or
+        a FIFO read whole or waited on); b"" where they fail, which load_site then names."""
         try:
-            return self.path.read_bytes()
-        except OSError:  # missing, a folder, unreadable: load_site says so as an InputError
+            return read_input_bytes(self.path)
+        except InputError:
             return b""
 
     def changed_on_disk(self) -> str | None:
         """How the file on disk differs from what was read or last saved (None: it does not)."""
-        try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
+        if not self.path.exists():
             return "the file was deleted or moved since it was read"
-        except OSError as e:
-            return f"the file cannot be read any more ({e.strerror})"
+        try:
+            data = read_input_bytes(self.path)
+        except InputError as e:  # a FIFO, a device, a huge file: never read whole or waited on
+            return f"the file cannot be read any more ({e.problems[0].problem})"
         if hashlib.sha256(data).hexdigest() != self.stamp.sha256:
             return "the file was changed on disk since it was read (by another program?)"
         return None

@@ -16,6 +16,21 @@ MAX_INPUT_BYTES = 16 * 2**20  # a site, template or catalog file larger than thi
 def _read_text(path: Path) -> str:
     """The text of an input file: a regular file (not a folder, FIFO or device such as /dev/zero) of at
     most MAX_INPUT_BYTES, read as UTF-8; anything else is one clean problem, never a hang."""
+    raw = read_input_bytes(path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(
+            [Problem(str(path), "(file)", f"not UTF-8 text ({e.reason})", "a UTF-8 text file")]
+        ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as read_text() had
+
+
+def read_input_bytes(path: Path) -> bytes:
+    """The bytes of an input file, through the checks every reader of a site or template goes through
+    (the CLI's loader and the TUI's editor alike): a regular file (not a folder, FIFO or device such as
+    /dev/zero) of at most MAX_INPUT_BYTES; anything else is one clean problem, never a hang or a
+    MemoryError."""
 
     def bad(problem: str, allowed: str = "a path to a .toml file") -> InputError:
         return InputError([Problem(str(path), "(file)", problem, allowed)])
@@ -41,11 +56,7 @@ def _read_text(path: Path) -> str:
             f"is larger than {MAX_INPUT_BYTES // 2**20} MiB",
             f"an input file of at most {MAX_INPUT_BYTES // 2**20} MiB",
         )
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise bad(f"not UTF-8 text ({e.reason})", "a UTF-8 text file") from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as read_text() had
+    return raw
 
 
 def read_toml(path: Path) -> dict[str, Any]:

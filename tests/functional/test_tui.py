@@ -933,3 +933,34 @@ async def test_the_tab_labels_fit_beside_the_inspector_at_80_by_24(superpod: Pat
         for t in tabs:
             assert t.region.width >= len(str(t.label)), str(t.label)
             assert t.region.right <= inspector.region.x, str(t.label)
+
+
+@sync
+async def test_opening_a_device_a_fifo_or_a_huge_file_says_why_and_keeps_the_site(
+    superpod: Path, tmp_path: Path
+) -> None:
+    """The open dialog goes through the loader's checks before reading a byte: /dev/zero, a FIFO and a
+    5 GiB sparse file are one message each (no MemoryError, no freeze), and the open site stays."""
+    import os
+
+    fifo = tmp_path / "pipe.toml"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.toml"
+    with huge.open("wb") as f:
+        f.truncate(5 * 2**30)  # sparse: no disk used
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        for path, why in (
+            (Path("/dev/zero"), "is not a regular file"),
+            (fifo, "is not a regular file"),
+            (huge, "is larger than 16 MiB"),
+        ):
+            assert app.open_site(path) is False
+            await pilot.pause()
+            assert isinstance(app.screen, MessageScreen)
+            assert any(why in line for line in app.screen.lines), (path, app.screen.lines)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.editor is not None and app.editor.path == superpod
+        await pilot.press("q")  # still answering keys
