@@ -89,19 +89,43 @@ def _site_choices(
 def _site_problems(
     data: dict[str, Any], path: Path, catalog: Catalog | None, templates: Mapping[str, RackTemplate] | None
 ) -> tuple[SiteFile | None, list[Problem]]:
-    """The validated site (or None) and every problem: pydantic's and the cross checks, in file order."""
+    """The validated site (or None) and every problem: pydantic's and the cross checks, in file order;
+    a file name too long to name its outputs first."""
     file = str(path)
+    named = _file_name_problems(path)
     try:
         site = SiteFile.model_validate(data)
     except ValidationError as e:
-        problems = pydantic_problems(e, SiteFile, file, _site_choices(catalog, templates))
+        problems = named + pydantic_problems(e, SiteFile, file, _site_choices(catalog, templates))
         bad: set[tuple[Any, ...]] = set()
         for err in e.errors():
             loc = tuple(err["loc"])
             bad.update(loc[:i] for i in range(1, len(loc) + 1))
         problems += cross_check(parts_from_raw(data, bad), catalog, templates, file)
         return None, in_file_order(problems, data)
-    return site, in_file_order(cross_check(parts_of(site), catalog, templates, file), data)
+    return (None if named else site), named + in_file_order(
+        cross_check(parts_of(site), catalog, templates, file), data
+    )
+
+
+# the outputs are named after the site file's stem plus a sheet name (building and hall ids, 64
+# characters each at most) and a staging suffix; file systems allow 255 bytes a name
+MAX_STEM_BYTES = 100
+
+
+def _file_name_problems(path: Path) -> list[Problem]:
+    size = len(path.stem.encode("utf-8", "surrogatepass"))
+    if size <= MAX_STEM_BYTES:
+        return []
+    return [
+        Problem(
+            str(path),
+            "(file)",
+            f"the file name is {size} bytes before .toml: the outputs named after it (NAME-B1-H1.svg, ...) "
+            "would pass the file system's 255 bytes",
+            f"a file name of at most {MAX_STEM_BYTES} bytes before .toml",
+        )
+    ]
 
 
 def check_site(

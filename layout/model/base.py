@@ -40,7 +40,21 @@ _KINDS = {
 _NAMES = {"\n": "a newline", "\r": "a carriage return", "\t": "a tab", "\0": "a NUL"}
 
 
+# every output sets these on one line or in one cell (a PDF title, a DXF title block, an XLSX header)
+MAX_TEXT_CHARS = 200
+
+
 def _plain_text(v: str) -> str:
+    if len(v) > MAX_TEXT_CHARS:
+        raise PydanticCustomError(
+            "plain_text",
+            "must be at most {limit} characters, got {got}",
+            {
+                "limit": MAX_TEXT_CHARS,
+                "got": len(v),
+                "allowed": f"plain text of at most {MAX_TEXT_CHARS} characters",
+            },
+        )
     for i, ch in enumerate(v):
         if ch in _MARKUP or unicodedata.category(ch) in _REFUSED_CATEGORIES:
             what = (
