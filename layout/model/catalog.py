@@ -55,6 +55,9 @@ class ServerSpec(Strict):
     nvlink_gpus: int | None = Field(default=None, gt=0, le=100_000)
     frontend_port_gbps: int = Field(default=400, ge=1, le=MAX_GBPS)
     storage_port_gbps: int = Field(default=400, ge=1, le=MAX_GBPS)
+    # the share of its heat a liquid-cooled system puts into the coolant (the rest to the room's air);
+    # None: the [cooling.liquid] figure
+    liquid_fraction: float | None = Field(default=None, ge=0, le=1)
 
     @property
     def ports_per_rail(self) -> int:
@@ -219,6 +222,31 @@ class CduSpec(Strict):
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
 
 
+class Margins(Strict):
+    """Engineering margins (layout/power/chain.py, cdus.py): the share of its rating each kind of element
+    may carry continuously, and the power factor of the IT load on current-rated parts (tap-offs,
+    busways, switchboards: their kW rating is sqrt(3) x V x I at power factor 1). The catalog states the
+    defaults with their sources; a site's ``[margins]`` overrides any of them."""
+
+    power_factor: float = Field(default=0.95, ge=0.5, le=1.0)
+    tap_off: float = Field(default=0.8, gt=0.1, le=1.0)
+    busway: float = Field(default=0.8, gt=0.1, le=1.0)
+    switchboard: float = Field(default=0.8, gt=0.1, le=1.0)
+    ups: float = Field(default=0.9, gt=0.1, le=1.0)
+    cdu: float = Field(default=0.9, gt=0.1, le=1.0)
+
+    def kw(self, kind: str, rating_kw: float) -> float:
+        """What an element of ``kind`` rated ``rating_kw`` may carry: its rating x its continuous-load
+        limit, and x the power factor where the rating is a current (tap-off, busway, switchboard)."""
+        pf = self.power_factor if kind in ("tap_off", "busway", "switchboard") else 1.0
+        return float(rating_kw) * float(getattr(self, kind)) * pf
+
+    def text(self, kind: str) -> str:
+        """How the limit of ``kind`` is made, in words: "x 0.95 PF x 80 %"."""
+        pf = f" x {self.power_factor:g} PF" if kind in ("tap_off", "busway", "switchboard") else ""
+        return f"{pf} x {100 * float(getattr(self, kind)):g} % continuous"
+
+
 class Catalog(Strict):
     format: Literal[1] = 1
     # each at least one entry: a design needs a server, a switch, a NIC and a medium to cable with
@@ -235,6 +263,7 @@ class Catalog(Strict):
     ups: dict[Id, BlockSpec] = Field(default_factory=dict)
     switchboard: dict[Id, BlockSpec] = Field(default_factory=dict)
     cdu: dict[Id, CduSpec] = Field(default_factory=dict)
+    margins: Margins = Margins()
 
     def module_power_w(self, media_id: str, links_per_module: int) -> float:
         """Watts of one module of ``media_id`` carrying ``links_per_module`` links: the single-port figure

@@ -230,6 +230,18 @@ class TrayEdit(Strict):
     line: list[Point] = Field(min_length=2)
 
 
+class SiteMargins(Strict):
+    """Engineering margins that override the catalog's ``[margins]`` (layout.model.catalog.Margins) for
+    this site: any of them; the rest are the catalog's."""
+
+    power_factor: float | None = Field(default=None, ge=0.5, le=1.0)
+    tap_off: float | None = Field(default=None, gt=0.1, le=1.0)
+    busway: float | None = Field(default=None, gt=0.1, le=1.0)
+    switchboard: float | None = Field(default=None, gt=0.1, le=1.0)
+    ups: float | None = Field(default=None, gt=0.1, le=1.0)
+    cdu: float | None = Field(default=None, gt=0.1, le=1.0)
+
+
 class SiteFile(Strict):
     format: Literal[1] = 1
     site: SiteInfo
@@ -240,6 +252,7 @@ class SiteFile(Strict):
     row: list[UserRow] = Field(default_factory=list)
     tray_block: list[TrayEdit] = Field(default_factory=list)
     tray_add: list[TrayEdit] = Field(default_factory=list)
+    margins: SiteMargins = SiteMargins()
 
     def halls(self) -> list[tuple[Building, Hall]]:
         return [(b, h) for b in self.building for h in b.hall]

@@ -142,7 +142,9 @@ def liquid_loop(inp: FacilityInput, placement: Placement, rack_kw: np.ndarray) -
         return _empty_loop()
     tpl_code, tpls = pd.factorize(racks["template"])  # the column's codes: no Python strings per rack
     liquid_tpl = np.array([inp.template_cooling[str(t)] == "liquid" for t in tpls], bool)
-    liq_kw = np.where(liquid_tpl[tpl_code], rack_kw * spec.liquid_fraction, 0.0)
+    # the share of a liquid rack's heat its coolant carries: its server's, else the liquid cooling's
+    frac = np.array([inp.template_liquid_fraction.get(str(t)) or spec.liquid_fraction for t in tpls], float)
+    liq_kw = np.where(liquid_tpl[tpl_code], rack_kw * frac[tpl_code], 0.0)
     cdus: list[dict[str, Any]] = []
     row_recs: list[dict[str, Any]] = []
     v: list[Violation] = []
@@ -161,7 +163,7 @@ def liquid_loop(inp: FacilityInput, placement: Placement, rack_kw: np.ndarray) -
         per_row = pd.Series(liq_kw[m]).groupby(racks["row"].to_numpy()[m], sort=True).sum()
         row_ids = [str(r) for r in per_row.index]
         loads = [float(x) for x in per_row.to_numpy()]
-        bins = pack_in_order(loads, cdu.rating_kw)
+        bins = pack_in_order(loads, inp.margins.kw("cdu", cdu.rating_kw))  # within its margin
         standby = 1 if h.power.cdu_redundancy == "N+1" else 0
         gallery = [Polygon(k.polygon) for k in h.keepouts if "cdu" in k.reason.lower()]
         slots = [s for g in gallery for s in gallery_slots(g, cdu.width_m, cdu.depth_m)]

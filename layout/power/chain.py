@@ -48,6 +48,7 @@ from layout.violations import Violation
 
 if TYPE_CHECKING:
     from layout.model import Catalog, Hall
+    from layout.model.catalog import Margins
     from layout.place import Placement
     from layout.power.facility import FacilityInput
 
@@ -107,20 +108,34 @@ def _smallest(ratings: np.ndarray, need: np.ndarray) -> np.ndarray:
 
 def _distributed(loads: np.ndarray, cap_kw: float, redundancy: str) -> tuple[int, np.ndarray, np.ndarray]:
     """Blocks and each row's (A block, B block) for N+1 / N (see the module docstring); returns the
-    block count and the pair of every row."""
+    block count and the pair of every row. Rows go heaviest first, each onto the pair of blocks whose
+    design loads (the normal share, and in N+1 the worst single failure of another block) stay lowest,
+    so no block gathers the rows of many pairs; more blocks are taken until every one fits ``cap_kw``."""
     total = float(loads.sum())
     n0 = max(2, math.ceil(total / cap_kw - 1e-9) + (1 if redundancy == "N+1" else 0))
     order = np.lexsort((np.arange(len(loads)), -loads))
-    for n in range(n0, n0 + 12):
-        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
-        pl = np.zeros(len(pairs))
-        pick = np.zeros(len(loads), np.int64)
+    failover = redundancy == "N+1"
+    for n in range(n0, n0 + 24):
+        ia, ib = np.triu_indices(n, 1)
+        normal = np.zeros(n)
+        moved = np.zeros((n, n))  # moved[f, j]: load that moves onto j when f fails
+        pa = np.zeros(len(loads), np.int64)
+        pb = np.zeros(len(loads), np.int64)
         for r in order.tolist():
-            p = int(np.argmin(pl))
-            pick[r] = p
-            pl[p] += loads[r]
-        pa = np.array([p[0] for p in pairs])[pick]
-        pb = np.array([p[1] for p in pairs])[pick]
+            half = float(loads[r]) / 2
+            worst = moved.max(0)
+            if failover:
+                da = normal[ia] + half + np.maximum(worst[ia], moved[ib, ia] + half)
+                db = normal[ib] + half + np.maximum(worst[ib], moved[ia, ib] + half)
+            else:
+                da, db = normal[ia] + half, normal[ib] + half
+            k = int(np.argmin(np.maximum(da, db) * (1 + 1e-12) + (da + db) * 1e-9))
+            a, b = int(ia[k]), int(ib[k])
+            pa[r], pb[r] = a, b
+            normal[a] += half
+            normal[b] += half
+            moved[a, b] += half
+            moved[b, a] += half
         if _block_loads(loads, pa, pb, n, redundancy).max() <= cap_kw + 1e-6:
             break
     return n, pa, pb
@@ -140,22 +155,27 @@ def _block_loads(loads: np.ndarray, pa: np.ndarray, pb: np.ndarray, n: int, redu
 
 
 def _over(kind: str, ids: np.ndarray, load: np.ndarray, rating: np.ndarray, hall: str, unit: str,
-          what: str) -> list[Violation]:  # fmt: skip
-    over = load > rating + 1e-6
+          what: str, margins: Margins, part: str) -> list[Violation]:  # fmt: skip
+    """One ``feed`` violation for the elements whose load is over what their rating x their margin
+    allows (``part``: the Margins field: tap_off, busway, switchboard, ups), naming the worst."""
+    limit = np.array([margins.kw(part, r) for r in np.asarray(rating, float)]) if len(rating) else rating
+    over = load > limit + 1e-6
     if not over.any():
         return []
-    k = int(np.flatnonzero(over)[np.argmax((load - rating)[over])])
+    k = int(np.flatnonzero(over)[np.argmax((load / limit)[over])])
     return [
         Violation(
             "feed",
             str(ids[k]),
-            f"{int(over.sum())} {kind}(s) of {hall} over their rating; worst {ids[k]} carries "
-            f"{load[k]:.1f} {unit} of its {rating[k]:g} {unit} ({what})",
+            f"{int(over.sum())} {kind}(s) of {hall} over their limit; worst {ids[k]} carries "
+            f"{load[k]:.1f} {unit} ({what}) of its {rating[k]:g} {unit} rating{margins.text(part)} = "
+            f"{limit[k]:.1f} {unit}",
             "pick a larger part in the hall's [power] table, split the row, or spread the load",
             {
                 "parts": int(over.sum()),
                 "load": round(float(load[k]), 3),
                 "rating": float(rating[k]),
+                "limit": round(float(limit[k]), 3),
                 "unit": unit,
             },
         )
@@ -211,7 +231,7 @@ def build(
         if idx is None:
             continue
         hall_racks = (rack_ids[idx], row_col[idx], pos[idx], width[idx], rack_kw[idx])
-        pieces.append((key, idx, _hall_chain(cat, key, h, hall_racks)))
+        pieces.append((key, idx, _hall_chain(cat, inp.margins, key, h, hall_racks)))
     return _chain(racks, pieces)
 
 
@@ -243,14 +263,18 @@ def _chain(racks: pd.DataFrame, pieces: list[tuple[str, np.ndarray, HallChain]])
     )  # fmt: skip
 
 
-def _hall_chain(cat: Catalog, key: str, h: Hall, racks: tuple[np.ndarray, ...]) -> HallChain:
-    """One hall's chain (see the module docstring) from its racks' ids, rows, places, widths and kW."""
+def _hall_chain(cat: Catalog, m: Margins, key: str, h: Hall, racks: tuple[np.ndarray, ...]) -> HallChain:
+    """One hall's chain (see the module docstring) from its racks' ids, rows, places, widths and kW. Every
+    element is sized to carry its load within its margin (``m``: rating x continuous-load limit, x the
+    IT power factor on current-rated parts)."""
     rack_ids, row_col, pos, width, kw = racks
     cool = hall_cooling_mw(h, cat)
     tap_ids = np.array(sorted(cat.tap_off, key=lambda t: (cat.tap_off[t].rating_kw, t)))
     tap_ratings = np.array([cat.tap_off[t].rating_kw for t in tap_ids])
+    tap_caps = np.array([m.kw("tap_off", r) for r in tap_ratings])
     bw_ids = np.array(sorted(cat.busway, key=lambda t: (cat.busway[t].rating_kw, t)))
     bw_ratings = np.array([cat.busway[t].rating_kw for t in bw_ids])
+    bw_caps = np.array([m.kw("busway", r) for r in bw_ratings])
     busways: list[tuple[np.ndarray, ...]] = []
     ups_rows: list[dict[str, Any]] = []
     v: list[Violation] = []
@@ -258,10 +282,12 @@ def _hall_chain(cat: Catalog, key: str, h: Hall, racks: tuple[np.ndarray, ...]) 
     share = SIDE_SHARE[red]
     # tap-offs: per rack and side, the smallest that carries its share
     need = kw * share
-    ti = _smallest(tap_ratings, need)
+    ti = _smallest(tap_caps, need)
     tap = tap_ids[ti].astype(object)
     tap_kw = tap_ratings[ti]
-    v += _over("tap-off", rack_ids + "/A", need, tap_ratings[ti], key, "kW", "each side of the rack")
+    v += _over(
+        "tap-off", rack_ids + "/A", need, tap_ratings[ti], key, "kW", "each side of the rack", m, "tap_off"
+    )
     # busways: per row and side
     rows, inv = np.unique(row_col, return_inverse=True)
     row_kw = np.bincount(inv, kw, len(rows))
@@ -272,9 +298,9 @@ def _hall_chain(cat: Catalog, key: str, h: Hall, racks: tuple[np.ndarray, ...]) 
         r_rating = np.full(len(rows), fixed.rating_kw)
         per_row = np.ones(len(rows), np.int64)
     else:
-        bi = _smallest(bw_ratings, row_need)
+        bi = _smallest(bw_caps, row_need)
         r_ids, r_rating = bw_ids[bi], bw_ratings[bi]
-        per_row = np.maximum(1, np.ceil(row_need / r_rating - 1e-9)).astype(np.int64)
+        per_row = np.maximum(1, np.ceil(row_need / bw_caps[bi] - 1e-9)).astype(np.int64)
     # a rack's busway in its row: by the middle of its kW along the row's cumulative kW
     order = np.lexsort((pos, inv))
     cum = np.zeros(len(kw))
@@ -300,7 +326,7 @@ def _hall_chain(cat: Catalog, key: str, h: Hall, racks: tuple[np.ndarray, ...]) 
     ups_id = h.power.ups or next(iter(cat.ups))
     swb_id = h.power.switchboard or next(iter(cat.switchboard))
     ups, swb = cat.ups[ups_id], cat.switchboard[swb_id]
-    cap_kw = min(ups.rating_mw, swb.rating_mw) * 1000.0
+    cap_kw = min(m.kw("ups", ups.rating_mw * 1000.0), m.kw("switchboard", swb.rating_mw * 1000.0))
     if red == "2N":
         bins = pack_in_order(row_kw.tolist(), cap_kw, split=False)
         blk = np.zeros(len(rows), np.int64)
@@ -334,7 +360,8 @@ def _hall_chain(cat: Catalog, key: str, h: Hall, racks: tuple[np.ndarray, ...]) 
             (ids, np.full(n_bw, key, dtype=object), rows[bw_row], np.full(n_bw, side, dtype=object), bw_model,
              bw_rating, bw_racks, np.round(bw_load, 3), np.round(bw_len, 3), row_ups[bw_row])
         )  # fmt: skip
-    v += _over("busway", sides[0], bw_load, bw_rating, key, "kW", "each side alone" if share == 1 else "half")
+    v += _over("busway", sides[0], bw_load, bw_rating, key, "kW", "each side alone" if share == 1 else "half", m,
+               "busway")  # fmt: skip
     count = Counter(np.r_[row_a[bw_row], row_b[bw_row]].tolist())
     for names, side, normal_kw, load_kw in blocks:
         swb_names = np.array([n_.replace("/UPS-", "/SWB-") for n_ in names], dtype=object)
@@ -347,9 +374,10 @@ def _hall_chain(cat: Catalog, key: str, h: Hall, racks: tuple[np.ndarray, ...]) 
                  "switchboard_rating_mw": swb.rating_mw}
             )  # fmt: skip
         what = "on the worst single failure" if red == "N+1" else ("alone" if red == "2N" else "normally")
-        v += _over("UPS block", names, load_kw / 1000.0, np.full(len(names), ups.rating_mw), key, "MW", what)
+        v += _over("UPS block", names, load_kw / 1000.0, np.full(len(names), ups.rating_mw), key, "MW", what, m,
+                   "ups")  # fmt: skip
         v += _over("switchboard", swb_names, load_kw / 1000.0, np.full(len(names), swb.rating_mw), key, "MW",
-                   what)  # fmt: skip
+                   what, m, "switchboard")  # fmt: skip
     it_mw = float(kw.sum()) / 1000.0
     chain_mw = chain_kw / 1000.0
     prov = h.it_mw if h.it_mw is not None else chain_mw

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from layout.load import Inputs
     from layout.model import Catalog
+    from layout.model.catalog import Margins
     from layout.model.site import Building, Hall
+    from layout.model.templates import RackTemplate
 
 
 @dataclass(frozen=True, eq=False)
@@ -26,11 +28,24 @@ class FacilityInput:
     catalog: Catalog
     template_cooling: dict[str, str]  # each rack template's cooling type, by template id
     halls: tuple[tuple[Building, Hall], ...]  # every hall with its building, in site order
+    margins: Margins  # the catalog's engineering margins with the site's overrides
+    template_liquid_fraction: dict[str, float | None]  # each template's servers' liquid fraction, if stated
 
     @classmethod
     def of(cls, inputs: Inputs) -> FacilityInput:
+        given = inputs.site.margins.model_dump(exclude_none=True)
         return cls(
             catalog=inputs.catalog,
             template_cooling={t: tpl.cooling for t, tpl in inputs.templates.items()},
             halls=tuple(inputs.site.halls()),
+            margins=inputs.catalog.margins.model_copy(update=given),
+            template_liquid_fraction={
+                t: _liquid_fraction(inputs.catalog, tpl) for t, tpl in inputs.templates.items()
+            },
         )
+
+
+def _liquid_fraction(catalog: Catalog, template: RackTemplate) -> float | None:
+    """The liquid fraction the catalog states for the template's servers (None: none stated)."""
+    server = template.server_id(set(catalog.server))
+    return catalog.server[server].liquid_fraction if server is not None else None

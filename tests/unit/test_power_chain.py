@@ -31,8 +31,18 @@ def rows_of(spec: list[int]) -> Any:
     return hb.placement(hb.racks_table(racks), [], [])
 
 
-def chain_of(make_inputs: Make, spec: list[int], kw: list[float], **power: Any) -> power_chain.PowerChain:
-    inputs = make_inputs({"building": {0: {"hall": {0: {"power": power}}}}} if power else {})
+# no margin: every element may carry its whole rating at power factor 1 (the hand-computed cases below
+# keep their arithmetic; the margins' own tests give them)
+NO_MARGIN = {"power_factor": 1.0, "tap_off": 1.0, "busway": 1.0, "switchboard": 1.0, "ups": 1.0, "cdu": 1.0}
+
+
+def chain_of(
+    make_inputs: Make, spec: list[int], kw: list[float], margins: dict[str, float] | None = None, **power: Any
+) -> power_chain.PowerChain:
+    changes: dict[str, Any] = {"margins": NO_MARGIN if margins is None else margins}
+    if power:
+        changes["building"] = {0: {"hall": {0: {"power": power}}}}
+    inputs = make_inputs(changes)
     return power_chain.build(FacilityInput.of(inputs), rows_of(spec), np.asarray(kw, float))
 
 
@@ -69,8 +79,8 @@ def test_a_busway_too_small_is_a_violation_naming_it(make_inputs: Make) -> None:
     ch = chain_of(make_inputs, [10, 2], [40.0] * 10 + [30.0] * 2, busway="bw-400a")
     (v,) = ch.violations
     assert (v.kind, v.where) == ("feed", "B1/H1/R01/A1")
-    assert v.figures == {"parts": 1, "load": 400.0, "rating": 287.5, "unit": "kW"}
-    assert "400.0 kW of its 287.5 kW" in v.message
+    assert v.figures == {"parts": 1, "load": 400.0, "rating": 287.5, "limit": 287.5, "unit": "kW"}
+    assert "400.0 kW (each side alone) of its 287.5 kW rating" in v.message
 
 
 def test_a_row_above_the_largest_busway_gets_two_side_by_side(make_inputs: Make) -> None:
@@ -131,7 +141,13 @@ def test_a_ups_block_too_small_is_a_violation_naming_it(make_inputs: Make) -> No
     # 1 MW blocks; one row of 10 x 120 kW = 1.2 MW cannot be split across blocks: UPS-A1 at 1.2 of 1.0
     ch = chain_of(make_inputs, [10], [120.0] * 10, ups="ups-1mw")
     kinds = {v.where: v for v in ch.violations}
-    assert kinds["B1/H1/UPS-A1"].figures == {"parts": 1, "load": 1.2, "rating": 1.0, "unit": "MW"}
+    assert kinds["B1/H1/UPS-A1"].figures == {
+        "parts": 1,
+        "load": 1.2,
+        "rating": 1.0,
+        "limit": 1.0,
+        "unit": "MW",
+    }
     assert "B1/H1/UPS-B1" in kinds
     assert list(ch.ups["ups_id"]) == ["B1/H1/UPS-A1", "B1/H1/UPS-B1"]
 
@@ -177,3 +193,47 @@ def test_the_boms_busway_metres_are_the_runs_as_bought(design_of: Callable[[str]
         runs = g["length_m"].to_numpy(float)
         assert bom.loc[f"{model}/m", "qty"] == int(np.ceil(runs - 1e-9).sum()), model
         assert bom.loc[str(model), "qty"] == len(runs)
+
+
+# ------------------------------------------------------------------------------ engineering margins
+CATALOG_MARGINS: dict[str, float] = {}  # the catalog's: PF 0.95, 80 % on breakers and busways, 90 % UPS
+
+
+def test_a_busway_that_fits_only_without_margin_is_a_violation_with_its_figures(make_inputs: Make) -> None:
+    # 6 racks x 40 kW = 240 kW on a fixed 400 A busway (287.5 kW): fits its rating, but not its limit
+    # 287.5 x 0.95 PF x 80 % = 218.5 kW
+    assert chain_of(make_inputs, [6], [40.0] * 6, busway="bw-400a").violations == ()
+    ch = chain_of(make_inputs, [6], [40.0] * 6, CATALOG_MARGINS, busway="bw-400a")
+    (v,) = ch.violations
+    assert (v.kind, v.where) == ("feed", "B1/H1/R01/A1")
+    assert v.figures == {"parts": 1, "load": 240.0, "rating": 287.5, "limit": 218.5, "unit": "kW"}
+    assert "of its 287.5 kW rating x 0.95 PF x 80 % continuous = 218.5 kW" in v.message
+
+
+def test_the_chain_sizes_each_element_within_its_margin(make_inputs: Make) -> None:
+    # the same row without a fixed busway: 240 kW needs more than the 400 A's 218.5 kW: a 630 A
+    # (452.8 x 0.76 = 344.1 kW); a 40 kW rack needs more than the 45.3 kW tap-off's 34.4: 100 A
+    ch = chain_of(make_inputs, [6], [40.0] * 6, CATALOG_MARGINS)
+    assert set(ch.busways["model"]) == {"bw-630a"}
+    assert "tap-63a" not in set(ch.feeds["tap_off"])
+    assert ch.violations == ()
+    # a site may set its own: at 100 % and PF 1 the 400 A busway and the 63 A tap-off do again
+    ch = chain_of(make_inputs, [6], [40.0] * 6)
+    assert set(ch.busways["model"]) == {"bw-400a"} and set(ch.feeds["tap_off"]) == {"tap-63a"}
+
+
+def test_ups_blocks_are_filled_to_their_design_load_not_their_rating(make_inputs: Make) -> None:
+    # 2N, 2 MW blocks at 90 %: 1.8 MW each. Rows of 10 x 95 kW = 0.95 MW: two rows (1.9 MW) fit a
+    # 2 MW block at 95 % but not at 90 %: three rows take three blocks per side, not two
+    no_margin = chain_of(make_inputs, [10, 10, 10], [95.0] * 30)
+    margin = chain_of(make_inputs, [10, 10, 10], [95.0] * 30, CATALOG_MARGINS)
+    assert no_margin.halls["ups_blocks"].tolist() == [4] and margin.halls["ups_blocks"].tolist() == [6]
+    assert (margin.ups["load_mw"] <= 2.0 * 0.9 + 1e-9).all()
+
+
+def test_a_site_margin_out_of_range_is_refused(make_inputs: Make) -> None:
+    from layout.errors import InputError
+
+    with pytest.raises(InputError) as e:
+        make_inputs({"margins": {"busway": 1.5}})
+    assert "margins.busway" in str(e.value)
