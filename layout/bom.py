@@ -99,7 +99,7 @@ def build(
     ``chain`` and ``liquid``: the power chain and the CDUs to buy, when designed. ``scope``: a memo and
     the fabric's token (layout/memo.py), which keeps the fabric's servers, nodes and switches (an edit
     that leaves the cluster alone buys the same ones)."""
-    from layout.power.cdus import cdu_parts
+    from layout.power.cdus import cdu_parts, rear_door_parts
     from layout.power.chain import part_counts
 
     servers, nodes, switches = (
@@ -115,6 +115,7 @@ def build(
         *cabling_parts(inp.catalog, cabling),
         *(part_counts(inp.catalog, chain) if chain is not None else []),
         *(cdu_parts(inp.catalog, liquid) if liquid is not None else []),
+        *(rear_door_parts(inp.catalog, liquid) if liquid is not None else []),
     ]
     rows.sort(key=lambda r: CATEGORIES.index(r[0]))  # stable: keeps the order inside a category
     df = pd.DataFrame(rows, columns=["category", "item", "part_id", "qty", "unit", "unit_price_usd"])

@@ -222,6 +222,15 @@ class CduSpec(Strict):
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
 
 
+class RearDoorSpec(Strict):
+    """A rear-door heat exchanger: the heat of one rack it carries into the water loop, and its price."""
+
+    name: Text
+    rating_kw: float = Field(ge=MIN_RATING_KW, le=200)
+    flow_l_per_s: float = Field(ge=0.01, le=100)
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+
 class Margins(Strict):
     """Engineering margins (layout/power/chain.py, cdus.py): the share of its rating each kind of element
     may carry continuously, and the power factor of the IT load on current-rated parts (tap-offs,
@@ -233,7 +242,7 @@ class Margins(Strict):
     busway: float = Field(default=0.8, gt=0.1, le=1.0)
     switchboard: float = Field(default=0.8, gt=0.1, le=1.0)
     ups: float = Field(default=0.9, gt=0.1, le=1.0)
-    cdu: float = Field(default=0.9, gt=0.1, le=1.0)
+    cdu: float = Field(default=0.9, gt=0.1, le=1.0)  # CDUs and rear-door heat exchangers
 
     def kw(self, kind: str, rating_kw: float) -> float:
         """What an element of ``kind`` rated ``rating_kw`` may carry: its rating x its continuous-load
@@ -263,6 +272,7 @@ class Catalog(Strict):
     ups: dict[Id, BlockSpec] = Field(default_factory=dict)
     switchboard: dict[Id, BlockSpec] = Field(default_factory=dict)
     cdu: dict[Id, CduSpec] = Field(default_factory=dict)
+    rear_door: dict[Id, RearDoorSpec] = Field(default_factory=dict)
     margins: Margins = Margins()
 
     def module_power_w(self, media_id: str, links_per_module: int) -> float:

@@ -39,6 +39,7 @@ CDU_COLUMNS = [
     "rows", "x_m", "y_m", "width_m", "depth_m", "rotation_deg", "placed",
 ]  # fmt: skip
 LIQUID_ROW_COLUMNS = ["row", "hall", "liquid_kw", "cdus", "carried_kw"]
+REAR_DOOR_COLUMNS = ["rack_id", "hall", "model", "rating_kw", "load_kw"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ class LiquidLoop:
     cdus: pd.DataFrame
     rows: pd.DataFrame
     violations: tuple[Violation, ...] = field(default=())
+    # one rear-door heat exchanger per rack of a rear-door hall (REAR_DOOR_COLUMNS)
+    rear_doors: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=REAR_DOOR_COLUMNS))
 
     def by_hall(self) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
@@ -59,6 +62,10 @@ class LiquidLoop:
                 "liquid_kw": round(float(g["load_kw"].sum()), 1),
                 "rating_kw": round(float(g["rating_kw"].sum()), 1),
             }
+        for key, g in self.rear_doors.groupby("hall", sort=True):
+            out.setdefault(str(key), {}).update(
+                {"rear_doors": int(len(g)), "rear_door_kw": round(float(g["load_kw"].sum()), 1)}
+            )
         return out
 
 
@@ -134,6 +141,80 @@ def row_end_slots(
 
 
 def liquid_loop(inp: FacilityInput, placement: Placement, rack_kw: np.ndarray) -> LiquidLoop:
+    """The CDUs of every liquid hall (see the module docstring), and the rear-door heat exchangers of
+    every rear-door hall."""
+    loop = _cdu_loop(inp, placement, rack_kw)
+    doors, door_violations = rear_doors(inp, placement, rack_kw)
+    return LiquidLoop(loop.cdus, loop.rows, loop.violations + door_violations, doors)
+
+
+def rear_doors(
+    inp: FacilityInput, placement: Placement, rack_kw: np.ndarray
+) -> tuple[pd.DataFrame, tuple[Violation, ...]]:
+    """One rear-door heat exchanger per rack with a load in a rear-door hall: the smallest of the
+    catalog's ``[rear_door.*]`` that carries the rack's kW within the CDU margin; a rack above every
+    one is a ``cooling`` violation naming it (the largest is bought for it)."""
+    cat = inp.catalog
+    racks = placement.racks
+    halls = [f"{b.id}/{h.id}" for b, h in inp.halls if h.cooling == "rear-door"]
+    if not cat.rear_door or not halls or not len(racks):
+        return pd.DataFrame(columns=REAR_DOOR_COLUMNS), ()
+    ids = sorted(cat.rear_door, key=lambda k: (cat.rear_door[k].rating_kw, k))
+    caps = np.array([inp.margins.kw("cdu", cat.rear_door[k].rating_kw) for k in ids])
+    kw = np.asarray(rack_kw, float)
+    m = racks["hall"].isin(halls).to_numpy() & (kw > 0)
+    load = kw[m]
+    pick = np.minimum(np.searchsorted(caps, load - 1e-9, side="left"), len(ids) - 1)
+    table = pd.DataFrame(
+        {
+            "rack_id": racks["rack_id"].to_numpy()[m],
+            "hall": racks["hall"].to_numpy()[m],
+            "model": np.array(ids, dtype=object)[pick],
+            "rating_kw": np.array([cat.rear_door[k].rating_kw for k in ids])[pick],
+            "load_kw": np.round(load, 3),
+        },
+        columns=REAR_DOOR_COLUMNS,
+    )
+    over = load > caps[pick] + 1e-6
+    if not over.any():
+        return table, ()
+    k = int(np.flatnonzero(over)[np.argmax(load[over])])
+    rid = str(table["rack_id"].iloc[k])
+    return table, (
+        Violation(
+            "cooling",
+            rid,
+            f"{int(over.sum())} rack(s) above every rear-door heat exchanger; worst {rid} draws "
+            f"{load[k]:.1f} kW against the largest's {caps[pick[k]]:.1f} kW "
+            f"({cat.rear_door[ids[pick[k]]].rating_kw:g} kW rating{inp.margins.text('cdu')})",
+            "lower the hall's max_rack_kw, cool the hall by liquid, or add a larger door to the catalog",
+            {
+                "racks": int(over.sum()),
+                "load_kw": round(float(load[k]), 3),
+                "limit_kw": round(float(caps[pick[k]]), 3),
+            },
+        ),
+    )
+
+
+def rear_door_parts(catalog: Catalog, loop: LiquidLoop) -> list[tuple[str, str, str, int, str, float]]:
+    """BOM rows of category ``cooling``: the rear-door heat exchangers per model, in catalog order."""
+    counts = Counter(str(m) for m in loop.rear_doors["model"].tolist())
+    return [
+        (
+            "cooling",
+            f"{catalog.rear_door[m].name}, one per rack",
+            m,
+            int(counts[m]),
+            "each",
+            catalog.rear_door[m].price_usd,
+        )
+        for m in catalog.rear_door
+        if m in counts
+    ]
+
+
+def _cdu_loop(inp: FacilityInput, placement: Placement, rack_kw: np.ndarray) -> LiquidLoop:
     """The CDUs of every liquid hall (see the module docstring)."""
     cat = inp.catalog
     spec = cat.cooling.get("liquid")

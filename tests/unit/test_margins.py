@@ -84,3 +84,29 @@ def test_n_plus_1_on_a_high_density_hall_survives_every_single_failure(design_of
                 load[b] += kw / 2
         assert max(v for k, v in load.items() if k != failed) / 1000 <= cap_mw + 1e-9, failed
     assert len(d.chain.ups) <= 10 and not [v for v in d.violations if v.kind == "feed"]
+
+
+def test_a_rear_door_hall_buys_one_heat_exchanger_per_rack_within_its_margin(design_of: Any) -> None:
+    """superpod-4su is a rear-door hall: each of its 47 racks gets the smallest door that carries its kW
+    at 90 % (a 41 kW GPU rack: 35 x 0.9 = 31.5 < 41 <= 50 x 0.9 = 45, the 50 kW door), and the BOM buys
+    them; a rack above the largest door's 75 x 0.9 = 67.5 kW is a cooling violation naming it."""
+    from layout.power import cdus
+
+    d = design_of("superpod-4su")
+    doors = d.liquid.rear_doors
+    assert len(doors) == len(d.placement.racks) == 47
+    kw = dict(zip(d.placement.racks["rack_id"], d.power.rack_kw, strict=True))
+    for r in doors.itertuples():
+        ratings = sorted(t.rating_kw for t in d.inputs.catalog.rear_door.values())
+        fits = [x for x in ratings if kw[r.rack_id] <= 0.9 * x + 1e-6]
+        assert r.rating_kw == fits[0]
+    bom = d.bom[d.bom["part_id"].str.startswith("rdhx-")]
+    assert int(bom["qty"].sum()) == 47
+    assert d.liquid.by_hall()["B1/H1"]["rear_doors"] == 47
+    hot = np.array(d.power.rack_kw, float).copy()
+    hot[0] = 70.0
+    table, violations = cdus.rear_doors(FacilityInput.of(d.inputs), d.placement, hot)
+    (v,) = violations
+    assert (v.kind, v.where) == ("cooling", str(d.placement.racks["rack_id"].iloc[0]))
+    assert v.figures == {"racks": 1, "load_kw": 70.0, "limit_kw": 67.5}
+    assert table["model"].iloc[0] == "rdhx-75kw"

@@ -150,6 +150,8 @@ def data_table(
             ("BACKGROUND", (0, len(body)), (-1, len(body)), SUBTOTAL),
             ("LINEABOVE", (0, len(body)), (-1, len(body)), 1.0, INK),
         ]
+        if len(body) > 1:  # the grand total never alone at the top of a page: with the row above it
+            cmds.append(("NOSPLIT", (0, len(body) - 1), (-1, len(body))))
     t.setStyle(TableStyle(cmds))
     return t
 
