@@ -11,7 +11,8 @@ and model; catalog media order and length), so the table and its exports are byt
 - **transceivers** per medium and module width: one module per optical link end, a module carrying up
   to ``ports_per_cage`` links on a switch and ``ports_per_module`` GPU links on a server (as counted by
   layout.cable.media);
-- **cables** per medium and stock length (the links, one cable each);
+- **cables** per medium and stock length (the links, one cable each), and the cable plant's trunks,
+  panels, cassettes and patch cords (layout/cable/plant.py) for the links that run through it;
 - **trays** per tray kind, in whole metres (``rack_part.tray_usd_per_m``, campus ducts included);
 - **power**: the power chain's busways (runs and metres) per rating, tap-off boxes, UPS blocks and
   switchboards (layout/power/chain.py); **cooling**: the CDUs of liquid halls (layout/power/cooling.py).
@@ -135,8 +136,13 @@ def fabric_parts(catalog: Catalog, fabric: Fabric) -> FabricParts:
 
 
 def cabling_parts(catalog: Catalog, cabling: Cabling) -> list[Row]:
-    """The BOM rows of the cabling's transceivers, cables and trays."""
-    return [*_transceivers(catalog, cabling), *_cables(catalog, cabling), *_trays(catalog, cabling)]
+    """The BOM rows of the cabling's transceivers, cables, cable plant and trays."""
+    return [
+        *_transceivers(catalog, cabling),
+        *_cables(catalog, cabling),
+        *_plant(catalog, cabling),
+        *_trays(catalog, cabling),
+    ]
 
 
 def _servers(catalog: Catalog, fabric: Fabric) -> list[Row]:
@@ -296,6 +302,60 @@ def _cable_parts(cabling: Cabling) -> list[tuple[str, float, str, int]]:
         taken[(m, length)] = taken.get((m, length), 0) + n
     single = [(m, length, "", n - taken.get((m, length), 0)) for m, length, n in per_link]
     return [p for p in single if p[3] > 0] + [(m, length, a, -(-n // 2)) for m, length, a, n in pairs]
+
+
+FIBRE_NAMES = {"om3": "OM3", "om4": "OM4", "os2": "OS2"}
+
+
+def _plant(catalog: Catalog, cabling: Cabling) -> list[Row]:
+    """The cable plant's parts (layout/cable/plant.py), in the cables category: trunks per fibre,
+    connector and size (assemblies, and their cable in metres), 1U panels, MPO-LC cassettes and patch
+    cords per connector, fibre and stock length. Prices: catalog ``[plant]``."""
+    plant = getattr(cabling, "plant", None)
+    if plant is None or not len(plant.trunks):
+        return []
+    p = catalog.plant
+    out: list[Row] = []
+    t = plant.trunks
+    by = t.groupby(["fibre", "connector", "fibres"], sort=True).agg(
+        n=("trunk", "size"), m=("length_m", "sum")
+    )
+    for (fibre, conn, fibres), r in by.iterrows():
+        f = FIBRE_NAMES.get(str(fibre), str(fibre))
+        end = "male-male" if conn == "mpo" else "female-female"
+        name = f"MPO trunk, {f}, {int(fibres)} fibres, Type B, {end}"
+        part = f"trunk/{fibre}/{conn}/{int(fibres)}f"
+        out.append(
+            ("cables", f"{name}, terminated", part, int(r["n"]), "each", int(fibres) * p.trunk_usd_per_fibre)
+        )
+        out.append(
+            (
+                "cables",
+                f"{name}, cable",
+                f"{part}/m",
+                math.ceil(float(r["m"]) - 1e-9),
+                "m",
+                int(fibres) * p.trunk_usd_per_fibre_m,
+            )
+        )
+    panels = int(plant.panels["panels"].sum())
+    if panels:
+        out.append(
+            ("cables", f"patch panel 1U, {p.panel_fibres} fibres", "panel/1u", panels, "each", p.panel_usd)
+        )
+    cassettes = int(plant.panels["cassettes"].sum())
+    if cassettes:
+        item = f"MPO-{p.cassette_fibres} to {p.cassette_fibres // 2} x LC duplex cassette, Type B"
+        out.append(("cables", item, f"cassette/mpo{p.cassette_fibres}-lc", cassettes, "each", p.cassette_usd))
+    for r in plant.cords.itertuples(index=False):
+        f = FIBRE_NAMES.get(str(r.fibre), str(r.fibre))
+        mpo = r.connector == "mpo"
+        item = f"{'MPO female-female' if mpo else 'LC duplex A-B'} patch cord, {f}, {r.length_m:g} m"
+        price = p.cord_usd * (p.mpo_cord_factor if mpo else 1.0) + p.cord_usd_per_m * float(r.length_m)
+        out.append(
+            ("cables", item, f"cord/{r.connector}/{r.fibre}/{r.length_m:g}m", int(r.count), "each", price)
+        )
+    return out
 
 
 def _trays(catalog: Catalog, cabling: Cabling) -> list[Row]:

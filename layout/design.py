@@ -26,6 +26,7 @@ from layout import place as place_mod
 from layout import reliability as reliability_mod
 from layout.bom import BomInput
 from layout.cable import CableInput, Cabling
+from layout.cable import labour as labour_mod
 from layout.fabric import Fabric
 from layout.load import Inputs
 from layout.memo import Memo, Scope, Token, token
@@ -71,6 +72,7 @@ class Design:
             self.bom,
             self.reliability,
             len(self.violations),
+            self.inputs.catalog,
         )
 
     def figure_row(self) -> dict[str, Any]:
@@ -116,6 +118,7 @@ class Design:
             "links": fab["links"],
             "scalable_unit": fab["scalable_unit"],
             **self.cabling.summary(),
+            "install": labour_mod.summary(self.inputs.catalog, self.cabling, pl.racks),
             "power": self.power.summary(),
             "reliability": self.reliability,
             "cost_usd": bom_mod.totals(self.bom),

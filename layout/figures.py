@@ -47,7 +47,7 @@ class Spec:
 
     key: str
     label: str
-    unit: str  # "" (a count), "USD", "MW", "kW", "TWh", "min", "%", "km"
+    unit: str  # "" (a count), "USD", "MW", "kW", "TWh", "min", "%", "km", "dB", "h"
     definition: str
     summary_key: str = ""  # the dotted summary.json key that holds the same value, if any
 
@@ -106,6 +106,17 @@ SPECS: tuple[Spec, ...] = (
         "cross-section (levels x width x depth; a duct's conduit bores); each segment has its fill limit.",
     ),
     Spec(
+        "install_hours", "cabling installation", "h",
+        "Technician-hours to pull, dress, plug, label and test every cable, trunk and panel "
+        "(catalog [labour] minutes, indicative).", "install.hours",
+    ),
+    Spec("trunks", "fibre trunks", "", "MPO trunks between patch panels (layout/cable/plant.py), every size.", "plant.trunks"),
+    Spec("patch_panels", "patch panels (1U)", "", "1U fibre patch panels at every panel location.", "plant.panels"),
+    Spec(
+        "worst_channel_db", "worst optical channel", "dB",
+        "The highest insertion loss of any optical link: mated connections, splices and fibre.", "plant.worst_channel_db",
+    ),
+    Spec(
         "violations", "design-rule violations", "", "Breaches of the design rules, each listed with where.",
         "violations",  # summary.json lists them; this is their count
     ),
@@ -144,6 +155,10 @@ def text(key: str, value: Any) -> str:
         return f"{v:,.3f} TWh" if v >= 1 else f"{v * 1000:,.1f} GWh"
     if unit == "%":
         return f"{v:.1f} %"
+    if unit == "h":
+        return f"{v:,.0f} h"
+    if unit == "dB":
+        return f"{v:.2f} dB"
     if unit in ("MW", "kW", "km"):
         return f"{v:,.2f} {unit}" if unit == "MW" else f"{v:,.1f} {unit}"
     return f"{v:g} {unit}"
@@ -195,6 +210,7 @@ def of(
     bom: pd.DataFrame,
     reliability: Mapping[str, Any],
     violations: int,
+    catalog: Catalog | None = None,
 ) -> Figures:
     """The headline figures of a design from its stages' results, each worked out here and nowhere else."""
     from layout import bom as bom_mod
@@ -209,6 +225,8 @@ def of(
     used = fill["cables"].to_numpy() > 0 if len(fill) else np.zeros(0, bool)
     fullest = float(fill["fill"].to_numpy(float)[used].max()) if used.any() else 0.0
     copper, backend = cabling.backend_copper()
+    plant = cabling.plant.summary()
+    from layout.cable import labour
     from layout.cable.stage import copper_share_pct
 
     values: dict[str, Any] = {
@@ -232,6 +250,12 @@ def of(
         "ttff_min": rel["time_to_first_failure_min"],
         "ttff_all_links_min": rel["all_links"]["time_to_first_failure_min"],
         "tray_fill_max_pct": round(100.0 * fullest, 1),
+        "install_hours": (
+            labour.summary(catalog, cabling, placement.racks)["hours"] if catalog is not None else None
+        ),
+        "trunks": plant["trunks"],
+        "patch_panels": plant["panels"],
+        "worst_channel_db": plant["worst_channel_db"],
         "violations": int(violations),
     }
     return Figures(values)

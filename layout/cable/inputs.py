@@ -29,6 +29,7 @@ class CableInput:
     ducts: tuple[Duct, ...]
     tray_block: tuple[TrayEdit, ...]
     tray_add: tuple[TrayEdit, ...]
+    panels: str = "row"  # where the cable plant's patch panels stand (site [plant] panels)
 
     @classmethod
     def of(cls, inputs: Inputs) -> CableInput:
@@ -40,12 +41,14 @@ class CableInput:
             ducts=tuple(site.duct),
             tray_block=tuple(site.tray_block),
             tray_add=tuple(site.tray_add),
+            panels=site.plant.panels,
         )
 
     def reads(self) -> dict[str, Any]:
         """What the stage reads of this input, by name (the memo's token of a cabling is these, the
         fabric's and the placement's): the catalog, the rack heights, where the buildings, their entries
-        and the halls' trays are (polygon, tray spec, cross aisle), the ducts and tray edits. Not the
+        and the halls' trays are (polygon, tray spec, cross aisle), the ducts and tray edits, where the
+        patch panels stand (site ``[plant] panels``). Not the
         halls' power, cooling or floor load, which the cabling never reads."""
         return {
             "catalog": self.catalog,
@@ -55,6 +58,7 @@ class CableInput:
             "ducts": list(self.ducts),
             "tray_block": list(self.tray_block),
             "tray_add": list(self.tray_add),
+            "panels": self.panels,
         }
 
     def halls(self) -> list[tuple[Building, Hall]]:

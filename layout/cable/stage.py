@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from layout.cable import cages, checks, media
+from layout.cable import plant as plantlib
 from layout.cable import ports as portlib
 from layout.cable import route as routing
 from layout.cable import trays as traylib
@@ -65,6 +66,7 @@ class Cabling:
     violations: list[Violation] = field(default_factory=list)
     module_w: np.ndarray = field(default_factory=lambda: np.zeros(0))
     ports: portlib.PortMap | None = None  # every link end's port and cage (layout.cable.ports)
+    plant: plantlib.Plant = field(default_factory=plantlib.Plant.empty)  # panels, trunks, channels
 
     def backend_copper(self) -> tuple[int, int]:
         """(copper, all) links of the GPU fabric that have a medium: see :func:`backend_copper`."""
@@ -105,6 +107,7 @@ class Cabling:
             "node_optics": self.node_optics(),
             "tray_m": self.trays.tray_m(),
             **({"ports": self.ports.summary()} if self.ports is not None else {}),
+            "plant": self.plant.summary(),
         }
 
 
@@ -183,7 +186,31 @@ def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | 
     length[ti] = np.where(np.isfinite(tray_len), tray_len, np.nan)
     tray_m[ti] = np.where(np.isfinite(paths.dist_m), paths.dist_m, np.nan)[paths.pair]
     length = np.round(length, 6)  # no float dust at stock-length and reach boundaries
+    # the cable plant's panels, cords and trunks of the links between rows (layout/cable/plant.py)
+    on_tray = np.zeros(n, dtype=bool)
+    on_tray[ti] = np.isfinite(run)
+    zero = np.zeros(n)
+    geo = plantlib.geometry(
+        inp.panels,
+        trays,
+        racks,
+        ends.rack_a,
+        ends.rack_b,
+        on_tray,
+        dev_drop[ends.device_a] if dev_drop is not None else zero,
+        dev_drop[ends.device_b] if dev_drop is not None else zero,
+    )
     code = mt.pick(length, speed)
+    # a link whose medium goes through the panels: its channel (cords + trunk) must fit the medium's
+    # reach, budget and connections, else the next medium whose channel fits (plant.plant_media)
+    mplant = plantlib.MediaPlant.of(catalog, mt.ids)
+    through = np.flatnonzero(geo.candidate & (np.r_[mplant.connector, 0][code] > 0))
+    if len(through):
+        length = length.copy()
+        length[through] = np.round(geo.channel_m[through], 6)
+        for spliced in np.unique(geo.splices[through]).tolist():  # 0, or 2 between buildings
+            t = through[geo.splices[through] == spliced]
+            code[t] = plantlib.plant_media(mt, mplant, catalog, spliced).pick(length[t], speed[t])
     status = np.zeros(n, dtype=np.int8)
     status[~placed] = STATUS.index("unplaced")
     no_tray = np.zeros(n, dtype=bool)
@@ -211,9 +238,13 @@ def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | 
         rack_ids,
     )
     code = port_map.code
-    stock = mt.stock_length(port_map.stock_basis_m, code)
+    cord_stock = mt.stock_length(port_map.stock_basis_m, code)
+    plant, structured, stock = plantlib.build(
+        inp.panels, geo, code, cord_stock, mt, catalog, racks, devices, _with_racks(links, ends)
+    )
     stock.flags.writeable = False  # the links table holds it: nothing may change it
-    counts = cable_counts(code, stock)
+    # a plant link is bought as two patch cords and its share of a trunk (the plant's parts), not a cord
+    counts = cable_counts(np.where(structured, -1, code) if structured.any() else code, stock)
 
     route_code = np.zeros(n, dtype=np.int8)  # ROUTES
     route_code[is_jumper & (ends.jumper == routing.JUMPER_RACK)] = 1
@@ -249,6 +280,14 @@ def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | 
     tcode = code[ti]
     tcode = np.where(tcode >= 0, tcode, len(mt.ids))
     area = np.r_[mt.area_mm2, 0.0][tcode]
+    if len(plant.trunks):  # a plant link: its share of its trunk's cross-section, not a cord's
+        ch = plant.channels[plant.channels["structured"].to_numpy()]
+        tk = ch["trunk"].to_numpy(np.int64)
+        share = np.zeros(n)
+        share[ch["link"].to_numpy(np.int64)] = (
+            plant.trunks["area_mm2"].to_numpy(float)[tk] / plant.trunks["links"].to_numpy(float)[tk]
+        )
+        area = np.where(structured[ti], share[ti], area)
     load = routing.edge_loads(trays, paths, area, tcode, k)
     edge_fill = checks.edge_fill(trays, load, mt)
 
@@ -262,6 +301,7 @@ def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | 
         *checks.link_violations(out, racks, devices, inp),
         *checks.fill_violations(trays, edge_fill),
         *port_map.violations,
+        *plant.violations,
     ]
     return Cabling(
         trays=trays,
@@ -275,7 +315,13 @@ def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | 
         violations=violations,
         module_w=module_w,
         ports=port_map,
+        plant=plant,
     )
+
+
+def _with_racks(links: pd.DataFrame, ends: routing.LinkEnds) -> pd.DataFrame:
+    """The links' ends and racks, as the plant's violations name them."""
+    return pd.DataFrame({"a": links["a"], "b": links["b"], "rack_a": ends.rack_a}, copy=False)
 
 
 def port_skeleton(fabric: Fabric, catalog: Catalog, scope: Scope | None = None) -> cages.PortSkeleton:

@@ -155,6 +155,14 @@ class MediaSpec(Strict):
     speeds_gbps: list[Annotated[int, Field(ge=1, le=MAX_GBPS)]] = Field(
         default_factory=lambda: [400, 800], min_length=1, max_length=16
     )
+    # the cable plant (layout/cable/plant.py): the module's connector ("": never through patch panels,
+    # e.g. copper), its fibre, the fibres one link takes on a trunk, its channel's insertion-loss budget
+    # (dB, IEEE PMD or vendor) and the most mated connections its channel may have (None: no check)
+    connector: Literal["", "mpo", "lc"] = ""
+    fibre: Literal["", "om3", "om4", "os2"] = ""
+    fibres: int = Field(default=0, ge=0, le=32)
+    channel_db: float | None = Field(default=None, gt=0, le=40)
+    max_connections: int | None = Field(default=None, ge=0, le=12)
 
     @field_validator("stock_lengths_m")
     @classmethod
@@ -176,6 +184,66 @@ def _num_list(v: list[float]) -> str:
 class RackParts(Strict):
     rack_usd: float = Field(ge=0, le=MAX_PRICE_USD, default=0)
     tray_usd_per_m: float = Field(ge=0, le=MAX_PRICE_USD, default=0)
+
+
+class PlantSpec(Strict):
+    """The cable plant's figures (layout/cable/plant.py): loss per mated connection and per splice,
+    fibre attenuation, stock trunk sizes, and the parts' indicative prices. Defaults: the shipped
+    catalog's ``[plant]`` (sources there)."""
+
+    mpo_db: float = Field(default=0.35, ge=0, le=3)
+    lc_db: float = Field(default=0.25, ge=0, le=3)
+    splice_db: float = Field(default=0.3, ge=0, le=3)
+    mmf_db_per_km: float = Field(default=3.0, ge=0, le=10)
+    smf_db_per_km: float = Field(default=0.4, ge=0, le=10)
+    trunk_fibres: list[Annotated[int, Field(ge=2, le=6912)]] = Field(
+        default_factory=lambda: [12, 24, 144, 288, 864], min_length=1, max_length=20
+    )
+    trunk_diameter_mm: list[Annotated[float, Field(gt=0, le=100)]] = Field(
+        default_factory=lambda: [3.0, 3.8, 11.0, 14.5, 21.0], min_length=1, max_length=20
+    )
+    cord_lengths_m: list[Annotated[float, Field(gt=0, le=1000)]] = Field(
+        default_factory=lambda: [1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0],
+        min_length=1,
+        max_length=50,
+    )
+    panel_fibres: int = Field(default=288, ge=12, le=10000)  # fibres one 1U panel terminates
+    cassette_fibres: int = Field(default=12, ge=2, le=144)  # fibres of one MPO-to-LC cassette
+    trunk_usd_per_fibre: float = Field(default=8.0, ge=0, le=MAX_PRICE_USD)  # both ends' terminations
+    trunk_usd_per_fibre_m: float = Field(default=0.02, ge=0, le=MAX_PRICE_USD)
+    panel_usd: float = Field(default=450.0, ge=0, le=MAX_PRICE_USD)
+    cassette_usd: float = Field(default=180.0, ge=0, le=MAX_PRICE_USD)
+    cord_usd: float = Field(default=20.0, ge=0, le=MAX_PRICE_USD)  # an LC duplex cord; MPO: x mpo_cord_factor
+    mpo_cord_factor: float = Field(default=3.0, ge=0, le=100)
+    cord_usd_per_m: float = Field(default=1.0, ge=0, le=MAX_PRICE_USD)
+
+    @field_validator("trunk_fibres", "cord_lengths_m")
+    @classmethod
+    def _ascending(cls, v: list[float]) -> list[float]:
+        if any(b <= a for a, b in zip(v, v[1:], strict=False)):
+            raise PydanticCustomError(
+                "unsorted",
+                "sizes must rise from smallest to largest without repeats, got {got}",
+                {"got": _num_list([float(x) for x in v]), "allowed": "e.g. [12, 24, 144, 288, 864]"},
+            )
+        return v
+
+
+class LabourSpec(Strict):
+    """Installation effort (layout/cable/labour.py), minutes per task; defaults: the shipped catalog's
+    ``[labour]`` (all indicative, unverified)."""
+
+    pull_min_per_m: float = Field(default=0.05, ge=0, le=60)  # a cable or cord laid in tray, per metre
+    trunk_min_per_m: float = Field(default=0.15, ge=0, le=60)  # a trunk pulled (heavier, by a team)
+    trunk_min: float = Field(default=20.0, ge=0, le=600)  # a trunk placed, dressed and landed at both ends
+    patch_min: float = Field(default=1.0, ge=0, le=60)  # one connector cleaned, inspected and plugged
+    dress_min: float = Field(default=1.5, ge=0, le=60)  # one cable or cord dressed into the cable managers
+    label_min: float = Field(default=0.3, ge=0, le=60)  # one label printed and fixed
+    test_min: float = Field(default=3.0, ge=0, le=120)  # one optical channel certified (OLTS, both ways)
+    panel_min: float = Field(default=15.0, ge=0, le=600)  # one 1U panel mounted
+    cassette_min: float = Field(default=5.0, ge=0, le=600)  # one cassette fitted
+    crew: int = Field(default=10, ge=1, le=10000)  # technicians on site
+    shift_h: float = Field(default=8.0, gt=0, le=24)  # working hours a day each
 
 
 class CoolingSpec(Strict):
@@ -265,6 +333,8 @@ class Catalog(Strict):
     media: dict[Id, MediaSpec] = Field(min_length=1)
     node: dict[Id, NodeSpec] = Field(default_factory=dict)
     rack_part: RackParts = RackParts()
+    plant: PlantSpec = PlantSpec()
+    labour: LabourSpec = LabourSpec()
     # facilities (layout/power/cooling.py, layout/power/chain.py); a catalog without them designs no chain
     cooling: dict[Literal["air", "rear-door", "liquid"], CoolingSpec] = Field(default_factory=dict)
     busway: dict[Id, BuswaySpec] = Field(default_factory=dict)

@@ -242,6 +242,14 @@ class SiteMargins(Strict):
     cdu: float | None = Field(default=None, gt=0.1, le=1.0)
 
 
+class Plant(Strict):
+    """The cable plant (layout/cable/plant.py): where the patch panels stand. ``row``: at each row's
+    end, trunks row to row; ``rack``: in every rack with links to other rows (the network racks and the
+    GPU racks), trunks rack to rack; ``none``: every link one point-to-point cord."""
+
+    panels: Literal["row", "rack", "none"] = "row"
+
+
 class SiteFile(Strict):
     format: Literal[1] = 1
     site: SiteInfo
@@ -253,6 +261,7 @@ class SiteFile(Strict):
     tray_block: list[TrayEdit] = Field(default_factory=list)
     tray_add: list[TrayEdit] = Field(default_factory=list)
     margins: SiteMargins = SiteMargins()
+    plant: Plant = Plant()
 
     def halls(self) -> list[tuple[Building, Hall]]:
         return [(b, h) for b in self.building for h in b.hall]

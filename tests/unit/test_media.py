@@ -250,8 +250,15 @@ def test_fill_counts_cables_on_the_stretches_they_use() -> None:
     assert rows.loc["B1/H1/R01", "cables"] == 2 and rows.loc["B1/H1/R02", "cables"] == 2
     ring = f[(f["kind"] == "cross") & (f["cables"] > 0)]
     assert ring["length_m"].tolist() == [3.0] and ring["cables"].tolist() == [2]  # west ring side, y 5..8
-    area = math.pi * (hb.site("one-row").catalog.media[c.links["media"].iloc[3]].diameter_mm / 2) ** 2
-    assert rows.loc["B1/H1/R01", "peak_area_mm2"] == pytest.approx(2 * area, abs=0.01)
+    # the two links between rows run through the row-end panels on one trunk: 2 x MPO-12 = 24 fibres, a
+    # 24-fibre trunk of 3.8 mm (catalog [plant]) in the tray, not two 3 mm cords
+    assert c.plant.trunks[["links", "fibres"]].values.tolist() == [[2, 24]]
+    assert rows.loc["B1/H1/R01", "peak_area_mm2"] == pytest.approx(math.pi * 1.9**2, abs=0.01)
+    # without the plant: the two cords
+    cords = cable(replace(CableInput.of(hb.site("one-row")), panels="none"), hb.fabric(devs, links), pl)
+    area = math.pi * (hb.site("one-row").catalog.media[cords.links["media"].iloc[3]].diameter_mm / 2) ** 2
+    row1 = cords.edge_fill[cords.edge_fill["kind"] == "row"].set_index("where").loc["B1/H1/R01"]
+    assert row1["peak_area_mm2"] == pytest.approx(2 * area, abs=0.01)
 
 
 def test_summary_counts_and_cables_to_buy_add_up() -> None:
