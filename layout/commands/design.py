@@ -1,5 +1,5 @@
 """`dclayout design SITE [--out DIR] [--strict] [--svg/--no-svg] [--dxf] [--pdf] [--csv] [--xlsx] [--parquet]
-[--slurm] [--dot] [--ifc] [--usd]`:
+[--slurm] [--dot] [--ifc] [--usd] [--labels] [--turnup]`:
 run the whole pipeline on a site and write ``DIR/summary.json``, one SVG floor plan per hall, and the exports
 asked for (default DIR: ``outputs/<site file stem>/``; file names from the site file's stem).
 
@@ -22,7 +22,20 @@ from layout.figures import text
 
 SHOW_PROGRESS_AFTER_S = 1.0
 # each a flag and a kind of export.write
-EXPORT_FLAGS = ("svg", "dxf", "pdf", "csv", "xlsx", "parquet", "slurm", "dot", "ifc", "usd")
+EXPORT_FLAGS = (
+    "svg",
+    "dxf",
+    "pdf",
+    "csv",
+    "xlsx",
+    "parquet",
+    "slurm",
+    "dot",
+    "ifc",
+    "usd",
+    "labels",
+    "turnup",
+)
 
 
 def add_parser(sub: Any) -> None:
@@ -66,6 +79,16 @@ def add_parser(sub: Any) -> None:
         "--usd",
         action="store_true",
         help="write STEM.usda, an OpenUSD stage of the site for a digital twin (needs [twin])",
+    )
+    p.add_argument(
+        "--labels",
+        action="store_true",
+        help="write STEM-labels.csv, STEM-labels.pdf (every cable, trunk, panel and port) and STEM-pull.csv",
+    )
+    p.add_argument(
+        "--turnup",
+        action="store_true",
+        help="write STEM-cablemap.csv and STEM-backend.topo, the cable map for the fabric's bring-up",
     )
     add_templates_option(p)
     p.set_defaults(run=run)
@@ -176,6 +199,7 @@ def _print_summary(site: str, s: dict[str, Any], written: list[Any], seconds: fl
         "  " + shown("cost_total_usd", "cost_without_power_chain_usd"),
         "  " + shown("ttff_min", "ttff_all_links_min"),
         "  " + shown("cable_km", "tray_fill_max_pct"),
+        "  " + shown("trunks", "patch_panels", "worst_channel_db", "install_hours"),
     ]
     v = s["violations"]
     if v:

@@ -18,7 +18,21 @@ if TYPE_CHECKING:
     from layout.scene import Scene
 
 # what write() can write, in the order it writes them
-KINDS = ("summary", "svg", "dxf", "pdf", "csv", "xlsx", "parquet", "slurm", "dot", "ifc", "usd")
+KINDS = (
+    "summary",
+    "svg",
+    "dxf",
+    "pdf",
+    "csv",
+    "xlsx",
+    "parquet",
+    "slurm",
+    "dot",
+    "ifc",
+    "usd",
+    "labels",
+    "turnup",
+)
 
 
 def write(
@@ -32,7 +46,7 @@ def write(
     """Write the exports ``kinds`` (of :data:`KINDS`) of ``design`` into ``out_dir`` and return the paths,
     in the order of :data:`KINDS`: ``summary`` is ``summary.json``, ``svg`` one plan per hall, ``dxf`` and
     ``pdf`` ``STEM.dxf`` and ``STEM.pdf``, ``csv``, ``xlsx`` and ``parquet`` the tables, ``slurm`` the
-    scheduler's topology files, ``dot`` the fabric graph, ``ifc`` the BIM model ``STEM.ifc``, ``usd`` the twin's stage ``STEM.usda`` (STEM: the site file's stem as :func:`layout.files.safe_name` makes it). ``summary`` and ``scene``: the design's, if
+    scheduler's topology files, ``dot`` the fabric graph, ``ifc`` the BIM model ``STEM.ifc``, ``usd`` the twin's stage ``STEM.usda``, ``labels`` the installers' labels and pull sheets, ``turnup`` the bring-up cable map (STEM: the site file's stem as :func:`layout.files.safe_name` makes it). ``summary`` and ``scene``: the design's, if
     the caller has them already.
 
     The files are one set (:class:`layout.files.StagedSet`): all are written into a hidden staging folder
@@ -116,4 +130,12 @@ def _write_into(
 
         assert scene is not None
         written.append(write_usd(design, out / f"{stem}.usda", scene))
+    if "labels" in wanted:
+        from layout.export.plant_files import write_labels
+
+        written += write_labels(design, out, stem)
+    if "turnup" in wanted:
+        from layout.export.plant_files import write_turnup
+
+        written += write_turnup(design, out, stem)
     return written

@@ -1,0 +1,135 @@
+"""Labels, pull sheets and the turn-up cable map (layout/export/plant_files.py), read back."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from layout.export import plant_files as pf
+
+
+@pytest.fixture(scope="module")
+def design(design_of: Any) -> Any:
+    return design_of("superpod-4su")
+
+
+@pytest.fixture(scope="module")
+def labels(design: Any) -> pd.DataFrame:
+    return pf.labels_table(design)
+
+
+def test_every_cable_labelled_once_at_each_end(design: Any, labels: pd.DataFrame) -> None:
+    links = design.cabling.links
+    plant = design.cabling.plant
+    n_plant = int(plant.channels["structured"].sum())
+    with_medium = int((links["media"].astype(str) != "").sum())
+    per_item = labels.groupby(["item", "end"]).size().to_dict()
+    # a point-to-point cable: one label per end; a plant link: two cords, each labelled at both ends
+    assert per_item[("cable", "A")] == per_item[("cable", "B")] == with_medium - n_plant
+    assert per_item[("cord", "A")] == per_item[("cord", "B")] == 2 * n_plant
+    assert per_item[("trunk", "A")] == per_item[("trunk", "B")] == len(plant.trunks)
+    for item in ("cable", "cord", "trunk"):
+        x = labels[labels["item"] == item]
+        # unique at each end, and the same label at both ends with near and far swapped
+        a, b = x[x["end"] == "A"], x[x["end"] == "B"]
+        assert a["id"].is_unique and b["id"].is_unique and a["label"].is_unique and b["label"].is_unique
+        assert set(a["id"]) == set(b["id"])
+        a, b = a.set_index("id"), b.set_index("id")
+        assert (a["near"] == b.loc[a.index, "far"]).all() and (a["far"] == b.loc[a.index, "near"]).all()
+        # each end's label names its own end first, then the far end
+        code = design.inputs.stem.upper() + "."
+        for end in (a, b):
+            assert (
+                end["label"]
+                == code
+                + end["near"]
+                + "/"
+                + end["far"]
+                + end.index.str.extract(r"(-T\d+)$", expand=False).fillna("").to_numpy()
+            ).all()
+    # panels and panel ports: each one label, all different; two panel ports per plant link
+    for item, n in (("panel", int(plant.panels["panels"].sum())), ("panel port", 2 * n_plant)):
+        x = labels.loc[labels["item"] == item, "label"]
+        assert len(x) == n and x.is_unique
+    # a cord's panel end is a panel port that exists, on a panel that exists
+    ports = set(labels.loc[labels["item"] == "panel port", "label"])
+    panels = set(labels.loc[labels["item"] == "panel", "label"])
+    cords = labels[(labels["item"] == "cord") & (labels["end"] == "B")]
+    assert set(cords["near"]) <= ports | set(cords["far"])
+    assert {p.rsplit(":", 1)[0] for p in ports} <= panels
+
+
+def test_panel_positions_by_hand(design: Any) -> None:
+    # the first trunk's first link sits at position 1 of panel 1 of its panel-a location
+    pp = pf.panel_ports(design)
+    t0 = pp[pp["trunk"] == 0].sort_values("link")
+    racks = design.placement.racks["rack_id"].str.replace("/", ".")
+    first = design.cabling.plant.trunks.iloc[0]
+    assert t0["port_a"].iloc[0] == f"{racks.iloc[int(first['panel_a'])]}-PP01:01"
+    # 12 fibres a position: the second MPO-12 link at position 2
+    if len(t0) > 1 and first["connector"] == "mpo":
+        assert t0["port_a"].iloc[1].endswith("-PP01:02")
+
+
+def test_pull_sheet_lengths_sum_to_the_routes_trunks(design: Any) -> None:
+    pull = pf.pull_table(design)
+    t = design.cabling.plant.trunks
+    assert len(pull) == len(t)
+    racks = design.placement.racks["rack_id"].str.replace("/", ".").to_numpy()
+    route = [f"{racks[a]}-PP > {racks[b]}-PP" for a, b in zip(t["panel_a"], t["panel_b"], strict=True)]
+    by_trunks = t.assign(route=route).groupby("route")["length_m"].sum()
+    by_sheet = pull.groupby("route")["length_m"].sum()
+    assert by_sheet.to_dict() == pytest.approx(by_trunks.to_dict())
+    assert float(pull["length_m"].sum()) == pytest.approx(design.cabling.plant.summary()["trunk_m"])
+    # pulling order: 1, 2, ... per route, longest first
+    for _, g in pull.groupby("route", sort=False):
+        assert g["order"].tolist() == list(range(1, len(g) + 1))
+        assert (np.diff(g["length_m"].to_numpy()) <= 0).all()
+    assert (pull["segments"] >= 1).all()
+    assert pull["fibres"].sum() == t["fibres"].sum()
+
+
+def test_label_pdf_reads_back(design: Any, labels: pd.DataFrame, tmp_path: Path) -> None:
+    from pypdf import PdfReader
+
+    some = labels.iloc[:130]
+    path = pf.write_labels_pdf(some, tmp_path / "labels.pdf", "test")
+    reader = PdfReader(str(path))
+    assert len(reader.pages) == math.ceil(130 / 60)
+    first = reader.pages[0].extract_text()
+    last = reader.pages[-1].extract_text()
+    assert some["label"].iloc[0] in first and some["label"].iloc[59] in first
+    assert some["label"].iloc[129] in last and "labels 121-130 of 130" in last
+    # the same labels give the same bytes
+    again = pf.write_labels_pdf(some, tmp_path / "again.pdf", "test")
+    assert again.read_bytes() == path.read_bytes()
+
+
+def test_turnup_map_and_topology(design: Any) -> None:
+    table = pf.turnup_table(design)
+    links = design.cabling.links
+    assert len(table) == len(links)
+    dev = design.fabric.devices["device_id"].astype(str).to_numpy()
+    assert (table["a_node"].to_numpy() == dev[links["a"].to_numpy()]).all()
+    assert table["cable"].is_unique
+    # rack and U of each end are where the placement put the device
+    ru = np.asarray(design.placement.device_ru)
+    assert (table["a_u"].to_numpy() == ru[links["a"].to_numpy()]).all()
+    text = pf.topo_text(design, table)
+    backend = int((links["network"].astype(str) == "backend").sum())
+    assert text.count(" -> ") == 2 * backend  # each link from both its ends
+    # each (node, port) is cabled once
+    rows = [ln for ln in text.splitlines() if ln.startswith("   P")]
+    blocks = text.split("\n\n")[1:]
+    seen = set()
+    for block in blocks:
+        lines = block.strip().splitlines()
+        node = lines[0].split()[1]
+        for ln in lines[1:]:
+            seen.add((node, ln.split()[0]))
+    assert len(seen) == len(rows)
