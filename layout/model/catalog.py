@@ -197,10 +197,10 @@ class PlantSpec(Strict):
     mmf_db_per_km: float = Field(default=3.0, ge=0, le=10)
     smf_db_per_km: float = Field(default=0.4, ge=0, le=10)
     trunk_fibres: list[Annotated[int, Field(ge=2, le=6912)]] = Field(
-        default_factory=lambda: [12, 24, 144, 288, 864], min_length=1, max_length=20
+        default_factory=lambda: [12, 24, 48, 96, 144, 288, 864], min_length=1, max_length=20
     )
     trunk_diameter_mm: list[Annotated[float, Field(gt=0, le=100)]] = Field(
-        default_factory=lambda: [3.0, 3.8, 11.0, 14.5, 21.0], min_length=1, max_length=20
+        default_factory=lambda: [3.0, 3.8, 5.5, 8.0, 11.0, 14.5, 21.0], min_length=1, max_length=20
     )
     cord_lengths_m: list[Annotated[float, Field(gt=0, le=1000)]] = Field(
         default_factory=lambda: [1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0],
@@ -224,7 +224,7 @@ class PlantSpec(Strict):
             raise PydanticCustomError(
                 "unsorted",
                 "sizes must rise from smallest to largest without repeats, got {got}",
-                {"got": _num_list([float(x) for x in v]), "allowed": "e.g. [12, 24, 144, 288, 864]"},
+                {"got": _num_list([float(x) for x in v]), "allowed": "e.g. [12, 24, 48, 96, 144, 288, 864]"},
             )
         return v
 

@@ -70,17 +70,17 @@ def test_lc_link_between_buildings_by_hand(catalog: Catalog) -> None:
 
 
 def test_trunk_fibre_counts_from_stock_sizes(catalog: Catalog) -> None:
-    # 5 DR4 links x 12 fibres (MPO-12) = 60 -> one 144-fibre trunk
+    # 5 DR4 links x 12 fibres (MPO-12) = 60 -> one 96-fibre trunk (stock 12/24/48/96/144/288/864)
     plant, _, _ = _build(catalog, "smf-dr", 5)
-    assert plant.trunks[["links", "fibres_used", "fibres"]].values.tolist() == [[5, 60, 144]]
-    # 80 links = 960 fibres: one full 864 (72 links) and 8 links (96 fibres) on a 144
+    assert plant.trunks[["links", "fibres_used", "fibres"]].values.tolist() == [[5, 60, 96]]
+    # 80 links = 960 fibres: one full 864 (72 links) and 8 links (96 fibres) on a 96
     plant, _, _ = _build(catalog, "smf-dr", 80)
     t = plant.trunks
-    assert t[["links", "fibres_used", "fibres"]].values.tolist() == [[72, 864, 864], [8, 96, 144]]
+    assert t[["links", "fibres_used", "fibres"]].values.tolist() == [[72, 864, 864], [8, 96, 96]]
     assert set(t["polarity"]) == {"B"} and set(t["gender"]) == {"male-male (female cords)"}
-    # every link's fibres on a trunk, every trunk on two panels: 2 x (864 + 144) fibres at 288 a panel
-    assert int(plant.panels["fibres"].sum()) == 2 * (864 + 144)
-    assert plant.panels["panels"].tolist() == [4, 4]  # ceil(1008 / 288)
+    # every link's fibres on a trunk, every trunk on two panels: 2 x (864 + 96) fibres at 288 a panel
+    assert int(plant.panels["fibres"].sum()) == 2 * (864 + 96)
+    assert plant.panels["panels"].tolist() == [4, 4]  # ceil(960 / 288)
     assert int(plant.cords["count"].sum()) == 160  # two patch cords a link
 
 
