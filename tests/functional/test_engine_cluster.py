@@ -118,7 +118,9 @@ def test_the_assignment_step_gives_the_same_orders_on_the_cluster(scheduler: str
     with Engine(workers=1) as here:
         local = here.map(opt.evaluate, problem, [item])[0]
     assert isinstance(far, dict) and far == local
-    assert len(far["assigned"].order) == 4 and far["score"]["optics_usd"] < 295e6
+    assert (
+        len(far["assigned"].order) == 4 and far["score"]["optics_usd"] < 332e6
+    )  # seed002 with the cable plant: $333.1 M before
 
 
 def test_a_failing_task_is_reported_and_the_others_finish(scheduler: str) -> None:

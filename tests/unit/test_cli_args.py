@@ -9,8 +9,8 @@ from layout import __version__
 from layout.cli import main
 
 DESIGN_OPTIONS = (
-    "--csv, --dot, --dxf, --help, --ifc, --no-svg, --out, --parquet, --pdf, --slurm, --strict, --svg, "
-    "--templates, --usd, --xlsx"
+    "--csv, --dot, --dxf, --help, --ifc, --labels, --no-svg, --out, --parquet, --pdf, --slurm, --strict, --svg, "
+    "--templates, --turnup, --usd, --xlsx"
 )
 
 
