@@ -18,24 +18,12 @@ from typing import Any
 
 from layout.commands import add_templates_option, load_inputs
 from layout.errors import printable
+from layout.export import KINDS
 from layout.figures import text
 
 SHOW_PROGRESS_AFTER_S = 1.0
-# each a flag and a kind of export.write
-EXPORT_FLAGS = (
-    "svg",
-    "dxf",
-    "pdf",
-    "csv",
-    "xlsx",
-    "parquet",
-    "slurm",
-    "dot",
-    "ifc",
-    "usd",
-    "labels",
-    "turnup",
-)
+# each a flag and a kind of export.write (every kind but the summary, which is always written)
+EXPORT_FLAGS = tuple(k for k in KINDS if k != "summary")
 
 
 def add_parser(sub: Any) -> None:
