@@ -20,6 +20,7 @@ import pandas as pd
 
 from layout import bom as bom_mod
 from layout import cable as cable_mod
+from layout import crossings as crossings_mod
 from layout import fabric as fabric_mod
 from layout import figures as figures_mod
 from layout import place as place_mod
@@ -62,6 +63,11 @@ class Design:
     liquid: LiquidLoop  # the CDUs of liquid halls (layout/power/cdus.py)
 
     @cached_property
+    def inter_building(self) -> dict[str, Any]:
+        """Links whose ends stand in two buildings, and the GPU fabric's lower bound (layout/crossings.py)."""
+        return crossings_mod.of(self.fabric, self.placement)
+
+    @cached_property
     def figures(self) -> figures_mod.Figures:
         """The headline figures (layout/figures.py), worked out once; every output prints them from here."""
         return figures_mod.of(
@@ -73,6 +79,7 @@ class Design:
             self.reliability,
             len(self.violations),
             self.inputs.catalog,
+            self.inter_building["links"],
         )
 
     def figure_row(self) -> dict[str, Any]:
@@ -113,6 +120,7 @@ class Design:
                 "missing": int(pl.racks_missing),
             },
             "halls": halls,
+            "inter_building": self.inter_building,
             "switches": fab["switches"],  # the backend (GPU) fabric's, as in DESIGN.md
             "switches_all_networks": self.fabric.switches_all_networks(),
             "links": fab["links"],

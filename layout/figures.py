@@ -117,6 +117,11 @@ SPECS: tuple[Spec, ...] = (
         "The highest insertion loss of any optical link: mated connections, splices and fibre.", "plant.worst_channel_db",
     ),
     Spec(
+        "links_cross_building", "links between buildings", "",
+        "Links of every network whose two ends stand in two buildings (they run through the campus ducts).",
+        "inter_building.links",
+    ),
+    Spec(
         "violations", "design-rule violations", "", "Breaches of the design rules, each listed with where.",
         "violations",  # summary.json lists them; this is their count
     ),
@@ -211,6 +216,7 @@ def of(
     reliability: Mapping[str, Any],
     violations: int,
     catalog: Catalog | None = None,
+    links_cross_building: int = 0,
 ) -> Figures:
     """The headline figures of a design from its stages' results, each worked out here and nowhere else."""
     from layout import bom as bom_mod
@@ -257,6 +263,7 @@ def of(
         "patch_panels": plant["panels"],
         "worst_channel_db": plant["worst_channel_db"],
         "violations": int(violations),
+        "links_cross_building": int(links_cross_building),
     }
     return Figures(values)
 

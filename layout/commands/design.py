@@ -186,7 +186,9 @@ def _print_summary(site: str, s: dict[str, Any], written: list[Any], seconds: fl
         "  " + shown("it_mw", "facility_mw", "annual_twh", "annual_cost_usd", "max_rack_kw"),
         "  " + shown("cost_total_usd", "cost_without_power_chain_usd"),
         "  " + shown("ttff_min", "ttff_all_links_min"),
-        "  " + shown("cable_km", "tray_fill_max_pct"),
+        "  "
+        + shown("cable_km", "tray_fill_max_pct")
+        + (f"; {shown('links_cross_building')}" if fig["links_cross_building"]["value"] else ""),
         "  " + shown("trunks", "patch_panels", "worst_channel_db", "install_hours"),
     ]
     v = s["violations"]

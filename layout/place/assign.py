@@ -25,6 +25,7 @@ When the floor is too small, what fits is placed (whole SUs first, then what fit
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,7 +37,7 @@ from layout.place.floor_grid import FloorCursor, Spot, build_halls, cell_order
 from layout.place.groups import RackGroups, RackItem
 from layout.place.su_order import order_of, ordered, su_keys
 from layout.place.templates import gpu_racks
-from layout.place.zones import Trial, ZoneLayouts
+from layout.place.zones import Piece, Trial, ZoneLayouts
 from layout.violations import Violation
 
 if TYPE_CHECKING:
@@ -96,7 +97,8 @@ class Placer:
         return int(np.argmin(np.round(total, 6)))
 
     def _mdf_devices(self, buildings: list[int], pod_building: dict[int, int]) -> dict[int, np.ndarray]:
-        """MDF devices per building: a pod's core-level devices in its building, the rest on campus."""
+        """MDF devices per building: a pod's core-level devices in its building (a pod not in
+        ``pod_building`` has them elsewhere), the rest on campus."""
         d = self.d
         idx = np.flatnonzero(d.mdf)
         if not len(idx):
@@ -117,15 +119,19 @@ class Placer:
     def _spine_devices_of_pod(self, pod: int) -> np.ndarray:
         return np.flatnonzero(self.d.spine & (self.d.pod == pod))
 
+    def whole(self, pod: int) -> Piece:
+        return Piece(pod, tuple(self.d.pod_sus[pod]), True)
+
     # ------------------------------------------------------------------------------------- trial
-    def trial(self, zone: list[int], pods: list[int], respect_power: bool) -> Trial:
-        """Lay a zone's pods hall after hall in plain row order to learn which SU lands in which hall."""
+    def trial(self, zone: list[int], pods: list[Piece], respect_power: bool) -> Trial:
+        """Lay a zone's pods (or runs of their SUs) hall after hall in plain row order to learn which SU
+        lands in which hall."""
         su_hall = np.full(self.n_su, -1, np.int64)
         floors = {h: FloorCursor(self.halls[h], self.cells, cell_order(self.halls[h], 0)) for h in zone}
         used_kw = dict.fromkeys(zone, 0.0)
         used_b = dict.fromkeys({self.halls[h].bno for h in zone}, 0.0)
         if respect_power:  # the MDF's power in the hall nearest each building's entry, where it will stand
-            pod_b0 = {p: self.halls[zone[0]].bno for p in pods}
+            pod_b0 = {pc.pod: self.halls[zone[0]].bno for pc in pods if pc.core}
             for b, devs in self._mdf_devices(sorted(used_b), pod_b0).items():
                 near = self._cells_near_entry([h for h in zone if self.halls[h].bno == b], b)
                 if near:
@@ -135,8 +141,8 @@ class Placer:
         missing = 0
         hi = 0
         late: list[int] = []
-        for pod in pods:
-            sus = self.d.pod_sus[pod]
+        for pc in pods:
+            sus = list(pc.sus)
             group_kw = self._group_kw(sus)
             for k, su in enumerate(sus):
                 first_of_group = k == 0 or self.d.su_group[su] != self.d.su_group[sus[k - 1]]
@@ -162,7 +168,7 @@ class Placer:
                     hi += 1
                 else:
                     late.append(su)
-            spines = self.groups.pack_items(self.t_spine, self._spine_devices_of_pod(pod))
+            spines = self.groups.pack_items(self.t_spine, self.d.piece_spines(pc.pod, pc.sus))
             missing += self._put_any(floors, zone, hi, spines)
         for su in late:  # no hall had room (or power) left: any room, the most headroom first
             for h in sorted(zone, key=lambda h: -(self.hall_kw[h] - used_kw[h])):
@@ -174,10 +180,10 @@ class Placer:
             else:
                 missing += len(self.groups.block(su, self.halls[zone[0]].gpu).items)
         buildings = sorted({self.halls[h].bno for h in zone})
-        pod_b = {p: self.halls[zone[0]].bno for p in pods}
+        pod_b = {pc.pod: self.halls[zone[0]].bno for pc in pods if pc.core}
         for devs in self._mdf_devices(buildings, pod_b).values():
             missing += self._put_any(floors, zone, 0, self.groups.mdf_items(devs))
-        return Trial(su_hall, {h: len(f.lines_used) for h, f in floors.items()}, missing)
+        return Trial(su_hall, {h: len(f.lines_used) for h, f in floors.items()}, missing, len(late))
 
     def _group_kw(self, sus: list[int]) -> dict[int, float]:
         """Estimated kW of each spine group of these SUs (with the spines' share)."""
@@ -208,21 +214,28 @@ class Placer:
         caps = [x for x in (hall.it_mw, hall_cooling_mw(hall, self.inputs.catalog)) if x is not None]
         return self._budget_kw(min(caps) if caps else None)
 
-    def pod_kw(self, pod: int) -> float:
-        return self.pod_overhead * sum(
-            self.groups.block_kw(su, self.halls[0].gpu) for su in self.d.pod_sus[pod]
-        )
+    def piece_kw(self, pc: Piece) -> float:
+        """A pod's (or a run of its SUs') estimated kW: its SUs with their share of the spines, and the
+        pod's MDF devices where they stand with it."""
+        su_kw = sum(self.groups.block_kw(su, self.halls[0].gpu) for su in pc.sus)
+        if pc.core and len(pc.sus) == len(self.d.pod_sus[pc.pod]):
+            return self.pod_overhead * su_kw
+        mdf = float(self.d.est_kw[self.d.mdf & (self.d.pod == pc.pod)].sum()) if pc.core else 0.0
+        return self.overhead * su_kw + mdf
 
     # ------------------------------------------------------------------------------------- final
-    def final(self, zone: list[int], pods: list[int], trial: Trial) -> tuple[list[Spot], int]:
+    def final(self, zone: list[int], pods: list[Piece], trial: Trial) -> tuple[list[Spot], int]:
         halls = self.halls
         su_hall = trial.su_hall
         spots: list[Spot] = []
         missing = 0
-        # the building of each pod: where most of its SUs landed
+        # the building of each pod's MDF devices: where most of its SUs (in this zone) landed
         pod_b: dict[int, int] = {}
-        for p in pods:
-            hs = su_hall[self.d.pod_sus[p]]
+        for pc in pods:
+            if not pc.core:
+                continue
+            p = pc.pod
+            hs = su_hall[list(pc.sus)]
             hs = hs[hs >= 0]
             pod_b[p] = (
                 int(np.bincount([halls[h].bno for h in hs]).argmax()) if len(hs) else halls[zone[0]].bno
@@ -244,9 +257,14 @@ class Placer:
                     left = self._beside(floors[h], [c for c in near if self.cells[c].hall == h], left, spots)
             missing += len(left)
         spines: dict[int, list[np.ndarray]] = {}
-        for p in pods:
-            for h, devs in self.d.spine_halls(su_hall, p).items():
-                spines.setdefault(h if h >= 0 else zone[0], []).append(devs)
+        for pc in pods:
+            piece = (
+                None if len(pc.sus) == len(self.d.pod_sus[pc.pod]) else self.d.piece_spines(pc.pod, pc.sus)
+            )
+            for h, devs in self.d.spine_halls(su_hall, pc.pod).items():
+                devs = devs if piece is None else devs[np.isin(devs, piece)]
+                if len(devs):
+                    spines.setdefault(h if h >= 0 else zone[0], []).append(devs)
         spill: list[int] = []
         keys = su_keys(self.fabric) if any(halls[h].model.su_order for h in zone) else []
         for h in zone:
@@ -269,7 +287,8 @@ class Placer:
                 left = self._spine_row(f, sp_items, spots)
                 missing += self._elsewhere(left, floors, zone, spots)
             spill += self._lay_sus(f, sus[half:], spots) if not spill else sus[half:]
-        unplaced_su = [int(s) for s in np.flatnonzero(su_hall < 0) if self.d.su_pod[s] in pods]
+        mine = {su for pc in pods for su in pc.sus}
+        unplaced_su = [int(s) for s in np.flatnonzero(su_hall < 0) if int(s) in mine]
         for su in spill + unplaced_su:  # whole SUs found no room: place what fits of them
             items = self.groups.block(su, halls[zone[0]].gpu).items
             for h in zone:
@@ -353,7 +372,7 @@ class Placer:
         for h in self.halls:
             halls_of_b[h.bno].append(h.no)
         zones = [[h.no for h in self.halls]] if self.cl.pod_spans_buildings else halls_of_b
-        zone_pods: list[list[int]] = [[] for _ in zones]
+        zone_pods: list[list[Piece]] = [[] for _ in zones]
         zone_kw = [0.0 for _ in zones]
         trials: list[Trial | None] = [None for _ in zones]
         layouts = ZoneLayouts(self, self.scope)  # a zone laid out before with the same inputs: kept
@@ -365,29 +384,41 @@ class Placer:
             return min(building, sum(self.hall_kw[h] for h in zones[zi]))
 
         # a pod goes to the first zone from the current one that holds it whole (and has the power
-        # left); else to the first empty zone, whatever fits of it; a second round ignores power
-        lost = list(self.d.pods)
+        # left); else it is laid across zones by whole SUs (split); what no zone has power for goes, in a
+        # second round that ignores power, to the first zone that holds it, else the first empty one
+        lost = [self.whole(p) for p in self.d.pods]
         for respect_power in (True, False):
             pending, lost, cur = lost, [], 0
-            for pod in pending:
-                kw = self.pod_kw(pod)
+            for pc in pending:
+                kw = self.piece_kw(pc)
                 fallback: tuple[int, Trial] | None = None
                 chosen: tuple[int, Trial] | None = None
                 for zi in range(cur, len(zones)):
-                    if not zones[zi] or (respect_power and zone_pods[zi] and zone_kw[zi] + kw > budget(zi)):
+                    room = budget(zi) - zone_kw[zi]
+                    if not zones[zi] or (respect_power and zone_pods[zi] and kw > room):
                         continue
-                    t = layouts.trial(zones[zi], zone_pods[zi] + [pod], respect_power)
-                    if t.missing == 0:
+                    t = layouts.trial(zones[zi], zone_pods[zi] + [pc], respect_power)
+                    if t.missing == 0 and (not respect_power or t.late == 0 or kw <= room):
                         chosen = (zi, t)
                         break
                     if fallback is None and not zone_pods[zi]:
                         fallback = (zi, t)
+                if chosen is None and respect_power and len(zones) > 1 and len(pc.sus) > 1:
+                    parts, rest = self._split(pc, zones, zone_pods, zone_kw, budget, cur, layouts)
+                    for zi, part, t in parts:
+                        trials[zi] = t
+                        zone_pods[zi].append(part)
+                        zone_kw[zi] += self.piece_kw(part)
+                        cur = zi
+                    if rest is not None:
+                        lost.append(rest)
+                    continue
                 chosen = chosen or fallback
                 if chosen is None:
-                    lost.append(pod)
+                    lost.append(pc)
                     continue
                 cur, trials[chosen[0]] = chosen
-                zone_pods[cur].append(pod)
+                zone_pods[cur].append(pc)
                 zone_kw[cur] += kw
         spots: list[Spot] = []
         violations: list[Violation] = []
@@ -401,26 +432,96 @@ class Placer:
             if missing:
                 missing_total += missing
                 violations.append(self._capacity(zone, missing, len(got)))
-        for pod in lost:
-            n = self.pod_racks(pod)
+        for pc in lost:
+            n = self.piece_racks(pc)
             missing_total += n
+            what = (
+                f"pod {pc.pod}"
+                if len(pc.sus) == len(self.d.pod_sus[pc.pod])
+                else f"{len(pc.sus)} SUs of pod {pc.pod}"
+            )
             violations.append(
                 Violation(
                     "capacity",
                     "site",
-                    f"pod {pod} ({n} racks) found no building with room for it; every building is taken",
+                    f"{what} ({n} racks) found no building with room for it; every building is taken",
                     "add a building or hall, use denser racks, or set cluster.pod_spans_buildings = true",
-                    {"racks_missing": n, "pod": pod},
+                    {"racks_missing": n, "pod": pc.pod},
                 )
             )
         return spots, violations, missing_total
 
-    def pod_racks(self, pod: int) -> int:
-        """Racks a pod needs: its SU blocks, spine racks and the MDF racks of its own core devices."""
+    def _split(
+        self,
+        pc: Piece,
+        zones: list[list[int]],
+        zone_pods: list[list[Piece]],
+        zone_kw: list[float],
+        budget: Callable[[int], float],
+        cur: int,
+        layouts: ZoneLayouts,
+    ) -> tuple[list[tuple[int, Piece, Trial]], Piece | None]:
+        """A pod that no zone holds whole, laid across zones by whole SUs in SU order: the zone with the
+        most power left first (it takes the pod's MDF devices, its core tier, so the most of the pod's
+        uplinks stay in one building), then the others from ``cur`` on, each filled within its power,
+        cooling and floor (a trial of the run says how many SUs land within the halls' budgets and
+        whether its spine and MDF racks find room); a run ends at a spine group's edge when that keeps
+        at least 3/4 of it (the group's leaf-spine links then stay in one building). Returns the runs
+        with their zones and trials, and the SUs no zone had room for (a piece, or None)."""
+        sus = list(pc.sus)
+        group = self.d.su_group
+        kw_su = np.array([self.groups.block_kw(su, self.halls[0].gpu) * self.overhead for su in sus])
+        cum = np.cumsum(kw_su)
+        core_kw = self.piece_kw(Piece(pc.pod, (), True))
+        live = [zi for zi in range(len(zones)) if zones[zi]]
+        order = sorted(live, key=lambda zi: (-(budget(zi) - zone_kw[zi]), zi))[:1]
+        order += [zi for zi in live[live.index(cur) if cur in live else 0 :] + live if zi not in order]
+        order = list(dict.fromkeys(order))
+        out: list[tuple[int, Piece, Trial]] = []
+        i = 0
+        core = True
+        per_su = max(1.0, len(self.groups.block(sus[0], self.halls[0].gpu).items))
+        for zi in order:
+            if i == len(sus):
+                break
+            room = budget(zi) - zone_kw[zi] - (core_kw if core else 0.0)
+            base = float(cum[i - 1]) if i else 0.0
+            n = int(np.searchsorted(cum, base + room, side="right")) - i
+            best: tuple[int, Trial] | None = None
+            for _ in range(12):  # a handful of trials: each says how far off the run is
+                if n <= 0:
+                    break
+                end = i + n
+                if end < len(sus):  # end the run at a spine group's edge when that keeps 3/4 of it
+                    edges = [j for j in range(end, i, -1) if group[sus[j]] != group[sus[j - 1]]]
+                    if edges and edges[0] - i >= 0.75 * n:
+                        n = edges[0] - i
+                t = layouts.trial(
+                    zones[zi], zone_pods[zi] + [Piece(pc.pod, tuple(sus[i : i + n]), core)], True
+                )
+                if t.missing == 0 and t.late == 0:
+                    best = (n, t)
+                    break
+                n -= max(1, t.late, math.ceil(t.missing / per_su))
+            if best is None:
+                continue
+            n, t = best
+            out.append((zi, Piece(pc.pod, tuple(sus[i : i + n]), core), t))
+            i += n
+            core = False
+        if i == len(sus):
+            return out, None
+        return out, Piece(pc.pod, tuple(sus[i:]), core)
+
+    def piece_racks(self, pc: Piece) -> int:
+        """Racks a piece needs: its SU blocks, spine racks and the MDF racks of its pod's own core devices
+        when they stand with it."""
         d = self.d
-        n = sum(len(self.groups.block(su, self.halls[0].gpu).items) for su in d.pod_sus[pod])
-        n += len(self.groups.pack_items(self.t_spine, self._spine_devices_of_pod(pod)))
-        return n + len(self.groups.mdf_items(np.flatnonzero(d.mdf & (d.pod == pod))))
+        n = sum(len(self.groups.block(su, self.halls[0].gpu).items) for su in pc.sus)
+        n += len(self.groups.pack_items(self.t_spine, d.piece_spines(pc.pod, pc.sus)))
+        if not pc.core:
+            return n
+        return n + len(self.groups.mdf_items(np.flatnonzero(d.mdf & (d.pod == pc.pod))))
 
     def _capacity(self, zone: list[int], missing: int, placed: int) -> Violation:
         keys = [self.halls[h].key for h in zone]

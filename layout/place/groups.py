@@ -210,6 +210,31 @@ class Devices:
             out.setdefault(h, []).append(s)
         return {h: np.asarray(v, np.int64) for h, v in out.items()}
 
+    def piece_spines(self, pod: int, sus: tuple[int, ...]) -> np.ndarray:
+        """The spines of a pod that stand with ``sus``, a run of its SUs in SU order (the pod laid across
+        buildings: layout/place/zones.py Piece): every spine wired to these SUs alone, and of the spines
+        wired to SUs of several runs (or to none), those whose place in device order falls in this run's
+        share of the pod's SUs, so the runs of a pod share its spines out, each spine once, each run
+        knowing only its own SUs. Management switches go with their spines."""
+        spines = np.flatnonzero(self.spine & (self.pod == pod))
+        every = self.pod_sus.get(pod, [])
+        if len(sus) == len(every) or not len(spines):
+            return spines
+        pos = {su: i for i, su in enumerate(every)}
+        lo, hi = pos[sus[0]], pos[sus[-1]] + 1
+        mine = self.down_pod == pod
+        spine_of, su_of = self.down_spine[mine], self.down_su[mine]
+        inside = np.isin(su_of, np.asarray(sus, np.int64))
+        n_in = np.bincount(spine_of[inside], minlength=self.n)
+        n_out = np.bincount(spine_of[~inside], minlength=self.n)
+        heads = spines[self.leader[spines] < 0]
+        own = (n_in[heads] > 0) & (n_out[heads] == 0)
+        shared = heads[~own & ~((n_out[heads] > 0) & (n_in[heads] == 0))]
+        at = ((np.arange(len(shared)) + 0.5) * len(every) / max(len(shared), 1)).astype(np.int64)
+        chosen = np.union1d(heads[own], shared[(at >= lo) & (at < hi)])
+        followers = spines[self.leader[spines] >= 0]
+        return np.union1d(chosen, followers[np.isin(self.leader[followers], chosen)])
+
 
 def largest_remainder(weights: np.ndarray, total: int) -> list[int]:
     q = weights / weights.sum() * total

@@ -20,7 +20,7 @@ leaves them as they are: a kept layout is given back as it was kept. Without a m
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -38,14 +38,26 @@ if TYPE_CHECKING:
 NOT_PLACED_BY = {"max_rack_kw": 0.0, "cooling": "air", "floor_load_kg_m2": 0.0}
 
 
+class Piece(NamedTuple):
+    """What a zone lays out of one pod: the whole pod, or (a pod that no building holds whole) a run of
+    its SUs in SU order, their leaves with them. ``core``: the pod's own MDF devices (its core tier)
+    stand in this zone; the spines go with the SUs they are wired to (groups.Devices.piece_spines)."""
+
+    pod: int
+    sus: tuple[int, ...]
+    core: bool = True
+
+
 @dataclass
 class Trial:
-    """A zone laid out in plain row order: the hall each SU lands in, the row lines used per hall, and
-    the racks that found no room."""
+    """A zone laid out in plain row order: the hall each SU lands in, the row lines used per hall, the
+    racks that found no room, and the SUs that no hall had power or cooling left for (``late``: laid
+    where there was room, over a hall's budget)."""
 
     su_hall: np.ndarray
     lines: dict[int, int]
     missing: int
+    late: int = 0
 
 
 class ZonePlacer(Protocol):
@@ -60,9 +72,9 @@ class ZonePlacer(Protocol):
     hall_kw: list[float]
     campus: int
 
-    def trial(self, zone: list[int], pods: list[int], respect_power: bool) -> Trial: ...
+    def trial(self, zone: list[int], pods: list[Piece], respect_power: bool) -> Trial: ...
 
-    def final(self, zone: list[int], pods: list[int], trial: Trial) -> tuple[list[Spot], int]: ...
+    def final(self, zone: list[int], pods: list[Piece], trial: Trial) -> tuple[list[Spot], int]: ...
 
 
 def as_placed(hall: Hall, inputs: Inputs) -> Hall:
@@ -136,13 +148,13 @@ class ZoneLayouts:
             got = self._keys[(tuple(zone), power)] = tuple(zone_key(self.p, zone, power).values())
         return got
 
-    def trial(self, zone: list[int], pods: list[int], respect_power: bool) -> Trial:
+    def trial(self, zone: list[int], pods: list[Piece], respect_power: bool) -> Trial:
         if self.scope is None:
             return self.p.trial(zone, pods, respect_power)
         parts = (self.key(zone), tuple(pods), respect_power)
         return self.scope.take("place.zone_trial", parts, lambda: self.p.trial(zone, pods, respect_power))
 
-    def final(self, zone: list[int], pods: list[int], trial: Trial) -> tuple[list[Spot], int]:
+    def final(self, zone: list[int], pods: list[Piece], trial: Trial) -> tuple[list[Spot], int]:
         if self.scope is None:
             return self.p.final(zone, pods, trial)
         parts = (

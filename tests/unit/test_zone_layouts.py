@@ -257,8 +257,9 @@ def test_a_power_edit_that_moves_no_su_lays_out_nothing_and_one_that_does_lays_o
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The campus's B2/H2 it_mw 24 -> 18 MW: its SUs (~12 MW) stay in the same halls, so B2's trial is
-    made again and its final layout (which reads no power budget) is the kept one; -> 8 MW moves SUs
-    into B2/H1: B2 is laid out again. Both give the cold placement."""
+    made again and its final layout (which reads no power budget) is the kept one; B2/H1 24 -> 30 MW
+    takes SUs of B2/H2 into B2/H1: B2 is laid out again, alone (its pod, ~36 MW, still fits B2's
+    45 MW whole). Both give the cold placement."""
     from layout.siteedit import SetHall, SiteEditor
 
     editor = SiteEditor(ROOT_SITES / "campus-100k.toml")
@@ -266,8 +267,8 @@ def test_a_power_edit_that_moves_no_su_lays_out_nothing_and_one_that_does_lays_o
     scope = _scope(editor.inputs)
     place.place(editor.inputs, fabric, scope)
     made = laid_out(monkeypatch)
-    for mw, expect in ((18.0, []), (8.0, [["B2/H1", "B2/H2"]])):
-        editor.apply(SetHall("B2/H2", "it_mw", mw))
+    for hall, mw, expect in (("B2/H2", 18.0, []), ("B2/H1", 30.0, [["B2/H1", "B2/H2"]])):
+        editor.apply(SetHall(hall, "it_mw", mw))
         made.clear()
         warm = place.place(editor.inputs, fabric, scope)
         assert made == expect, mw
