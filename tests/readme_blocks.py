@@ -35,7 +35,7 @@ SECONDS = re.compile(r"\b\d+(\.\d+)? s\b")
 FIGURE_ROWS = (
     "gpus", "racks", "it_mw", "facility_mw", "switches_all", "optics_total", "cable_km", "copper_share_pct",
     "cost_total_usd", "cost_without_power_chain_usd", "ttff_min", "ttff_all_links_min", "tray_fill_max_pct",
-    "violations",
+    "links_cross_building", "violations",
 )  # fmt: skip
 
 

@@ -1,7 +1,11 @@
 """Pods to buildings, SUs to halls, and each hall laid out.
 
 - a pod stays in one building unless ``cluster.pod_spans_buildings``; pods go to the next building when
-  this one has no room or no power (``it_mw``, and the cooling of its halls) left; a hall takes SUs up to
+  this one has no room or no power (``it_mw``, and the cooling of its halls) left; a pod that no
+  building holds within its power (or the whole fabric, ``pod_gpus = 0``) is laid across buildings by
+  whole SUs (``_split``: the building with the most power left first, with the pod's core tier, then the
+  others; runs end at spine-group edges where that keeps 3/4 of a run); the campus MDF's power is
+  taken from its building's budget first, and the MDF's racks from its floor; a hall takes SUs up to
   the smaller of its ``it_mw`` and its cooling capacity (layout/capacity.py: ``cooling_mw``, or floor area
   x kW per m2), so load spreads over the halls before one is overfull (a trial layout in plain row
   order says which SU lands in which hall); SUs that no hall has power or cooling left for go where
@@ -130,15 +134,19 @@ class Placer:
         floors = {h: FloorCursor(self.halls[h], self.cells, cell_order(self.halls[h], 0)) for h in zone}
         used_kw = dict.fromkeys(zone, 0.0)
         used_b = dict.fromkeys({self.halls[h].bno for h in zone}, 0.0)
-        if respect_power:  # the MDF's power in the hall nearest each building's entry, where it will stand
-            pod_b0 = {pc.pod: self.halls[zone[0]].bno for pc in pods if pc.core}
-            for b, devs in self._mdf_devices(sorted(used_b), pod_b0).items():
-                near = self._cells_near_entry([h for h in zone if self.halls[h].bno == b], b)
-                if near:
-                    kw = float(self.d.est_kw[devs].sum())
-                    used_kw[self.cells[near[0]].hall] += kw
-                    used_b[b] += kw
         missing = 0
+        pod_b0 = {pc.pod: self.halls[zone[0]].bno for pc in pods if pc.core}
+        for b, devs in self._mdf_devices(sorted(used_b), pod_b0).items():
+            # the MDF stands first, in the hall nearest each building's entry (as in the final layout), with
+            # its power; the SUs find the floor it leaves
+            here = [h for h in zone if self.halls[h].bno == b]
+            near = self._cells_near_entry(here, b)
+            first = self.cells[near[0]].hall if near else here[0]
+            if respect_power:
+                kw = float(self.d.est_kw[devs].sum())
+                used_kw[first] += kw
+                used_b[b] += kw
+            missing += self._put_any(floors, zone, zone.index(first), self.groups.mdf_items(devs))
         hi = 0
         late: list[int] = []
         for pc in pods:
@@ -179,10 +187,6 @@ class Placer:
                     break
             else:
                 missing += len(self.groups.block(su, self.halls[zone[0]].gpu).items)
-        buildings = sorted({self.halls[h].bno for h in zone})
-        pod_b = {pc.pod: self.halls[zone[0]].bno for pc in pods if pc.core}
-        for devs in self._mdf_devices(buildings, pod_b).values():
-            missing += self._put_any(floors, zone, 0, self.groups.mdf_items(devs))
         return Trial(su_hall, {h: len(f.lines_used) for h, f in floors.items()}, missing, len(late))
 
     def _group_kw(self, sus: list[int]) -> dict[int, float]:
@@ -374,6 +378,12 @@ class Placer:
         zones = [[h.no for h in self.halls]] if self.cl.pod_spans_buildings else halls_of_b
         zone_pods: list[list[Piece]] = [[] for _ in zones]
         zone_kw = [0.0 for _ in zones]
+        # the campus MDF (devices above the pods) stands in the campus building: its power is taken first
+        campus_kw = float(self.d.est_kw[self.d.mdf & ~np.isin(self.d.pod, self.d.pods)].sum())
+        for zi, zone in enumerate(zones):
+            if self.campus in {self.halls[h].bno for h in zone}:
+                zone_kw[zi] += campus_kw
+                break
         trials: list[Trial | None] = [None for _ in zones]
         layouts = ZoneLayouts(self, self.scope)  # a zone laid out before with the same inputs: kept
 
@@ -397,8 +407,10 @@ class Placer:
                     room = budget(zi) - zone_kw[zi]
                     if not zones[zi] or (respect_power and zone_pods[zi] and kw > room):
                         continue
-                    t = layouts.trial(zones[zi], zone_pods[zi] + [pc], respect_power)
-                    if t.missing == 0 and (not respect_power or t.late == 0 or kw <= room):
+                    # the second round, too, lays SUs within the halls' power first (the trial
+                    # puts those no hall has power left for where there is the most headroom)
+                    t = layouts.trial(zones[zi], zone_pods[zi] + [pc], True)
+                    if t.missing == 0 and (not respect_power or t.late == 0):
                         chosen = (zi, t)
                         break
                     if fallback is None and not zone_pods[zi]:
