@@ -14,33 +14,24 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from layout import bom as bom_mod
-from layout import cable as cable_mod
-from layout import crossings as crossings_mod
 from layout import fabric as fabric_mod
-from layout import figures as figures_mod
 from layout import place as place_mod
-from layout import reliability as reliability_mod
-from layout.bom import BomInput
-from layout.cable import CableInput, Cabling
-from layout.cable import labour as labour_mod
 from layout.fabric import Fabric
 from layout.load import Inputs
 from layout.memo import Memo, Scope, Token, token
 from layout.place import Placement, su_order
-from layout.power import cdus as cdus_mod
-from layout.power import chain as chain_mod
-from layout.power import loads as power_mod
-from layout.power.cdus import LiquidLoop
-from layout.power.chain import PowerChain
-from layout.power.facility import FacilityInput
-from layout.power.loads import PowerReport
-from layout.reliability import ReliabilityInput
 from layout.violations import Violation
+
+if TYPE_CHECKING:  # the later stages are imported where they run: `validate` needs only the fabric
+    import pandas as pd
+
+    from layout import figures as figures_mod
+    from layout.cable import Cabling
+    from layout.power.cdus import LiquidLoop
+    from layout.power.chain import PowerChain
+    from layout.power.loads import PowerReport
 
 STAGES = ("fabric", "place", "cable", "power", "bom")
 
@@ -65,11 +56,15 @@ class Design:
     @cached_property
     def inter_building(self) -> dict[str, Any]:
         """Links whose ends stand in two buildings, and the GPU fabric's lower bound (layout/crossings.py)."""
+        from layout import crossings as crossings_mod
+
         return crossings_mod.of(self.fabric, self.placement)
 
     @cached_property
     def figures(self) -> figures_mod.Figures:
         """The headline figures (layout/figures.py), worked out once; every output prints them from here."""
+        from layout import figures as figures_mod
+
         return figures_mod.of(
             self.fabric,
             self.placement,
@@ -84,10 +79,15 @@ class Design:
 
     def figure_row(self) -> dict[str, Any]:
         """This design's row of ``compare`` / ``sweep`` (layout.figures.row)."""
+        from layout import figures as figures_mod
+
         return figures_mod.row(self.inputs.catalog, self.fabric, self.cabling, self.figures)
 
     def summary(self) -> dict[str, Any]:
         """The ``summary.json`` object of DESIGN.md."""
+        from layout import bom as bom_mod
+        from layout.cable import labour as labour_mod
+
         fab = self.fabric.summary()
         pl = self.placement
         racks = pl.racks
@@ -184,6 +184,17 @@ def run(inputs: Inputs, progress: Progress | None = None, memo: Memo | None = No
     floor load) re-cables nothing. The design is the same with or without a memo; without one, nothing
     is kept between calls.
     """
+    from layout import bom as bom_mod
+    from layout import cable as cable_mod
+    from layout import reliability as reliability_mod
+    from layout.bom import BomInput
+    from layout.cable import CableInput
+    from layout.power import cdus as cdus_mod
+    from layout.power import chain as chain_mod
+    from layout.power import loads as power_mod
+    from layout.power.facility import FacilityInput
+    from layout.reliability import ReliabilityInput
+
     step: Progress = progress or (lambda _name: None)
 
     def take(stage: str, key: Callable[[], Token], make: Callable[[], Any]) -> Any:

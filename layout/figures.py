@@ -17,10 +17,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:  # numpy and pandas where the figures are worked out: the CLI imports this for ``text``
+    import pandas as pd
 
-if TYPE_CHECKING:
     from layout.cable import Cabling
     from layout.fabric import Fabric
     from layout.model import Catalog
@@ -219,6 +218,8 @@ def of(
     links_cross_building: int = 0,
 ) -> Figures:
     """The headline figures of a design from its stages' results, each worked out here and nowhere else."""
+    import numpy as np
+
     from layout import bom as bom_mod
 
     cost = bom_mod.totals(bom)
@@ -271,6 +272,9 @@ def of(
 def row(catalog: Catalog, fabric: Fabric, cabling: Cabling, figs: Figures) -> dict[str, Any]:
     """A designed variant's row of ``compare`` / ``sweep``: the fabric's shape, switches per tier,
     transceivers per optical medium, then every headline figure ``figs`` (``figure_columns``)."""
+    import numpy as np
+    import pandas as pd
+
     cat = catalog
     s = fabric.summary()
     out: dict[str, Any] = dict(
@@ -305,6 +309,8 @@ def figure_columns(catalog_media: list[str]) -> list[str]:
 def table(rows: list[dict[str, Any]], cols: list[str]) -> pd.DataFrame:
     """Rows of figures as a table of ``cols``: counts as nullable integers (a row without figures has
     none), ``error`` as text ("" when the row has figures)."""
+    import pandas as pd
+
     df = pd.DataFrame(rows).reindex(columns=cols)
     for c in df.columns:
         if c in INT_COLUMNS or (c in SPEC and SPEC[c].unit == "") or c.startswith(("switches_", "optics_")):

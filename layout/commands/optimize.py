@@ -54,7 +54,7 @@ def add_workers_option(p: Any) -> None:
 
 
 def add_parser(sub: Any) -> None:
-    from layout.engine.optimize import OBJECTIVES
+    from layout.objectives import OBJECTIVES
 
     p = sub.add_parser(
         "optimize",

@@ -64,7 +64,6 @@ if TYPE_CHECKING:
     from layout.model import SiteFile
 
 FRACS = (0.1, 0.3, 0.5, 0.7, 0.9)  # grid of anchor points over a hall's bounds, per axis
-OBJECTIVES = ("optics", "optics+energy", "bom", "bom+energy")
 NEIGHBOUR_JUMPER_M = 0.5  # lower bound: a link between two racks at the shortest jumper stocked (DAC 0.5 m)
 HOURS_PER_YEAR = 8760.0
 
