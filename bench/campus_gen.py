@@ -163,11 +163,16 @@ ROAD_M = 60.0  # between the two rows of buildings
 STREET_M = 40.0  # between neighbouring buildings of a row
 
 
-def site(profile: Profile, buildings: int, pod_gpus: int, name: str, gpus: int | None = None) -> str:
+def site(
+    profile: Profile, buildings: int, pod_gpus: int, name: str, gpus: int | None = None, blocks: int = 1
+) -> str:
+    """``blocks``: pairs of rows facing their road, stacked north with a street between them (a main
+    street beside the MDF's column joins the roads)."""
     p = profile
     bw = p.halls * (p.hall_w_m + GAP_M) + GAP_M
     bd = p.hall_d_m + 2 * GAP_M
-    per_row = (buildings + 1) // 2
+    per_row = -(-buildings // (2 * blocks))
+    block_m = 2 * bd + ROAD_M + STREET_M
     lines = [
         "format = 1",
         "",
@@ -181,9 +186,10 @@ def site(profile: Profile, buildings: int, pod_gpus: int, name: str, gpus: int |
     ]
     entries = []
     for i in range(buildings):
-        row, col = divmod(i, per_row)
+        block, rest = divmod(i, 2 * per_row)
+        row, col = divmod(rest, per_row)
         x0 = col * (bw + STREET_M)
-        y0 = 0.0 if row == 0 else bd + ROAD_M
+        y0 = block * block_m + (0.0 if row == 0 else bd + ROAD_M)
         ey = y0 + bd if row == 0 else y0  # the entry on the road side
         entry = (round(x0 + bw / 2, 1), round(ey, 1))
         entries.append(entry)
@@ -227,12 +233,22 @@ def site(profile: Profile, buildings: int, pod_gpus: int, name: str, gpus: int |
             i,
         ),
     )
-    road_y = bd + ROAD_M / 2
+
+    def road_y(i: int) -> float:
+        return (i // (2 * per_row)) * block_m + bd + ROAD_M / 2
+
+    street_x = (hub % per_row) * (bw + STREET_M) - STREET_M / 2
     for i in range(buildings):
         if i == hub:
             continue
         (ax, ay), (bx, by) = entries[i], entries[hub]
-        path = [(ax, ay), (ax, road_y), (bx, road_y), (bx, by)]
+        ya, yb = road_y(i), road_y(hub)
+        if blocks == 1:  # the shipped sites' layout: along the one road
+            path = [(ax, ay), (ax, ya), (bx, yb), (bx, by)]
+        else:  # each duct bank its own lane along the roads and the main street (no shared run)
+            off = 0.5 * (i + 1)
+            path = [(ax, ay), (ax, ya + off), (street_x + off, ya + off), (street_x + off, yb + off),
+                    (bx + off, yb + off), (bx, by)]  # fmt: skip
         pts = ", ".join(f"[{x:g}, {y:g}]" for x, y in dict.fromkeys(path))
         lines += [
             "",
@@ -261,11 +277,12 @@ def main() -> None:
     ap.add_argument("--pod-gpus", type=int, default=-1, help="pod size (default: the profile's; 0 one pod)")
     ap.add_argument("--gpus", type=int, default=None, help="GPUs (default: every building full)")
     ap.add_argument("--name", default=None)
+    ap.add_argument("--blocks", type=int, default=1, help="pairs of rows of buildings, each along a road")
     ap.add_argument("--oversubscription", type=float, default=None, help="between pods")
     a = ap.parse_args()
     p = PROFILES[a.profile]
     pod = a.pod_gpus if a.pod_gpus >= 0 else p.default_pod_gpus
-    text = site(p, a.buildings, pod, a.name or f"{a.buildings}-building {p.name} campus", a.gpus)
+    text = site(p, a.buildings, pod, a.name or f"{a.buildings}-building {p.name} campus", a.gpus, a.blocks)
     if a.oversubscription is not None:
         text = re.sub(r"(?m)^oversubscription = .*$", f"oversubscription = {a.oversubscription}", text)
     print(text, end="")
