@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from layout import figures
 
@@ -116,3 +117,28 @@ def test_compare_has_the_seeds_hybrid_and_names_the_best_buildable_variant(
     assert out["best"] == cheapest["variant"] and cheapest["rank"] == 1
     # one pod on this 1,024-GPU site: every server sends its whole 8 x 400G to the rest
     assert hybrid["between_pods_gbps_per_server"] == 3200.0
+
+
+@pytest.mark.slow
+def test_the_campus_single_fabric_variant_is_laid_across_its_buildings() -> None:
+    """Issue 26: the one-fabric Spectrum-X variant of the 100k campus used to put all 98,304 GPUs in
+    B1 (139 MW on a 45 MW building). Now its SUs go to every building within its budget, its links
+    between buildings are counted, and it breaks no rule, so compare may rank it."""
+    from layout import design
+    from layout.engine.compare import Variant, variant_inputs
+    from layout.load import load_site
+
+    inputs = load_site(ROOT / "sites/campus-100k.toml")
+    d = design.run(variant_inputs(inputs, Variant("spectrum-x", "rail", "cx7")))
+    assert d.violations == ()
+    racks = d.placement.racks
+    dev = d.fabric.devices
+    server = (dev["role"] == "server").to_numpy()
+    b_of = racks["building"].to_numpy()[d.placement.device_rack[server]]
+    per_b = pd.Series(b_of).value_counts()
+    assert per_b.sum() == 98_304 // 8 and len(per_b) == len(inputs.site.building)
+    halls = d.power.halls
+    it_mw = halls.assign(b=halls["hall"].str.split("/").str[0]).groupby("b")["it_kw"].sum() / 1000.0
+    for b in inputs.site.building:
+        assert it_mw[b.id] <= b.it_mw + 1e-6, b.id
+    assert d.inter_building["links"] == d.figures.value("links_cross_building") > 0
