@@ -120,7 +120,106 @@ def hall_aisle_checks(
 
 
 def _hall_aisles(key: str, h: Hall, racks: Mapping[str, np.ndarray]) -> list[Violation]:
-    """The aisle violation of one hall's ``racks`` (at most one)."""
+    """The aisle violations of one hall's ``racks``: a rack whose clearance strip something stands in,
+    and a column standing in the aisle between two facing rows (at most one of each)."""
+    return _rack_aisles(key, h, racks) + _columns_in_aisles(key, h, racks)
+
+
+def _columns_in_aisles(key: str, h: Hall, racks: Mapping[str, np.ndarray]) -> list[Violation]:
+    """One ``aisle`` violation when a row runs past a column standing in its front or back aisle: the
+    row is broken around the column, so no rack's own strip holds it, yet the aisle is narrowed there
+    and its containment cannot close. Each row is taken as one rack from its first to its last rack's
+    end (its racks share a line and a facing); its strips meet the columns. Names the worst column and
+    the clear width it leaves."""
+    if not len(racks["rack_id"]) or not h.columns:
+        return []
+    x, y = np.asarray(racks["x_m"], float), np.asarray(racks["y_m"], float)
+    w, d = np.asarray(racks["width_m"], float), np.asarray(racks["depth_m"], float)
+    rot = np.asarray(racks["rotation_deg"], float)
+    along_x = np.isin(rot, (0.0, 180.0))
+    lo_x, hi_x = x - np.where(along_x, w, d) / 2, x + np.where(along_x, w, d) / 2
+    lo_y, hi_y = y - np.where(along_x, d, w) / 2, y + np.where(along_x, d, w) / 2
+    codes, rows = pd.factorize(np.asarray(racks["row"]))
+    k = len(rows)
+    box = np.empty((4, k))
+    for i, (vals, ufunc, init) in enumerate(
+        (
+            (lo_x, np.minimum, np.inf),
+            (lo_y, np.minimum, np.inf),
+            (hi_x, np.maximum, -np.inf),
+            (hi_y, np.maximum, -np.inf),
+        )
+    ):
+        box[i] = init
+        ufunc.at(box[i], codes, vals)
+    first = np.unique(codes, return_index=True)[1]
+    row_rot, row_x = rot[first], along_x[first]
+    row = {  # one rack per row
+        "x_m": (box[0] + box[2]) / 2,
+        "y_m": (box[1] + box[3]) / 2,
+        "width_m": np.where(row_x, box[2] - box[0], box[3] - box[1]),
+        "depth_m": np.where(row_x, box[3] - box[1], box[2] - box[0]),
+        "rotation_deg": row_rot,
+    }
+    depth = np.r_[np.full(k, h.cold_aisle_m), np.full(k, h.hot_aisle_m)]
+    strips = clearance_strips(row, depth[:k], depth[k:])
+    cols = np.array(
+        [
+            shapely.box(cx - sx / 2, cy - sy / 2, cx + sx / 2, cy + sy / 2)
+            for (cx, cy), (sx, sy) in ((c.at, c.size_m) for c in h.columns)
+        ],
+        dtype=object,
+    )
+    si, ci = shapely.STRtree(cols).query(strips, predicate="intersects")
+    if not len(si):
+        return []
+    inter = shapely.intersection(strips[si], cols[ci])
+    ok = shapely.area(inter) > MIN_AREA_M2
+    if not ok.any():
+        return []
+    # only where the column stands in a gap of the row: a rack beside it is the rack check's
+    cb = shapely.bounds(cols)
+    lo_u, hi_u = np.where(along_x, lo_x, lo_y), np.where(along_x, hi_x, hi_y)
+
+    def in_a_gap(r: int, c: int) -> bool:
+        c0, c1 = (cb[c, 0], cb[c, 2]) if row_x[r] else (cb[c, 1], cb[c, 3])
+        return not np.any((codes == r) & (lo_u < c1 - 1e-9) & (hi_u > c0 + 1e-9))
+
+    gap = np.array([in_a_gap(r % k, c) for r, c in zip(si[ok].tolist(), ci[ok].tolist(), strict=True)])
+    ok[ok] = gap
+    if not ok.any():
+        return []
+    si, ci, inter = si[ok], ci[ok], inter[ok]
+    b = shapely.bounds(inter)
+    across_y = np.r_[row_x, row_x][si]
+    clear = np.maximum(depth[si] - np.where(across_y, b[:, 3] - b[:, 1], b[:, 2] - b[:, 0]), 0.0)
+    worst = int(np.lexsort((ci, np.round(clear, 6)))[0])
+    (cx, cy), r = h.columns[int(ci[worst])].at, str(rows[si[worst] % k])
+    which = "front (cold)" if si[worst] < k else "back (hot)"
+    found = len(set(ci.tolist()))
+    aisle_m = float(depth[si[worst]])
+    return [
+        Violation(
+            "aisle",
+            f"{key} column at ({cx:g}, {cy:g})",
+            f"{found} column(s) of {key} stand in the aisle of a row that runs past them; worst at "
+            f"({cx:g}, {cy:g}) in the {which} aisle of {r.rsplit('/', 1)[-1]}, {clear[worst]:.2f} m clear of "
+            f"{aisle_m:g} m, and the row is broken around it",
+            "end the row at the column (the placer does: a cross aisle wide), or shift the rows so the "
+            "column stands in a row line",
+            {
+                "columns": found,
+                "clear_m": round(float(clear[worst]), 3),
+                "aisle_m": aisle_m,
+                "x_m": cx,
+                "y_m": cy,
+            },
+        )
+    ]
+
+
+def _rack_aisles(key: str, h: Hall, racks: Mapping[str, np.ndarray]) -> list[Violation]:
+    """The violation of racks whose clearance strip something stands in (at most one)."""
     polys = rack_polygons(racks)
     row_col = np.asarray(racks["row"])
     ids = np.asarray(racks["rack_id"])

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from layout.place.groups import RackItem
 
 EPS = 1e-6
+LOOK_AHEAD_CELLS = 4  # how many cells a block of racks skips to stand whole in one row
 
 
 @dataclass
@@ -356,27 +357,47 @@ def lay_grid(
     per_box: dict[int, list[tuple[float, float]]] = {}
     for j, lo, hi in zip(idx[real].tolist(), bounds[real, 0].tolist(), bounds[real, 2].tolist(), strict=True):
         per_box.setdefault(j, []).append((lo, hi))
+    splits: dict[int, list[float]] = {}
     if len(obs):
-        for j, lo, hi in clearance_blocks(hall, obs, lv, su, d, cross):
+        for j, lo, hi, split in clearance_blocks(hall, obs, lv, su, d, cross):
             per_box.setdefault(j, []).append((lo, hi))
+            if split:
+                splits.setdefault(j, []).append(hi)
     for li in range(len(hall.line_v)):
         ids = []
         for si, (a, b) in enumerate(seg_u):
-            free = subtract((a, b), per_box.get(li * n_seg + si, []), hall.min_width_m)
-            if free:
+            j = li * n_seg + si
+            free = subtract((a, b), per_box.get(j, []), hall.min_width_m)
+            for part in split_rows(free, splits.get(j, [])):
                 ids.append(len(cells))
-                cells.append(Cell(hall.no, li, si, a, b, hall.line_v[li], free))
+                cells.append(Cell(hall.no, li, si, a, b, hall.line_v[li], part))
         hall.line_cells.append(ids)
+
+
+def split_rows(free: list[tuple[float, float]], ends: list[float]) -> list[list[tuple[float, float]]]:
+    """The free intervals of one (line, segment) as rows: a row ends where an obstacle in its aisle
+    stands (``ends``: the far side of each such gap along ``u``), so the intervals either side of it are
+    two rows, each with its own containment end, and no row runs past a column in its aisle."""
+    if not ends:
+        return [free] if free else []
+    cut = np.sort(np.asarray(ends))
+    group = np.searchsorted(cut, [lo + EPS for lo, _ in free])
+    out: dict[int, list[tuple[float, float]]] = {}
+    for g, iv in zip(group.tolist(), free, strict=True):
+        out.setdefault(g, []).append(iv)
+    return [out[g] for g in sorted(out)]
 
 
 def clearance_blocks(
     hall: HallPlan, obs: np.ndarray, lv: np.ndarray, su: np.ndarray, d: float, cross: float
-) -> list[tuple[int, float, float]]:
-    """(box, u0, u1) spans that obstacles take from the (line, segment) boxes through the aisles: one in
-    a row's front or back aisle takes its ``u`` extent from the row (the row breaks and the obstacle
-    stands beyond its rack ends); one in the cross aisle at a segment's end takes its extent and a
-    cross aisle's width either side. One STRtree query of every line's reach (band, front and back
-    aisle, the cross aisles at its ends) against the obstacles."""
+) -> list[tuple[int, float, float, bool]]:
+    """(box, u0, u1, ends_row) spans that obstacles take from the (line, segment) boxes through the
+    aisles: one in a row's front or back aisle (not in its band) takes its ``u`` extent, at least a cross
+    aisle wide, and ends the row there (``ends_row``: the racks either side are two rows, so the obstacle
+    stands between two rows' ends, not in the aisle of one row broken around it); one in the cross aisle
+    at a segment's end takes its extent and a cross aisle's width either side. One STRtree query of
+    every line's reach (band, front and back aisle, the cross aisles at its ends) against the
+    obstacles."""
     h = hall.model
     u_lo, _, u_hi, _ = hall.usable.bounds
     front = np.repeat(np.asarray(hall.line_front), len(su) // len(hall.line_v))
@@ -392,8 +413,12 @@ def clearance_blocks(
     # in the cross aisle: beyond the segment's end, where another segment follows (not the hall's end)
     gap = ((b[:, 0] < a0 - EPS) & (a0 > u_lo + EPS)) | ((b[:, 2] > a1 + EPS) & (a1 < u_hi - EPS))
     widen = np.where(gap, cross, 0.0)
+    # reaching into an aisle: beyond the band [lv, lv + d] of the line (wholly inside it, the column
+    # stands in the row line and the row runs on past it)
+    in_aisle = ~gap & ((b[:, 1] < lv[bi] - EPS) | (b[:, 3] > lv[bi] + d + EPS))
+    widen = np.where(in_aisle, np.maximum(cross - (b[:, 2] - b[:, 0]), 0.0) / 2, widen)
     lo, hi = b[:, 0] - widen, b[:, 2] + widen
-    return list(zip(bi[ok].tolist(), lo[ok].tolist(), hi[ok].tolist(), strict=True))
+    return list(zip(bi[ok].tolist(), lo[ok].tolist(), hi[ok].tolist(), in_aisle[ok].tolist(), strict=True))
 
 
 def subtract(
@@ -571,9 +596,15 @@ class FloorCursor:
         """
         before = self.state()
         widths = [it.width_m for it in items]
-        if self.started() and not self.fits_in_cell(widths):
+        if not self.fits_in_cell(widths):
+            # the next of the few cells ahead that holds the whole block (a row that ends at a column
+            # may be too short for an SU), else from the cursor as it was
             s = self.state()
             self.next_cell()
+            for _ in range(LOOK_AHEAD_CELLS):
+                if self.k >= len(self.order) or self.fits_in_cell(widths):
+                    break
+                self.k, self.iv, self.u = self.k + 1, 0, -math.inf
             if not self.fits_in_cell(widths):
                 self.restore(s, [])
         here = self._block_here(items, widths)

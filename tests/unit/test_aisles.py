@@ -12,11 +12,14 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from test_place import hall, run
 
 from layout import place
 from layout.load import Inputs
+from layout.place import aisles
+from layout.place.aisles import AISLE_COLUMNS
 from layout.place.floor_grid import build_halls, gpu_racks, network_templates
 
 Make = Callable[..., Inputs]
@@ -45,6 +48,24 @@ def in_aisle(racks: Any, col: tuple[float, float, float, float], cold: float, ho
     return bad
 
 
+def row_past_a_column(rows: Any, racks: Any, col: tuple[float, float, float, float], h: Any) -> list[str]:
+    """Rows (along x, from the rows table: their ends and line) whose front or back aisle holds the
+    column (x0, y0, x1, y1) over the rows' length, i.e. the row runs along a column in its aisle
+    (independent of layout.place.aisles, which works rack by rack)."""
+    x0, y0, x1, y1 = col
+    depth = racks.groupby("row")["depth_m"].max()
+    bad = []
+    for r in rows[rows["row"].isin(depth.index)].itertuples():
+        if not (r.x0_m < x1 - 1e-9 and r.x1_m > x0 + 1e-9):
+            continue
+        half = depth[r.row] / 2
+        front, back = (h.cold_aisle_m, h.hot_aisle_m) if r.front_sign > 0 else (h.hot_aisle_m, h.cold_aisle_m)
+        for lo, hi in ((r.y0_m + half, r.y0_m + half + front), (r.y0_m - half - back, r.y0_m - half)):
+            if y0 < hi - 1e-9 and y1 > lo + 1e-9:
+                bad.append(r.row)
+    return bad
+
+
 def test_a_column_in_the_cold_aisle_moves_the_lines_so_it_stands_in_a_row(make_inputs: Make) -> None:
     # hall 10 x 6.8: lines y 0.5..1.7 and 2.9..4.1 with the cold aisle 1.7..2.9 between them, 2.2 m to
     # spare; a column at y 2.0..2.6 in that aisle would cost both rows. Shifting the lines by 0.9 m puts
@@ -63,26 +84,32 @@ def test_a_column_in_the_cold_aisle_moves_the_lines_so_it_stands_in_a_row(make_i
 
 def test_a_column_in_the_hot_aisle_behind_the_last_row_costs_that_row_only(make_inputs: Make) -> None:
     # the same hall, a column at y 4.4..5.0 in the hot aisle behind line 1 (4.1..5.3): no row stands
-    # across it, so it costs line 1 x 4.7..5.3 wherever the lines are; they stay
+    # across it, so it costs line 1 wherever the lines are; they stay. Line 1 ends at it, a cross aisle
+    # wide (x 4.4..5.6): two rows of 6 racks (x 0.5..4.4 and 5.6..9.5)
     col = {"at": [5.0, 4.7], "size_m": [0.6, 0.6]}
     inputs = make_inputs(hall(polygon=[[0, 0], [10, 0], [10, 6.8], [0, 6.8]], columns=[col]))
     assert lines_of(inputs) == [0.5, 2.9]
-    assert place.floor_positions(inputs, 0.6) == {"B1/H1": 15 + 14}
+    assert place.floor_positions(inputs, 0.6) == {"B1/H1": 15 + 6 + 6}
 
 
 def test_a_column_in_an_aisle_that_no_shift_clears_breaks_both_rows(make_inputs: Make) -> None:
     # hall 10 x 12: five lines at y 0.5, 2.9, 5.3, 7.7, 10.1 (ends 11.3 of 11.5): a shift would lose a
-    # line. A column at y 4.4..5.0 stands in the hot aisle 4.1..5.3 between lines 1 and 2: both break
-    # over x 4.7..5.3 (7 + 7 racks each instead of 15)
+    # line. A column at y 4.4..5.0 stands in the hot aisle 4.1..5.3 between lines 1 and 2: both end
+    # at it, a cross aisle (1.2 m) wide around it (x 4.4..5.6), so each is two rows of 6 racks and the
+    # column stands between row ends, not in the aisle of a row broken around it (issue 27)
     poly = [[0, 0], [10, 0], [10, 12], [0, 12]]
     col = {"at": [5.0, 4.7], "size_m": [0.6, 0.6]}
     inputs = make_inputs(hall(polygon=poly, columns=[col]))
     assert lines_of(inputs) == pytest.approx([0.5, 2.9, 5.3, 7.7, 10.1])
-    assert place.floor_positions(inputs, 0.6) == {"B1/H1": 15 * 3 + 14 * 2}
+    assert place.floor_positions(inputs, 0.6) == {"B1/H1": 15 * 3 + (6 + 6) * 2}
     halls, cells = build_halls(inputs, gpu_racks(inputs), network_templates(inputs), {})
-    free = {c.line: [tuple(round(x, 6) for x in iv) for iv in c.free] for c in cells}
-    assert free[1] == free[2] == [(0.5, 4.7), (5.3, 9.5)]
-    assert free[0] == free[3] == free[4] == [(0.5, 9.5)]
+    rows: dict[int, list[list[tuple[float, ...]]]] = {}
+    for c in cells:
+        rows.setdefault(c.line, []).append([tuple(round(x, 6) for x in iv) for iv in c.free])
+    assert rows[1] == rows[2] == [[(0.5, 4.4)], [(5.6, 9.5)]]
+    assert rows[0] == rows[3] == rows[4] == [[(0.5, 9.5)]]
+    _, p = run(inputs)
+    assert not [v for v in p.violations if v.kind == "aisle"]
 
 
 def test_a_column_in_a_cross_aisle_keeps_a_cross_aisle_from_the_rack_ends(make_inputs: Make) -> None:
@@ -155,7 +182,40 @@ def test_shipped_sites_keep_every_aisle_clear(
                 (cx, cy), (sx, sy) = c.at, c.size_m
                 box = (cx - sx / 2, cy - sy / 2, cx + sx / 2, cy + sy / 2)
                 assert in_aisle(mine, box, h.cold_aisle_m, h.hot_aisle_m) == [], (stem, c.at)
+                assert row_past_a_column(d.placement.rows, mine, box, h) == [], (stem, c.at)
         assert np.isfinite(racks["x_m"]).all()
+
+
+def _two_facing_rows(split: bool) -> pd.DataFrame:
+    """Rows along x: line A (y 0.5..1.7, fronts +y) and line B (y 2.9..4.1, fronts -y) facing over the
+    cold aisle 1.7..2.9, racks of 0.6 m at x 0.5..9.5 but none over x 4.4..5.6. ``split``: each line's
+    racks either side of that gap are two rows (else one row with a hole)."""
+    recs = []
+    for line, y, rot in (("A", 1.1, 0.0), ("B", 3.5, 180.0)):
+        for i in range(15):
+            x = 0.8 + 0.6 * i
+            if 4.4 < x < 5.6:
+                continue
+            row = f"B1/H1/R{line}{'2' if split and x > 5 else '1'}"
+            recs.append((f"{row}/K{i:02d}", row, False, x, y, 0.6, 1.2, rot))
+    return pd.DataFrame(recs, columns=list(AISLE_COLUMNS)).assign(hall="B1/H1")
+
+
+def test_a_column_in_the_aisle_of_rows_broken_around_it_is_a_violation(make_inputs: Make) -> None:
+    # the column x 4.7..5.3, y 2.0..2.6 stands in the cold aisle between A and B, in their gap: no
+    # rack's own strip holds it, but it takes 0.6 m of the 1.2 m aisle (0.3 m left each side) and the
+    # rows on both sides run past it, so their containment cannot close
+    inputs = make_inputs(hall(columns=[{"at": [5.0, 2.3], "size_m": [0.6, 0.6]}]))
+    (v,) = aisles.aisle_checks(inputs, _two_facing_rows(split=False))
+    assert v.kind == "aisle" and v.where == "B1/H1 column at (5, 2.3)"
+    assert v.figures["columns"] == 1
+    assert v.figures["clear_m"] == pytest.approx(0.6)
+    assert v.figures["aisle_m"] == pytest.approx(1.2)
+    assert "front (cold) aisle of RA1" in v.message
+    # the same racks as four rows that end at the column: it stands between row ends
+    assert aisles.aisle_checks(inputs, _two_facing_rows(split=True)) == []
+    # beyond the aisle (in a hall with no such column) nothing is flagged either
+    assert aisles.aisle_checks(make_inputs(hall()), _two_facing_rows(split=False)) == []
 
 
 def _facing_a_column(make_inputs: Make, **more: Any) -> Inputs:

@@ -47,9 +47,10 @@ def test_a_column_breaks_a_row_which_continues_past_it(make_inputs: Make) -> Non
     inputs = make_inputs(hall(columns=[{"at": [5.0, 3.5], "size_m": [0.6, 0.6]}]))
     assert place.floor_positions(inputs, 0.6) == {"B1/H1": 15 + 14}
     # y 2.7..3.3 also reaches 0.2 m into the cold aisle (y 1.7..2.9), and no shift of the lines within
-    # the 1.4 m to spare puts it inside one line: both rows beside that aisle break over x 4.7..5.3
+    # the 1.4 m to spare puts it inside one line: both rows beside that aisle end at it, a cross aisle
+    # wide (x 4.4..5.6: 6 + 6 racks on each line)
     inputs = make_inputs(hall(columns=[{"at": [5.0, 3.0], "size_m": [0.6, 0.6]}]))
-    assert place.floor_positions(inputs, 0.6) == {"B1/H1": 14 + 14}
+    assert place.floor_positions(inputs, 0.6) == {"B1/H1": (6 + 6) * 2}
 
 
 def test_keepout_and_wider_aisles(make_inputs: Make) -> None:
