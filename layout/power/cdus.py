@@ -6,7 +6,8 @@
   first): rows in row order fill one CDU after the other (a row stays on one CDU; a row above one CDU's
   rating takes as many as it needs), and ``cdu_redundancy = "N+1"`` (default) adds a standby.
 - CDUs stand in the hall's CDU gallery (a keep-out whose reason names a CDU), in rows of slots with a
-  service aisle in front; without a gallery, at row ends, on free floor just past a row's last rack.
+  service aisle in front; without a gallery, at row ends, on free floor just past a row's last rack
+  with a cross aisle's width still clear beyond it (never in an aisle).
 - A CDU that finds no place is not bought: the rows it would serve are a ``cdu`` violation (their
   liquid load and what their placed CDUs carry), and a hall that loses its standby is one too.
 - Flow: a CDU moves ``flow_l_per_s`` of coolant at its rated heat, in proportion below it.
@@ -101,41 +102,51 @@ def row_end_slots(
     placement: Placement, hall_key: str, hall: Hall, width: float, depth: float
 ) -> list[tuple[float, float, float]]:
     """CDU places at row ends: just past each row's last (then before its first) rack, facing as the
-    row does, where the floor inside the wall clearance is free of racks, columns and keep-outs."""
+    row does, where the floor inside the wall clearance is free of racks, columns and keep-outs, and
+    where a passage a cross aisle wide (``cross_aisle_m``) stays clear beyond the CDU, inside the
+    hall, to the next rack, column, keep-out or CDU: a CDU never narrows the cross aisle it stands
+    in. A row end without that room gets no CDU."""
     rows = placement.rows[placement.rows["hall"] == hall_key]
     if not len(rows):
         return []
     inner, obstacles = hall_floor(hall)
+    walls = Polygon(hall.polygon).buffer(1e-6)
     racks = placement.racks[placement.racks["hall"] == hall_key]
     taken = list(rack_polygons(racks)) + obstacles
+    gap = hall.cross_aisle_m
     cand: list[tuple[float, float, float, float, float]] = []
+    clear: list[Any] = []  # the passage beyond each candidate
     cols = [rows[c].to_numpy(float) for c in ("x0_m", "y0_m", "x1_m", "y1_m", "front_sign")]
     for axis, x0, y0, x1, y1, front in zip(rows["axis"].tolist(), *(c.tolist() for c in cols), strict=True):
         lo, hi = (min(x0, x1), max(x0, x1)) if axis == "x" else (min(y0, y1), max(y0, y1))
         for end, sign in ((hi, 1.0), (lo, -1.0)):
             c = end + sign * width / 2
+            far = end + sign * width
+            a, b = sorted((far, far + sign * gap))
             if axis == "x":
                 cand.append((c, y0, 0.0 if front > 0 else 180.0, width / 2, depth / 2))
+                clear.append(shapely.box(a, y0 - depth / 2, b, y0 + depth / 2))
             else:
                 cand.append((x0, c, 270.0 if front > 0 else 90.0, depth / 2, width / 2))
+                clear.append(shapely.box(x0 - depth / 2, a, x0 + depth / 2, b))
     a = np.asarray([c[:2] for c in cand], float)
     hx = np.asarray([c[3] for c in cand])
     hy = np.asarray([c[4] for c in cand])
     boxes = shapely.box(a[:, 0] - hx, a[:, 1] - hy, a[:, 0] + hx, a[:, 1] + hy)
-    ok = shapely.contains(inner.buffer(1e-6), boxes)
+    passages = np.asarray(clear, dtype=object)
+    ok = shapely.contains(inner.buffer(1e-6), boxes) & shapely.contains(walls, passages)
     if taken:
         tree = shapely.STRtree(np.asarray(taken, dtype=object))
-        bi, ti = tree.query(boxes, predicate="intersects")
-        hit = shapely.area(shapely.intersection(boxes[bi], np.asarray(taken, dtype=object)[ti])) > 1e-9
-        ok[bi[hit]] = False
+        for geo in (boxes, passages):
+            bi, ti = tree.query(geo, predicate="intersects")
+            hit = shapely.area(shapely.intersection(geo[bi], np.asarray(taken, dtype=object)[ti])) > 1e-9
+            ok[bi[hit]] = False
     out: list[tuple[float, float, float]] = []
-    chosen: list[Any] = []
+    chosen: list[Any] = []  # the CDUs placed and their passages
     for i in np.flatnonzero(ok).tolist():
-        if any(
-            shapely.intersects(boxes[i], b) and shapely.intersection(boxes[i], b).area > 1e-9 for b in chosen
-        ):
+        if any(shapely.intersection(g, b).area > 1e-9 for g in (boxes[i], passages[i]) for b in chosen):
             continue
-        chosen.append(boxes[i])
+        chosen += [boxes[i], passages[i]]
         out.append((float(a[i, 0]), float(a[i, 1]), cand[i][2]))
     return out
 

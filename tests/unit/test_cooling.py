@@ -183,6 +183,31 @@ def test_without_a_gallery_cdus_stand_at_row_ends(make_inputs: Make) -> None:
     assert loop.violations == ()
 
 
+def two_rows_end_to_end(gap_m: float) -> Any:
+    """Two rows of 4 racks on one line (y 1.1): x 4.0..6.4, then another starting ``gap_m`` later."""
+    racks = [(f"B1/H1/R01/K{k + 1:02d}", 4.3 + 0.6 * k, 1.1) for k in range(4)]
+    start = 6.4 + gap_m + 0.3
+    racks += [(f"B1/H1/R02/K{k + 1:02d}", start + 0.6 * k, 1.1) for k in range(4)]
+    return hb.placement(hb.racks_table(racks, template="gb200-nvl72"), [], [])
+
+
+def test_a_cdu_at_a_row_end_keeps_a_cross_aisle_clear_beyond_it(make_inputs: Make) -> None:
+    # two rows end to end across a 1.2 m cross aisle (x 6.4..7.6), 850 kW of coolant: one CDU + the
+    # standby. A 1.2 m CDU in that aisle would close it, so neither stands there but at the outer row
+    # ends, each with 1.2 m clear beyond it inside the walls (x 2.8..4.0 past R01, 10.0..11.2 past R02)
+    inputs = liquid_hall(make_inputs)
+    loop = cdus.liquid_loop(FacilityInput.of(inputs), two_rows_end_to_end(1.2), np.full(8, 125.0))
+    assert loop.violations == ()
+    assert sorted(loop.cdus["x_m"].tolist()) == pytest.approx([3.4, 10.6])
+    # a cross aisle of 3.0 m holds a CDU (1.2 m) with 1.8 m still clear beyond it
+    wide = cdus.liquid_loop(FacilityInput.of(inputs), two_rows_end_to_end(3.0), np.full(8, 125.0))
+    assert wide.violations == ()
+    assert 7.0 in [round(v, 6) for v in wide.cdus["x_m"].tolist()]
+    # an aisle of 2.0 m would leave 0.8 m: no CDU there
+    mid = cdus.liquid_loop(FacilityInput.of(inputs), two_rows_end_to_end(2.0), np.full(8, 125.0))
+    assert not any(6.4 < v < 8.4 for v in mid.cdus["x_m"].dropna().tolist())
+
+
 def test_gb200_hall_cdus_carry_its_liquid_load(design_of: Callable[[str], Any]) -> None:
     d = design_of("gb200-hall")
     racks = d.placement.racks

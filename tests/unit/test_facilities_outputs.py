@@ -15,6 +15,8 @@ from pypdf import PdfReader
 
 from layout.export import tables
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 def test_every_rack_of_every_shipped_site_has_two_feeds_from_different_ups_blocks(
     design_of: Callable[[str], Any], shipped_sites: list[str]
@@ -141,3 +143,82 @@ def test_dxf_has_a_power_sheet_per_hall_and_cdus_on_their_layer(design_of: Calla
     assert f"UPS blocks of B1/H1: {len(d.chain.ups)}" in notes
     assert f"Busways of B1/H1: {len(d.chain.busways)}, by model:" in notes
     assert f"CDUs (layer M-EQPM-CDU): {int(d.liquid.cdus['placed'].sum())}" in notes
+
+
+def _gb200_hall_without_its_gallery(tmp_path: Path) -> Any:
+    """gb200-hall with its CDU gallery taken out: its CDUs go to row ends, where there is room."""
+    from layout import design
+    from layout.load import load_site
+
+    text = (ROOT / "sites" / "gb200-hall.toml").read_text(encoding="utf-8")
+    gallery = 'keepouts = [{ polygon = [[2, 30], [12, 30], [12, 38], [2, 38]], reason = "CDU gallery" }]'
+    assert gallery in text
+    site = tmp_path / "gb200-no-gallery.toml"
+    site.write_text(text.replace(gallery, ""), encoding="utf-8")
+    return design.run(load_site(site))
+
+
+@pytest.mark.parametrize("stem", ["gb200-hall", "gb300-spectrum-x", "gb200-hall without its gallery"])
+def test_no_cdu_stands_in_an_aisle_read_from_the_dxf_and_the_xlsx(
+    stem: str, tmp_path: Path, design_of: Callable[[str], Any]
+) -> None:
+    """Issue 27: the CDU boxes as drawn (DXF layer M-EQPM-CDU, read back by ezdxf) against every rack's
+    front and back aisle as the XLSX Racks sheet gives the racks (openpyxl), with this test's own
+    geometry: no CDU takes floor from a cold or hot aisle, a column or another CDU."""
+    import shapely
+
+    from layout.export import dxf
+
+    d = _gb200_hall_without_its_gallery(tmp_path) if " " in stem else design_of(stem)
+    doc = dxf.build_scene_document(dxf.scene_of(d)).doc
+    assert doc.header["$INSUNITS"] == 4  # millimetres
+    cdu_boxes = [
+        shapely.box(*np.r_[np.min(p, 0), np.max(p, 0)] / 1000.0)
+        for p in (
+            np.array([v[:2] for v in e.get_points()])
+            for e in doc.modelspace().query('LWPOLYLINE[layer=="M-EQPM-CDU"]')
+        )
+    ]
+    assert len(cdu_boxes) == int(d.liquid.cdus["placed"].sum()) > 0
+    (path,) = tables.write_tables_of(d, tmp_path, xlsx=True)
+    ws = openpyxl.load_workbook(path, read_only=True)["Racks"]
+    rows = ws.iter_rows(values_only=True)
+    head = list(next(rows))
+    col = {k: head.index(k) for k in ("hall", "x_m", "y_m", "width_m", "depth_m", "rotation_deg")}
+    halls = {f"{b.id}/{h.id}": h for b, h in d.inputs.site.halls()}
+    aisles, footprints = [], []
+    for r in rows:
+        h = halls[r[col["hall"]]]
+        x, y, w, dep, rot = (float(r[col[k]]) for k in ("x_m", "y_m", "width_m", "depth_m", "rotation_deg"))
+        assert rot in (0.0, 180.0)  # rows along x on these sites
+        front = 1.0 if rot == 0.0 else -1.0  # fronts face +y at 0 degrees
+        footprints.append((x - w / 2, y - dep / 2, x + w / 2, y + dep / 2))
+        for sign, depth in ((front, h.cold_aisle_m), (-front, h.hot_aisle_m)):
+            edge = y + sign * dep / 2
+            aisles.append(
+                shapely.box(
+                    x - w / 2, min(edge, edge + sign * depth), x + w / 2, max(edge, edge + sign * depth)
+                )
+            )
+    columns = [
+        shapely.box(
+            c.at[0] - c.size_m[0] / 2,
+            c.at[1] - c.size_m[1] / 2,
+            c.at[0] + c.size_m[0] / 2,
+            c.at[1] + c.size_m[1] / 2,
+        )
+        for _, h in d.inputs.site.halls()
+        for c in h.columns
+    ]
+    cross = {h.cross_aisle_m for _, h in d.inputs.site.halls()}.pop()
+    fp = np.array(footprints)
+    for i, box in enumerate(cdu_boxes):
+        for other in aisles + columns + cdu_boxes[i + 1 :]:
+            assert box.intersection(other).area < 1e-6, (stem, box.bounds, other.bounds)
+        # along its line: against the racks beside it (touching a row end), or a cross aisle clear
+        x0, y0, x1, y1 = box.bounds
+        line = (fp[:, 1] < y1 - 1e-6) & (fp[:, 3] > y0 + 1e-6)
+        for gaps in (fp[line, 0] - x1, x0 - fp[line, 2]):  # to the racks on its right, on its left
+            gaps = gaps[gaps > -1e-6]
+            if len(gaps):
+                assert gaps.min() < 1e-6 or gaps.min() >= cross - 1e-6, (stem, box.bounds, gaps.min())
