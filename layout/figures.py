@@ -61,7 +61,7 @@ SPECS: tuple[Spec, ...] = (
     Spec("racks", "racks", "", "Racks placed on the halls' floors, of every template.", "racks.total"),
     Spec("it_mw", "IT power (critical load)", "MW", "Sum of every placed rack's design kW.", "power.it_mw"),
     Spec("facility_mw", "facility power", "MW", "IT power x the site's PUE.", "power.facility_mw"),
-    Spec("annual_twh", "annual energy", "TWh", "Facility power over 8,760 h a year at nameplate.", "power.annual_twh"),
+    Spec("annual_twh", "annual energy", "TWh", "Facility power over 8,760 h a year at the site's utilisation (default 1.0: nameplate).", "power.annual_twh"),
     Spec("annual_cost_usd", "annual electricity cost", "USD", "Annual energy x the site's electricity price.", "power.annual_cost_usd"),
     Spec("max_rack_kw", "most loaded rack", "kW", "The highest design kW of any placed rack.", "power.max_rack_kw"),
     Spec("switches_backend", "switches of the GPU fabric", "", "Leaf, spine, core and super switches of the backend.", "switches.total"),

@@ -57,6 +57,8 @@ import numpy as np
 from shapely.geometry import Point as ShapelyPoint
 from shapely.geometry import Polygon
 
+from layout.power.loads import HOURS_PER_YEAR
+
 if TYPE_CHECKING:
     from layout.design import Design
     from layout.engine.cluster import Engine
@@ -65,7 +67,6 @@ if TYPE_CHECKING:
 
 FRACS = (0.1, 0.3, 0.5, 0.7, 0.9)  # grid of anchor points over a hall's bounds, per axis
 NEIGHBOUR_JUMPER_M = 0.5  # lower bound: a link between two racks at the shortest jumper stocked (DAC 0.5 m)
-HOURS_PER_YEAR = 8760.0
 
 Spot = tuple[int, int] | None  # (ix, iy) into FRACS, or None: the site's own setting
 MdfSpot = tuple[int, int, int] | None  # (hall of the building, ix, iy), or None: the site's own
@@ -311,7 +312,7 @@ def score(design: Design, years: float) -> dict[str, Any]:
     cables = float(b.loc[b["category"] == "cables", "extended_usd"].sum())
     site = design.inputs.site.site
     module_kw = float(np.sum(design.cabling.module_w)) / 1000.0
-    energy = module_kw * HOURS_PER_YEAR * years * site.pue * site.electricity_usd_per_kwh
+    energy = module_kw * HOURS_PER_YEAR * site.utilisation * years * site.pue * site.electricity_usd_per_kwh
     links = design.cabling.links
     fig = design.figures  # the figures every output prints (layout/figures.py)
     return {

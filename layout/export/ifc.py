@@ -332,9 +332,8 @@ def build(design: Design, scene: Scene) -> Any:
 
 def rack_properties(design: Design, rack: Mapping[Any, Any]) -> dict[str, Any]:
     """What ``Pset_dclayout`` says of a scene rack: its kW is all heat, its weight what stands on the
-    floor (devices and empty rack: the floor load times the footprint)."""
+    floor (devices and empty rack, as layout/power/loads.py weighs it)."""
     no = int(rack["rack_no"])
-    area = float(rack["width_m"]) * float(rack["depth_m"])
     return {
         "rack_id": str(rack["rack_id"]),
         "template": str(rack["template"]),
@@ -342,7 +341,7 @@ def rack_properties(design: Design, rack: Mapping[Any, Any]) -> dict[str, Any]:
         "servers": int(rack["servers"]),
         "power_kw": float(rack["power_kw"]),
         "heat_kw": float(rack["power_kw"]),
-        "weight_kg": float(design.power.rack_floor_kg_m2[no]) * area,
+        "weight_kg": float(design.power.rack_weight_kg[no]),
     }
 
 

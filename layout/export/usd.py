@@ -193,7 +193,6 @@ def _racks(s: _Stage, design: Design, scene: Scene, halls: dict[str, str]) -> No
     ids = design.fabric.devices["device_id"].astype(str).to_numpy()
     order = np.argsort(dev_rack, kind="stable")
     bounds = np.searchsorted(dev_rack[order], np.arange(len(racks) + 1))
-    area = racks["width_m"].to_numpy(float) * racks["depth_m"].to_numpy(float)
     rows_made: set[str] = set()
     for r in scene.racks.to_dict("records"):
         no = int(r["rack_no"])
@@ -215,7 +214,7 @@ def _racks(s: _Stage, design: Design, scene: Scene, halls: dict[str, str]) -> No
         s.attrs(rack, {
             "rack_id": str(r["rack_id"]), "template": str(r["template"]), "kind": str(r["kind"]),
             "servers": int(r["servers"]), "power_kw": float(r["power_kw"]), "heat_kw": float(r["power_kw"]),
-            "weight_kg": float(design.power.rack_floor_kg_m2[no]) * float(area[no]), "ports": int(ends[no]),
+            "weight_kg": float(design.power.rack_weight_kg[no]), "ports": int(ends[no]),
             "devices": ids[order[bounds[no] : bounds[no + 1]]].tolist(),
         })  # fmt: skip
 

@@ -53,6 +53,9 @@ class SiteInfo(Strict):
     utility_mw: float = Field(gt=0, le=5000)
     pue: float = Field(ge=1.0, le=3.0)
     electricity_usd_per_kwh: float = Field(ge=0, le=2.0)
+    # the share of nameplate IT power drawn on average over the year (1.0: nameplate, as energy is
+    # stated by default); energy and its cost scale with it, power budgets never do
+    utilisation: float = Field(default=1.0, gt=0, le=1.0)
 
     @field_validator("date")
     @classmethod
@@ -114,6 +117,12 @@ class Hall(Strict):
     cooling: Cooling = "air"
     max_rack_kw: float = Field(default=30.0, gt=0, le=300)
     floor_load_kg_m2: float = Field(default=1200.0, gt=0, le=10000)
+    # "raised": racks stand on tiles, their feet and tiles checked below; "slab": the average only
+    floor: Literal["raised", "slab"] = "raised"
+    # concentrated load one rack foot may put on a raised floor (kg); its tile (square, m) and load (kg)
+    point_load_kg: float = Field(default=680.0, gt=0, le=100000)
+    tile_m: float = Field(default=0.6, gt=0.1, le=2.0)
+    tile_load_kg: float = Field(default=1360.0, gt=0, le=100000)
     it_mw: float | None = Field(default=None, gt=0, le=2000)
     # heat the hall can reject; None: its floor area x the catalog's kW per m2 for its cooling
     cooling_mw: float | None = Field(default=None, gt=0, le=2000)

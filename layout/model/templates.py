@@ -25,6 +25,8 @@ class RackTemplate(Strict):
     height_ru: int = Field(gt=0, le=60)
     cooling: Cooling
     weight_kg_empty: float = Field(ge=0, le=3000)
+    # leveller feet (or castors) it stands on, at its footprint's corners: its point loads on the floor
+    feet: int = Field(default=4, ge=1, le=16)
     pdu_kw: float = Field(gt=0, le=500)
     slot: list[Slot] = Field(default_factory=list)
 

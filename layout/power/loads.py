@@ -170,6 +170,14 @@ def device_weight_kg(inputs: Inputs, fabric: Fabric, by_model: Models | None = N
     return out
 
 
+def whole_tiles(width_m: np.ndarray, depth_m: np.ndarray, tile_m: np.ndarray) -> np.ndarray:
+    """The whole floor tiles under each footprint (at least 1): a 600 x 1200 mm rack on 600 mm tiles
+    stands on 2, so each carries half its weight (its front feet on one, its back feet on the other)."""
+    across = np.floor(np.asarray(width_m, float) / tile_m + 1e-9)
+    along = np.floor(np.asarray(depth_m, float) / tile_m + 1e-9)
+    return np.maximum(across * along, 1.0)
+
+
 # ------------------------------------------------------------------------------------------- report
 @dataclass(frozen=True)
 class PowerReport:
@@ -179,6 +187,9 @@ class PowerReport:
     rack_kw: np.ndarray
     rack_limit_kw: np.ndarray  # the hall's max_rack_kw for each rack
     rack_floor_kg_m2: np.ndarray
+    rack_weight_kg: np.ndarray  # devices + the empty rack
+    rack_foot_kg: np.ndarray  # on each of the template's feet
+    rack_tile_kg: np.ndarray  # on each whole floor tile under it (its weight over those tiles)
     rows: pd.DataFrame  # row, hall, racks, it_kw
     halls: pd.DataFrame  # hall, building, racks, it_kw, limit_mw, cooling_mw
     buildings: pd.DataFrame  # building, racks, it_kw, limit_mw
@@ -209,6 +220,9 @@ class RackLoads:
     device_kw: np.ndarray
     rack_kw: np.ndarray
     rack_floor_kg_m2: np.ndarray
+    rack_weight_kg: np.ndarray  # devices + the empty rack
+    rack_foot_kg: np.ndarray  # the weight over the template's feet
+    rack_tiles: np.ndarray  # whole floor tiles under the footprint (at least 1), at each hall's tile size
     rows: pd.DataFrame  # row, hall, racks, it_kw
     hall_keys: list[str]  # the halls with racks, in the order of their first rack
     hall_code: np.ndarray  # per rack, its hall's index in hall_keys
@@ -271,9 +285,14 @@ def _rack_loads(
         np.array([inputs.templates[t].weight_kg_empty for t in tpls], float)[tpl_code] if nr else np.zeros(0)
     )
     area = racks["width_m"].to_numpy() * racks["depth_m"].to_numpy()
-    floor = (weight + empty) / np.where(area > 0, area, 1.0)
+    total = weight + empty
+    floor = total / np.where(area > 0, area, 1.0)
+    feet = np.array([inputs.templates[t].feet for t in tpls], float)[tpl_code] if nr else np.ones(0)
     hall_code, hall_names = pd.factorize(racks["hall"])  # in the order of first appearance, as pd.unique
     hall_keys = [str(h) for h in hall_names]
+    tile_of = {f"{b.id}/{h.id}": h.tile_m for b, h in inputs.site.halls()}
+    tile = np.array([tile_of.get(k, 0.6) for k in hall_keys], float)[hall_code] if nr else np.ones(0)
+    tiles = whole_tiles(racks["width_m"].to_numpy(float), racks["depth_m"].to_numpy(float), tile)
     hall_racks: dict[str, np.ndarray] = {}
     hall_templates: dict[str, list[tuple[str, int, int]]] = {}
     hall_load: dict[str, tuple[float, int]] = {}
@@ -298,6 +317,9 @@ def _rack_loads(
         device_kw=dkw,
         rack_kw=rack_kw,
         rack_floor_kg_m2=floor,
+        rack_weight_kg=total,
+        rack_foot_kg=total / feet,
+        rack_tiles=tiles,
         rows=_rows(racks, rack_kw),
         hall_keys=hall_keys,
         hall_code=hall_code,
@@ -360,7 +382,7 @@ def check(
     it_kw = loads.it_kw
     it_mw = it_kw / 1000.0
     facility_mw = it_mw * site.site.pue
-    annual_kwh = facility_mw * 1000.0 * HOURS_PER_YEAR
+    annual_kwh = facility_mw * 1000.0 * HOURS_PER_YEAR * site.site.utilisation
     v: list[Violation] = _rack_violations(inputs, racks, loads, limit)
     hall_rows: list[dict[str, Any]] = []
     for b, h in site.halls():
@@ -401,6 +423,9 @@ def check(
         rack_kw=rack_kw,
         rack_limit_kw=limit,
         rack_floor_kg_m2=floor,
+        rack_weight_kg=loads.rack_weight_kg,
+        rack_foot_kg=loads.rack_foot_kg,
+        rack_tile_kg=loads.rack_weight_kg / loads.rack_tiles,
         rows=loads.rows,
         halls=halls,
         buildings=buildings,
@@ -490,6 +515,38 @@ def _rack_violations(
                     },
                 )
             )
+        tile_kg = loads.rack_weight_kg / loads.rack_tiles
+        for what, per, limit_kg, unit in (
+            ("foot", loads.rack_foot_kg, hall.point_load_kg, "point_load_kg"),
+            ("tile", tile_kg, hall.tile_load_kg, "tile_load_kg"),
+        ):
+            if hall.floor == "slab":
+                continue  # no tiles; a slab's point loads are the structural engineer's (the PDF says so)
+            heavy = m[per[m] > limit_kg + 1e-9]
+            if len(heavy):
+                i, n = _worst(heavy, per)
+                t = str(racks["template"].iat[i])
+                where = (
+                    f"on each of its {inputs.templates[t].feet} feet"
+                    if what == "foot"
+                    else f"on each of the {loads.rack_tiles[i]:.0f} {hall.tile_m:g} m tile(s) under it"
+                )
+                out.append(
+                    Violation(
+                        "floor_load",
+                        str(ids.iat[i]),
+                        f"{n} rack(s) in {key} put more than the floor's {limit_kg:g} kg per {what} "
+                        f"({unit}) on it; worst {ids.iat[i]} ({t}), {loads.rack_weight_kg[i]:.0f} kg: "
+                        f"{per[i]:.0f} kg {where}",
+                        "spread the load (a plinth or load-spreading plate under the feet), use heavier-duty "
+                        f"tiles, or raise the hall's {unit} to what the floor is rated for",
+                        {
+                            "racks": n,
+                            f"max_kg_per_{what}": round(float(per[i]), 1),
+                            f"limit_kg_per_{what}": limit_kg,
+                        },
+                    )
+                )
         for t, i, count in loads.hall_templates[key]:
             need = inputs.templates[t].cooling
             if COOLING_RANK[need] > COOLING_RANK[hall.cooling]:

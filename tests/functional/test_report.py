@@ -122,6 +122,37 @@ def test_assumptions_give_each_catalog_figure_its_source(small: tuple[Design, by
     assert "gb200-nvl72" not in part, "only figures of parts the design uses"
 
 
+def test_the_facilities_assumptions_and_the_energy_basis_are_stated(small: tuple[Design, bytes]) -> None:
+    """Issue 27 item 7: every margin, the power factor, and how energy is stated (nameplate here)."""
+    design, data = small
+    text = pdf_text(data)
+    part = text[text.index("Facilities assumptions What the power chain") :]
+    m = design.inputs.catalog.margins
+    assert f"power factor of the IT load {m.power_factor:g} catalog [margins]" in part
+    assert f"continuous load of busways {m.busway:.0%} of rating catalog [margins]" in part
+    assert f"continuous load of UPS blocks {m.ups:.0%} of rating catalog [margins]" in part
+    assert "site.utilisation (energy) 1 site file, default: nameplate" in part
+    assert "(8,760 h at nameplate: site.utilisation = 1)" in text
+    assert "kg per foot (rated) kg per tile (rated)" in text
+    foot, tile = design.power.rack_foot_kg.max(), design.power.rack_tile_kg.max()
+    assert f"{foot:,.0f} (680) {tile:,.0f} (1,360)" in text
+
+
+def test_energy_at_a_stated_utilisation(tmp_path: Path) -> None:
+    """site.utilisation = 0.6: energy and its cost are 0.6 of nameplate, the power figures unchanged."""
+    text = SMALL.read_text()
+    assert "electricity_usd_per_kwh" in text
+    site = tmp_path / "sites" / "sixty.toml"
+    site.parent.mkdir()
+    site.write_text(text.replace("electricity_usd_per_kwh", "utilisation = 0.6\nelectricity_usd_per_kwh", 1))
+    shutil.copytree(ROOT / "rack_templates", tmp_path / "rack_templates")
+    full, sixty = run(load_site(SMALL)), run(load_site(site))
+    assert sixty.power.it_mw == full.power.it_mw
+    assert sixty.power.annual_twh == pytest.approx(0.6 * full.power.annual_twh)
+    assert sixty.power.annual_cost_usd == pytest.approx(0.6 * full.power.annual_cost_usd)
+    assert "(8,760 h at 60% of nameplate: site.utilisation = 0.6)" in pdf_text(pdf.render_pdf(sixty))
+
+
 def test_same_design_same_bytes_and_a_clean_file(small: tuple[Design, bytes], tmp_path: Path) -> None:
     design, data = small
     again = pdf.render_pdf(run(load_site(SMALL)))

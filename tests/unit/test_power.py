@@ -133,6 +133,42 @@ def test_gb200_on_a_raised_floor(inputs_of: Callable[[str], Inputs]) -> None:
     assert v.figures["limit_kg_m2"] == 340.0
 
 
+def test_point_and_tile_loads_by_hand(make_inputs: Make) -> None:
+    # a GPU rack: 160 kg + 4 x 130.45 kg = 681.8 kg on 4 feet (170.45 kg each) over the 2 whole 0.6 m
+    # tiles under its 600 x 1200 mm footprint (340.9 kg each); a leaf rack 180 + 8 x 14.5 = 296 kg on
+    # 4 feet (74 kg) over 1 x 2 tiles (148 kg each)
+    _, p, r = run(make_inputs(hall()))
+    gpu = (p.racks["kind"] == "gpu").to_numpy()
+    assert r.rack_weight_kg[gpu] == pytest.approx(np.full(8, 160 + 4 * 130.45))
+    assert r.rack_foot_kg[gpu] == pytest.approx(np.full(8, (160 + 4 * 130.45) / 4))
+    assert r.rack_tile_kg[gpu] == pytest.approx(np.full(8, (160 + 4 * 130.45) / 2))
+    assert r.rack_tile_kg[4] == pytest.approx(296 / 2)
+    assert r.violations == ()
+    # a floor rated 150 kg per foot: every GPU rack is over it; 300 kg per tile: every GPU rack too
+    _, p, r = run(make_inputs(hall(point_load_kg=150.0, tile_load_kg=300.0)))
+    foot, tile = (v for v in r.violations if v.kind == "floor_load")
+    assert foot.figures == {"racks": 8, "max_kg_per_foot": 170.4, "limit_kg_per_foot": 150.0}
+    assert "170 kg on each of its 4 feet" in foot.message and "(point_load_kg)" in foot.message
+    assert tile.figures == {"racks": 8, "max_kg_per_tile": 340.9, "limit_kg_per_tile": 300.0}
+    assert "on each of the 2 0.6 m tile(s) under it" in tile.message
+    # on 1.2 m tiles the GPU rack stands on 1 whole tile: 681.8 kg on it
+    _, _, r = run(make_inputs(hall(tile_m=1.2, tile_load_kg=600.0)))
+    (tile,) = r.violations
+    assert tile.figures["max_kg_per_tile"] == pytest.approx(681.8)
+    # a slab: neither is checked
+    _, _, r = run(make_inputs(hall(floor="slab", point_load_kg=150.0, tile_load_kg=300.0)))
+    assert r.violations == ()
+
+
+def test_an_nvl72_puts_340_kg_on_a_foot_and_680_kg_on_a_tile(design_of: Callable[[str], Any]) -> None:
+    """The issue's figures: a GB200 NVL72 of ~1,360 kg on 4 levellers and 2 tiles."""
+    d = design_of("gb200-hall")
+    nvl = (d.placement.racks["template"] == "gb200-nvl72").to_numpy()
+    assert d.power.rack_weight_kg[nvl] == pytest.approx(np.full(int(nvl.sum()), 1360.0))
+    assert d.power.rack_foot_kg[nvl].max() == pytest.approx(340.0)
+    assert d.power.rack_tile_kg[nvl].max() == pytest.approx(680.0)
+
+
 def test_liquid_rack_in_an_air_hall(inputs_of: Callable[[str], Inputs]) -> None:
     gb = inputs_of("gb200-hall")
     b = gb.site.building[0]

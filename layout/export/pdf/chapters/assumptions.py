@@ -118,20 +118,25 @@ def story(design: Any) -> list[Flowable]:
             h.cooling,
             f"{h.max_rack_kw:g}",
             f"{h.floor_load_kg_m2:g}",
+            "slab, not checked"
+            if h.floor == "slab"
+            else f"{h.point_load_kg:g} / {h.tile_m:g} m / {h.tile_load_kg:g}",
             f"{h.it_mw:g}" if h.it_mw else "none",
             f"{b.it_mw:g}" if b.it_mw else "none",
         ]
         for b, h in s.halls()
     ]
     cols = [
-        Col("Hall", 70),
-        Col("Cooling", 70),
-        Col("max_rack_kw", 75, True),
-        Col("floor_load_kg_m2", 90, True),
-        Col("Hall it_mw", 70, True),
-        Col("Building it_mw", 80, True),
+        Col("Hall", 60),
+        Col("Cooling", 55),
+        Col("max_rack_kw", 60, True),
+        Col("floor_load_kg_m2", 80, True),
+        Col("kg per foot / tile / kg per tile", 130, True),
+        Col("Hall it_mw", 55, True),
+        Col("Building it_mw", 65, True),
     ]
     out += [*h2("Halls (from the site file)"), data_table(cols, rows)]
+    out += facilities(design)
     used_tpl = sorted(set(design.placement.racks["template"].astype(str)))
     rows = []
     for t in used_tpl:
@@ -165,3 +170,90 @@ def story(design: Any) -> list[Flowable]:
     cols = [Col("Catalog item", 95), Col("Figure", 90), Col("Value", 75, True), Col("Source", FRAME_W - 260)]
     out += [*h2("Catalog figures used"), data_table(cols, rows)]
     return out
+
+
+WATER_KJ_PER_L_K = 4.18  # volumetric heat capacity of water near 30 C (a glycol mix is ~10 % lower)
+
+
+def facilities(design: Any) -> list[Flowable]:
+    """The facilities assumptions in one place: the margins and power factor the chain was sized
+    with (the catalog's, with the site's overrides), how energy is stated, the cooling types' heat per
+    m2 and liquid fractions, each server's liquid fraction, and each CDU model's flow and the coolant
+    temperature rise it implies (water)."""
+    from layout.power.facility import FacilityInput
+
+    inp = design.inputs
+    fac = FacilityInput.of(inp)
+    site_set = set(inp.site.margins.model_dump(exclude_none=True))
+    m = fac.margins
+    rows: list[list[Cell]] = [
+        [
+            "site.utilisation (energy)",
+            f"{inp.site.site.utilisation:g}",
+            "site file" + (", default: nameplate" if inp.site.site.utilisation >= 1 else ""),
+        ],
+        ["site.pue", f"{inp.site.site.pue:g}", "site file"],
+        [
+            "power factor of the IT load",
+            f"{m.power_factor:g}",
+            "site [margins]" if "power_factor" in site_set else "catalog [margins]",
+        ],
+    ]
+    for kind, what in (
+        ("tap_off", "tap-off boxes"),
+        ("busway", "busways"),
+        ("switchboard", "switchboards"),
+        ("ups", "UPS blocks"),
+        ("cdu", "CDUs and rear doors"),
+    ):
+        rows.append(
+            [
+                f"continuous load of {what}",
+                f"{getattr(m, kind):.0%} of rating",
+                "site [margins]" if kind in site_set else "catalog [margins]",
+            ]
+        )
+    cooling_used = sorted({h.cooling for _, h in fac.halls})
+    for c in cooling_used:
+        spec = inp.catalog.cooling.get(c)
+        if spec is not None:
+            rows.append(
+                [
+                    f"{c} halls: heat rejected per m2 of floor",
+                    f"{spec.kw_per_m2:g} kW/m2",
+                    f"catalog [cooling.{c}]",
+                ]
+            )
+            if c == "liquid":
+                rows.append(
+                    [
+                        f"{c} racks: share of heat into the coolant",
+                        f"{spec.liquid_fraction:g}",
+                        f"catalog [cooling.{c}], unless the server states its own",
+                    ]
+                )
+    used = set(design.placement.racks["template"].astype(str))
+    for t in sorted(used):
+        frac = fac.template_liquid_fraction.get(t)
+        if frac is not None and inp.templates[t].cooling == "liquid":
+            rows.append([f"{t}: its servers' liquid fraction", f"{frac:g}", "catalog server"])
+    cdus = design.liquid.cdus
+    for model in sorted(set(cdus["model"].astype(str))) if len(cdus) else []:
+        spec = inp.catalog.cdu[model]
+        dt = spec.rating_kw / (WATER_KJ_PER_L_K * spec.flow_l_per_s)
+        rows.append(
+            [
+                f"CDU {model}: rating, flow, coolant rise",
+                f"{spec.rating_kw:,.0f} kW, {spec.flow_l_per_s:g} L/s, {dt:.1f} K",
+                "catalog [cdu]; the rise for water at its rated heat and flow",
+            ]
+        )
+    cols = [Col("Assumption", 200), Col("Value", 110, True), Col("Source", FRAME_W - 310)]
+    return [
+        *h2("Facilities assumptions"),
+        para(
+            "What the power chain, the cooling and the energy figures were worked out with; each element is "
+            "loaded to at most its rating times its continuous-load share, at the power factor above."
+        ),
+        data_table(cols, rows),
+    ]

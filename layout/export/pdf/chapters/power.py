@@ -89,7 +89,7 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
             [
                 (fig["it_mw"].label, fig["it_mw"].text),
                 (f"{fig['facility_mw'].label} (IT x PUE {info.pue:g})", fig["facility_mw"].text),
-                (f"{fig['annual_twh'].label} (8,760 h at nameplate)", fig["annual_twh"].text),
+                (f"{fig['annual_twh'].label} ({energy_basis(info.utilisation)})", fig["annual_twh"].text),
                 (
                     f"{fig['annual_cost_usd'].label} at ${info.electricity_usd_per_kwh:g}/kWh",
                     fig["annual_cost_usd"].text,
@@ -104,6 +104,7 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
     kw = np.asarray(pw.rack_kw, float)
     limit = np.asarray(pw.rack_limit_kw, float)
     floor = np.asarray(pw.rack_floor_kg_m2, float)
+    foot, tile = np.asarray(pw.rack_foot_kg, float), np.asarray(pw.rack_tile_kg, float)
     order = np.lexsort((racks["rack_id"].to_numpy(str), -kw))[:20]
     rows: list[list[Cell]] = []
     for i in order:
@@ -143,21 +144,36 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
                 fmt_int(floor[m].max()),
                 str(racks["rack_id"].iat[worst]),
                 fmt_int(over),
+                _against(float(foot[m].max()), None if h.floor == "slab" else h.point_load_kg),
+                _against(float(tile[m].max()), None if h.floor == "slab" else h.tile_load_kg),
             ]
         )
     cols = [
-        Col("Hall", 90),
-        Col("Rating kg/m2", 90, True),
-        Col("Heaviest kg/m2", 90, True),
-        Col("Heaviest rack", 120, True),
-        Col("Racks over rating", 95, True),
+        Col("Hall", 55),
+        Col("Rating kg/m2", 65, True),
+        Col("Heaviest kg/m2", 70, True),
+        Col("Heaviest rack", 100, True),
+        Col("Racks over", 55, True),
+        Col("kg per foot (rated)", FRAME_W / 2 - 172.5, True),
+        Col("kg per tile (rated)", FRAME_W / 2 - 172.5, True),
     ]
     out += [
         *h2("Floor load"),
-        para("Rack weight (servers, switches and the empty cabinet) over its footprint."),
+        para(
+            "Rack weight (servers, switches and the empty cabinet) over its footprint, on each of its feet "
+            "(the rack template's feet, at its corners) and on each whole floor tile under it (the hall's "
+            "tile size), each against the hall's rating: floor_load_kg_m2, point_load_kg and tile_load_kg. "
+            'On a slab (floor = "slab") feet and tiles are not checked: its point loads are for the '
+            "structural engineer."
+        ),
         data_table(cols, rows),
     ]
     return out
+
+
+def _against(kg: float, limit_kg: float | None) -> str:
+    """The heaviest load and its rating, or that the hall gives none (not checked)."""
+    return f"{kg:,.0f} ({limit_kg:,.0f})" if limit_kg is not None else f"{kg:,.0f} (slab: not checked)"
 
 
 def _chain(design: Any) -> list[Flowable]:
@@ -257,3 +273,10 @@ def _chain(design: Any) -> list[Flowable]:
         ]
         out += [*h2("Liquid cooling: CDUs"), data_table(cols, rows)]
     return out
+
+
+def energy_basis(utilisation: float) -> str:
+    """How the annual energy is stated: 8,760 h at nameplate, or at the site's average utilisation."""
+    if utilisation >= 1.0:
+        return "8,760 h at nameplate: site.utilisation = 1"
+    return f"8,760 h at {utilisation:.0%} of nameplate: site.utilisation = {utilisation:g}"
