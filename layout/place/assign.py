@@ -37,7 +37,7 @@ from shapely.geometry import Polygon
 
 from layout.capacity import hall_cooling_mw
 from layout.place.anchors import cells_nearest, mdf_point, spine_order
-from layout.place.floor_grid import FloorCursor, Spot, build_halls, cell_order
+from layout.place.floor_grid import FloorCursor, Spot, build_halls, cell_order, start_line
 from layout.place.groups import RackGroups, RackItem
 from layout.place.su_order import order_of, ordered, su_keys
 from layout.place.templates import gpu_racks
@@ -68,8 +68,15 @@ class Placer:
         self.t_spine, self.t_core = self.groups.t_spine, self.groups.t_core
         self.d = self.groups.devices
         self.n_su = len(self.d.su_servers)
+        # the SU block the row segments are sized for: the longer of the first and the last SU's (a
+        # last SU with a leaf rack more would not fit a segment made for the first: a rack split off)
         typical = {
-            k: [it.width_m for it in self.groups.block(0, g).items] if self.n_su else []
+            k: max(
+                ([it.width_m for it in self.groups.block(su, g).items] for su in {0, self.n_su - 1}),
+                key=lambda w: (sum(w), len(w)),
+            )
+            if self.n_su
+            else []
             for k, g in self.gpu.items()
         }
         self.halls, self.cells = build_halls(
@@ -247,7 +254,7 @@ class Placer:
         buildings = sorted({halls[h].bno for h in zone})
         floors: dict[int, FloorCursor] = {}
         for h in zone:
-            start = max(0, (len(halls[h].line_cells) - trial.lines.get(h, 0)) // 2)
+            start = start_line(halls[h], self.cells, trial.lines.get(h, 0))
             around = spine_order(halls[h], self.cells)  # hall.spine_at: laid out around that point
             floors[h] = FloorCursor(
                 halls[h], self.cells, cell_order(halls[h], start) if around is None else around
@@ -316,7 +323,14 @@ class Placer:
 
     def _spine_row(self, f: FloorCursor, items: list[RackItem], spots: list[Spot]) -> list[RackItem]:
         """Spine racks in the next row line, in the cells nearest the middle of the hall; the SUs that
-        follow fill around them. Returns the items that found no room."""
+        follow fill around them. Returns the items that found no room. A single spine rack would be a
+        row of one, which no containment closes around: it joins the row just laid when that row has
+        room for it."""
+        if len(items) == 1 and f.started() and f.fits_in_cell([items[0].width_m]):
+            got = f.put_block(items)
+            if got:
+                spots += got
+                return []
         u_mid = (f.hall.usable.bounds[0] + f.hall.usable.bounds[2]) / 2
         later = f.later_cells()
         cells = self.cells

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from layout.place.groups import RackItem
 
 EPS = 1e-6
+ROOMY = 0.9  # a run of row lines with this share of the roomiest run's free length counts as roomy
+MIN_SPLIT_RACKS = 3  # a row piece a column cuts off must hold this many of the narrowest racks
 LOOK_AHEAD_CELLS = 4  # how many cells a block of racks skips to stand whole in one row
 
 
@@ -252,12 +254,17 @@ def _grid(hall: HallPlan, block: list[float], held: list[Polygon]) -> KeptGrid:
 
 def segment_m(hall: HallPlan, block: list[float]) -> float:
     """Row length between cross aisles: ``max_row_racks`` of the narrowest racks, or as many whole SU
-    blocks (GPU and network racks) as the rack count allows when that is longer; never shorter than the
+    blocks (GPU and network racks) as the rack count allows when that is longer; an SU block of more
+    racks than that is laid over as few rows as hold it, evenly, and a row is as long as the longest of
+    those parts (network racks being wider, the part with them is longer). Never shorter than the
     widest rack, so that ``max_row_racks = 1`` still takes an 800 mm network rack."""
     n = hall.model.max_row_racks
     length = max(n * hall.min_width_m, hall.max_width_m)
     if block and len(block) <= n:
         length = max(length, (n // len(block)) * sum(block))
+    elif block:
+        size = math.ceil(len(block) / math.ceil(len(block) / n))
+        length = max(length, max(sum(block[i : i + size]) for i in range(0, len(block), size)))
     return length
 
 
@@ -368,16 +375,20 @@ def lay_grid(
         for si, (a, b) in enumerate(seg_u):
             j = li * n_seg + si
             free = subtract((a, b), per_box.get(j, []), hall.min_width_m)
-            for part in split_rows(free, splits.get(j, [])):
+            for part in split_rows(free, splits.get(j, []), MIN_SPLIT_RACKS * hall.min_width_m):
                 ids.append(len(cells))
                 cells.append(Cell(hall.no, li, si, a, b, hall.line_v[li], part))
         hall.line_cells.append(ids)
 
 
-def split_rows(free: list[tuple[float, float]], ends: list[float]) -> list[list[tuple[float, float]]]:
+def split_rows(
+    free: list[tuple[float, float]], ends: list[float], min_m: float
+) -> list[list[tuple[float, float]]]:
     """The free intervals of one (line, segment) as rows: a row ends where an obstacle in its aisle
     stands (``ends``: the far side of each such gap along ``u``), so the intervals either side of it are
-    two rows, each with its own containment end, and no row runs past a column in its aisle."""
+    two rows, each with its own containment end, and no row runs past a column in its aisle. A piece
+    shorter than ``min_m`` (``MIN_SPLIT_RACKS`` narrow racks) is left empty: a stub of a row or two
+    racks beside a column is not worth its containment."""
     if not ends:
         return [free] if free else []
     cut = np.sort(np.asarray(ends))
@@ -385,7 +396,7 @@ def split_rows(free: list[tuple[float, float]], ends: list[float]) -> list[list[
     out: dict[int, list[tuple[float, float]]] = {}
     for g, iv in zip(group.tolist(), free, strict=True):
         out.setdefault(g, []).append(iv)
-    return [out[g] for g in sorted(out)]
+    return [out[g] for g in sorted(out) if sum(b - a for a, b in out[g]) >= min_m - EPS]
 
 
 def clearance_blocks(
@@ -672,6 +683,21 @@ def _runs(items: list[RackItem]) -> list[list[RackItem]]:
         else:
             runs.append([it])
     return runs
+
+
+def start_line(hall: HallPlan, cells: list[Cell], lines: int) -> int:
+    """The first of the ``lines`` row lines the zone's racks go to: of the runs of that many lines with
+    nearly the most free length (within ``ROOMY``: the larger part of an L-shaped or partly blocked hall
+    first), the one nearest the middle of the hall (a rectangular hall: its middle lines)."""
+    n = len(hall.line_cells)
+    if lines <= 0 or lines >= n:
+        return max(0, (n - lines) // 2)
+    free = np.array([sum(b - a for c in ids for a, b in cells[c].free) for ids in hall.line_cells], float)
+    window = np.convolve(free, np.ones(lines), mode="valid")  # per start: the free length of its lines
+    middle = (n - lines) // 2
+    starts = np.arange(len(window))
+    roomy = starts[window >= ROOMY * window.max() - EPS]
+    return int(roomy[np.argmin(np.abs(roomy - middle))])
 
 
 def cell_order(hall: HallPlan, start: int) -> list[int]:

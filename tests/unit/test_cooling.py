@@ -6,6 +6,7 @@ CDU 1.2 MW, 1.2 x 1.2 m, 28.7 L/s at rating.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from typing import Any
@@ -160,6 +161,24 @@ def test_cdu_count_follows_the_liquid_load(make_inputs: Make) -> None:
     )
     assert shapely.contains(Polygon(GALLERY[0]["polygon"]).buffer(1e-6), boxes).all()
     assert shapely.union_all(boxes).area == pytest.approx(3 * 1.44)
+
+
+def test_more_cdus_when_the_racks_put_more_of_their_heat_into_the_coolant(make_inputs: Make) -> None:
+    # 4 rows of 5 racks at 125 kW. At a liquid fraction of 0.8 a row puts 500 kW into the coolant: two
+    # rows (1,000 kW) share a 1.2 MW CDU within its 90 % (1,080 kW): 2 CDUs + the standby. At 0.9 a row
+    # is 562.5 kW, two are 1,125 kW: one row per CDU, 4 + the standby
+    inputs = liquid_hall(make_inputs, keepouts=GALLERY)
+
+    def cdus_at(fraction: float) -> list[float]:
+        servers = dict(inputs.catalog.server)
+        servers["gb200-nvl72"] = servers["gb200-nvl72"].model_copy(update={"liquid_fraction": fraction})
+        at = dataclasses.replace(inputs, catalog=inputs.catalog.model_copy(update={"server": servers}))
+        loop = cdus.liquid_loop(FacilityInput.of(at), liquid_rows(4, per_row=5), np.full(20, 125.0))
+        assert loop.violations == ()
+        return [round(x, 6) for x in loop.cdus["load_kw"].tolist()]
+
+    assert cdus_at(0.8) == [1000.0, 1000.0, 0.0]
+    assert cdus_at(0.9) == [562.5, 562.5, 562.5, 562.5, 0.0]
 
 
 def test_a_gallery_too_small_leaves_a_row_without_cdus(make_inputs: Make) -> None:

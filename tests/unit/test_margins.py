@@ -39,17 +39,24 @@ def test_no_element_of_a_shipped_site_is_over_its_limit(stem: str, design_of: An
         assert (cdus["load_kw"] <= cdus["rating_kw"] * m.cdu + 1e-6).all()
 
 
-def test_a_gb200_hall_needs_more_cdus_at_a_higher_liquid_fraction(design_of: Any) -> None:
+def test_a_gb200_hall_carries_more_coolant_heat_at_a_higher_liquid_fraction(design_of: Any) -> None:
+    """gb200-hall at 0.8, 0.85 and 0.9: the CDUs carry the racks' heat x the fraction, each within 90 %
+    of its rating, and never fewer CDUs for more heat (the hand-built case where the count rises is
+    tests/unit/test_cooling.py)."""
     base = design_of("gb200-hall").inputs
 
-    def cdus_at(fraction: float) -> int:
+    def loop_at(fraction: float) -> Any:
         servers = dict(base.catalog.server)
         servers["gb200-nvl72"] = servers["gb200-nvl72"].model_copy(update={"liquid_fraction": fraction})
         inputs = dataclasses.replace(base, catalog=base.catalog.model_copy(update={"server": servers}))
-        return len(design.run(inputs).liquid.cdus)
+        d = design.run(inputs)
+        nvl = (d.placement.racks["template"] == "gb200-nvl72").to_numpy()
+        assert d.liquid.cdus["load_kw"].sum() == pytest.approx(d.power.rack_kw[nvl].sum() * fraction)
+        assert (d.liquid.cdus["load_kw"] <= 0.9 * d.liquid.cdus["rating_kw"] + 1e-6).all()
+        return d.liquid
 
-    low, high = cdus_at(0.8), cdus_at(0.9)
-    assert high > low
+    counts = [len(loop_at(f).cdus) for f in (0.8, 0.85, 0.9)]
+    assert counts == sorted(counts)
 
 
 def test_n_plus_1_on_a_high_density_hall_survives_every_single_failure(design_of: Any) -> None:
