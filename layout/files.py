@@ -16,6 +16,8 @@ replaced, never what it points to), gets a new file's mode (0o666 less the umask
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -24,6 +26,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 try:  # a staging folder is locked while its run lives (POSIX); elsewhere every leftover one is stale
     import fcntl
@@ -138,6 +141,37 @@ class StagedSet:
         write_text(self.folder / MANIFEST, manifest)
         _move_all(self.folder, self.out, names)
         return [self.out / n for n in names]
+
+
+def file_digests(paths: Sequence[Path]) -> dict[str, dict[str, Any]]:
+    """Per file name, its size and SHA-256: what ``summary.json`` records of the other files of its set."""
+    out: dict[str, dict[str, Any]] = {}
+    for p in paths:
+        h = hashlib.sha256()
+        with open(p, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        out[p.name] = {"bytes": p.stat().st_size, "sha256": h.hexdigest()}
+    return dict(sorted(out.items()))
+
+
+def set_problems(out_dir: str | os.PathLike[str]) -> list[str]:
+    """Whether ``out_dir`` holds one whole output set, as a reader checks it: every file its
+    ``summary.json`` lists is there with the size and SHA-256 recorded. Returns one line per file that
+    is missing or differs (a set being written, or one a killed run left mixed); empty when whole."""
+    out = Path(out_dir)
+    try:
+        listed = json.loads((out / "summary.json").read_text("utf-8")).get("files", {})
+    except (OSError, ValueError) as e:
+        return [f"summary.json: cannot be read ({e})"]
+    problems = []
+    for name, want in sorted(listed.items()):
+        path = out / name
+        if not path.is_file():
+            problems.append(f"{name}: missing")
+        elif file_digests([path])[name] != want:
+            problems.append(f"{name}: not the file this summary.json was written with")
+    return problems
 
 
 def clean_up(out_dir: str | os.PathLike[str]) -> None:

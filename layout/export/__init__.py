@@ -82,10 +82,6 @@ def _write_into(
 
     stem = safe_name(design.inputs.stem)
     written: list[Path] = []
-    if "summary" in wanted:
-        from layout.files import write_text
-
-        written.append(write_text(out / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n"))
     if "svg" in wanted:
         from layout.export.svg import write_svgs
 
@@ -138,4 +134,11 @@ def _write_into(
         from layout.export.plant_files import write_turnup
 
         written += write_turnup(design, out, stem)
+    if "summary" in wanted:  # last: it lists the set's other files with their SHA-256
+        from layout.files import file_digests, write_text
+
+        whole = {**summary, "files": file_digests(written)}
+        written.insert(
+            0, write_text(out / "summary.json", json.dumps(whole, indent=2, sort_keys=True) + "\n")
+        )
     return written

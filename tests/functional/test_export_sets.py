@@ -70,15 +70,59 @@ def test_an_exporter_failing_part_way_leaves_the_previous_set_whole(
     assert [p.parent for p in paths] == [out] * 9
 
 
+def test_a_reader_tells_a_whole_set_from_one_caught_mid_rename(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """summary.json, renamed into place last, lists every other file of its set with its size and
+    SHA-256 (layout.files.set_problems checks them as any reader can): a run stopped after renaming
+    two of its new files leaves an old summary.json whose list those two no longer match."""
+    import hashlib
+    import json
+
+    import layout.files as files
+
+    out = tmp_path / "out"
+    old = design_mod.run(load_site(_site_copy(tmp_path / "old", "old design")))
+    new = design_mod.run(load_site(_site_copy(tmp_path / "new", "new design")))
+    export.write(old, ALL, out)
+    listed = json.loads((out / "summary.json").read_text())["files"]
+    assert sorted(listed) == sorted(n for n in _listing(out) if n != "summary.json")
+    for name, want in listed.items():
+        data = (out / name).read_bytes()
+        assert want == {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    assert files.set_problems(out) == []
+
+    real = os.replace
+    moved: list[str] = []
+
+    def stop_after_two(src: Any, dst: Any) -> None:
+        if Path(dst).parent == out:  # a rename into place (not a write inside the staging folder)
+            if len(moved) == 2:
+                raise KeyboardInterrupt  # the run is stopped while renaming its set into place
+            moved.append(Path(dst).name)
+        real(src, dst)
+
+    monkeypatch.setattr(files.os, "replace", stop_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        export.write(new, ALL, out)
+    monkeypatch.undo()
+    assert "summary.json" not in moved and b"old design" in (out / "summary.json").read_bytes()
+    assert files.set_problems(out) == [
+        f"{n}: not the file this summary.json was written with" for n in sorted(moved)
+    ]
+    export.write(new, ALL, out)  # the next run: one whole set again
+    assert files.set_problems(out) == []
+
+
 def _kill_while_exporting(command: list[str], out: Path) -> None:
     """Start ``command``, SIGKILL it as soon as its staging folder in ``out`` holds a written file (the
-    summary is the first; the SVG, DXF, PDF and tables are still to come) and wait for it."""
+    SVGs are the first; the DXF, PDF, tables and the summary, last, are still to come) and wait for it."""
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline and proc.poll() is None:
             staged = [p for d in out.glob(f"{STAGING_PREFIX}*") for p in d.iterdir()]
-            if any(p.name == "summary.json" for p in staged):
+            if staged:
                 proc.send_signal(signal.SIGKILL)
                 break
             time.sleep(0.002)
