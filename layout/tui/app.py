@@ -12,13 +12,15 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from textual.actions import ActionParseResult
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane
@@ -62,25 +64,25 @@ class DCLayoutApp(
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
 
     BINDINGS = [
-        Binding("ctrl+o", "open", "open", show=False),
+        Binding("ctrl+o", "open", "open", show=False, priority=True),
         Binding("ctrl+s", "save", "save"),
         Binding("q", "quit", "quit", show=False),
         Binding("e", "export", "export", show=False),
-        Binding("f1", "keys", "keys"),
+        Binding("f1", "keys", "keys", priority=True),
         Binding("ctrl+z", "undo", "undo"),
         Binding("ctrl+y", "redo", "redo", show=False),
-        Binding("a", "add_row", "add"),
+        Binding("a", "add_row", "add", priority=True),
         Binding("x", "delete_row", "del row", show=False),
         Binding("m", "move_row", "move"),
-        Binding("t", "row_template", "template", show=False),
-        Binding("T", "hall_template", "hall template", show=False),
-        Binding("g", "cluster_rack", "GPU rack", show=False),
-        Binding("k", "hall_kw", "kW"),
-        Binding("o", "hall_cooling", "cooling", show=False),
+        Binding("t", "row_template", "template", show=False, priority=True),
+        Binding("T", "hall_template", "hall template", show=False, priority=True),
+        Binding("g", "cluster_rack", "GPU rack", show=False, priority=True),
+        Binding("k", "hall_kw", "kW", priority=True),
+        Binding("o", "hall_cooling", "cooling", show=False, priority=True),
         Binding("d", "design_toggle", "rail/MoR", show=False),
-        Binding("w", "switch_model", "switch", show=False),
-        Binding("n", "nic", "NIC", show=False),
-        Binding("slash,ctrl+f", "find", "find", key_display="/"),
+        Binding("w", "switch_model", "switch", show=False, priority=True),
+        Binding("n", "nic", "NIC", show=False, priority=True),
+        Binding("slash,ctrl+f", "find", "find", key_display="/", priority=True),
         Binding("r", "trace", "trace"),
         Binding("O", "optimise", "optimise", show=False),
         Binding("A", "accept_layout", "accept", show=False),
@@ -94,6 +96,27 @@ class DCLayoutApp(
         Binding("5", "tab('cabling')", "cabling", show=False),
         Binding("6", "tab('optimise')", "optimise", show=False),
     ]
+
+    # the keys that open a dialog are priority bindings: the app runs them as the key arrives, so the
+    # dialog is on screen before the next key of a burst is routed (a burst typed after k went to the
+    # map, queued behind the k, and was lost: the dialog then applied a value the user did not type);
+    # in a dialog they run nothing (and the key goes on to the dialog as typed text); the footer, which
+    # asks check_action, shows the same keys either way
+    DIALOG_ACTIONS = frozenset(
+        {"open", "keys", "add_row", "row_template", "hall_template", "cluster_rack", "hall_kw",
+         "hall_cooling", "switch_model", "nic", "find"}
+    )  # fmt: skip
+
+    async def run_action(
+        self,
+        action: str | ActionParseResult,
+        default_namespace: DOMNode | None = None,
+        namespaces: Mapping[str, DOMNode] | None = None,
+    ) -> bool:
+        name = action.split("(", 1)[0].rsplit(".", 1)[-1] if isinstance(action, str) else action[1]
+        if name in self.DIALOG_ACTIONS and len(self.screen_stack) > 1:
+            return False
+        return await super().run_action(action, default_namespace, namespaces)
 
     def __init__(self, site: str | Path | None = None, templates_dir: Path | None = None) -> None:
         super().__init__()

@@ -5,12 +5,73 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
+
+
+class FieldDialog(ModalScreen[Any]):
+    """A dialog whose typing goes into its text field from the first key on, in order. Its field is
+    mounted (and gets its initial value) and focused a moment after the screen is pushed; keys that
+    arrive before that (a burst typed right after the key that opened the dialog, or a paste) reached a
+    field without its value or the screen with nothing focused, were lost or applied out of order, and
+    the dialog then applied a value the user did not type. Here the field cannot take the focus until it
+    is ready: every key until then comes to the screen, in order, and is kept; when the field is ready
+    they are applied to it in that order (characters at the cursor, backspace, delete, enter to submit),
+    and it takes the focus. Escape stays the screen's: cancel."""
+
+    AUTO_FOCUS = None  # nothing until the field is ready (not the list of the open dialog either)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._early: list[events.Key] | None = []  # None once the field is ready
+
+    @staticmethod
+    def field(field: Input) -> Input:
+        """The dialog's field, not focusable until it is ready."""
+        field.can_focus = False
+        return field
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._field_ready)
+
+    def _field_ready(self) -> None:
+        field = self.query_one(Input)
+        field.can_focus = True
+        early, self._early = self._early or [], None
+        for key in early:
+            if self._apply(field, key):
+                return
+        field.focus()
+
+    def on_key(self, event: events.Key) -> None:
+        field = self.query_one(Input)
+        if event.key == "escape" or (self._early is None and self.focused is not None):
+            return  # the focused widget's (the field's, or the open dialog's list after tab)
+        event.stop()
+        event.prevent_default()
+        if self._early is not None:
+            self._early.append(event)
+        elif not self._apply(field, event):
+            field.focus()
+
+    @staticmethod
+    def _apply(field: Input, key: events.Key) -> bool:
+        """Apply ``key`` to ``field`` as the field would; True when it submitted the field."""
+        if key.key == "backspace":
+            field.action_delete_left()
+        elif key.key == "delete":
+            field.action_delete_right()
+        elif key.key == "enter":
+            field.post_message(Input.Submitted(field, field.value))
+            return True
+        elif key.is_printable and key.character is not None:
+            field.insert_text_at_cursor(key.character)
+        return False
 
 
 class ChoiceScreen(ModalScreen[Any]):
@@ -43,7 +104,7 @@ class ChoiceScreen(ModalScreen[Any]):
         self.dismiss(self.options[int(event.option.id or 0)][1])
 
 
-class NumberScreen(ModalScreen[float | None]):
+class NumberScreen(FieldDialog):
     """Enter a number between lo and hi; dismisses with it, or None on escape."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "cancel")]
@@ -55,15 +116,14 @@ class NumberScreen(ModalScreen[float | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.title_text, classes="dialog-title")
-            yield Input(value=f"{self.value:g}", type="integer" if self.integer else "number", id="number")
+            yield self.field(
+                Input(value=f"{self.value:g}", type="integer" if self.integer else "number", id="number")
+            )
             yield Label(
                 f"{self.lo:g} to {self.hi:g} · enter: apply · escape: cancel",
                 classes="dialog-help",
                 id="number-help",
             )
-
-    def on_mount(self) -> None:
-        self.query_one(Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -79,7 +139,7 @@ class NumberScreen(ModalScreen[float | None]):
         self.dismiss(int(v) if self.integer else v)
 
 
-class OpenScreen(ModalScreen[Path | None]):
+class OpenScreen(FieldDialog):
     """Open a site file: type a path (the field has the focus; enter opens what was typed, relative to
     the current folder, else to the folder shown), or tab to the list of the folder's .toml files."""
 
@@ -93,15 +153,12 @@ class OpenScreen(ModalScreen[Path | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("Open a site file", classes="dialog-title")
-            yield Input(placeholder="path/to/site.toml", id="path")
+            yield self.field(Input(placeholder="path/to/site.toml", id="path"))
             yield OptionList(*[Option(p.name, id=str(i)) for i, p in enumerate(self.files)], id="files")
             yield Label(
                 f"{self.folder} · type a path, enter: open · tab: the list · escape: cancel",
                 classes="dialog-help",
             )
-
-    def on_mount(self) -> None:
-        self.query_one(Input).focus()
 
     def typed(self, value: str) -> Path:
         """The file a typed path names: as typed if it exists from the current folder, else in the folder

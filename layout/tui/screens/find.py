@@ -8,13 +8,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from layout.tui.find import HOW, Found
+from layout.tui.screens.dialogs import FieldDialog
 
 
-class FindScreen(ModalScreen[Found | None]):
+class FindScreen(FieldDialog):
     """Find a rack, row, hall, building, device or cable: ``resolve`` turns the typed text into what it
     names or a message; the dialog dismisses with what was found, or None on escape."""
 
@@ -28,12 +28,11 @@ class FindScreen(ModalScreen[Found | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
             yield Label("Find / go to", classes="dialog-title")
-            yield Input(value=self.value, placeholder="B1/H1/R03/K07, R03, srv-00017, a cable id…", id="find")
+            yield self.field(
+                Input(value=self.value, placeholder="B1/H1/R03/K07, R03, srv-00017, a cable id…", id="find")
+            )
             yield Static(Text(f"Type {HOW}."), id="find-message", classes="dialog-help")
             yield Label("enter: go there · escape: cancel", classes="dialog-help")
-
-    def on_mount(self) -> None:
-        self.query_one(Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

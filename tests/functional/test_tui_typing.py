@@ -1,0 +1,74 @@
+"""Issue 28: a dialog applies exactly what its field shows when Enter is pressed, never a partial
+value, however fast the keys come: a burst typed with no pause from the key that opens the dialog
+(as a fast typist or a paste sends it) ends in the value typed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_tui import copy_site, designed, sync
+from textual import events
+from textual.widgets import Input
+
+from layout.tui.app import DCLayoutApp
+from layout.tui.screens.dialogs import NumberScreen
+
+
+@sync
+async def test_a_burst_into_the_kw_dialog_applies_what_was_typed(tmp_path: Path) -> None:
+    app = DCLayoutApp(copy_site("superpod-4su", tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        hall = app.hall
+        assert hall is not None
+        for value in ("100", "45", "120"):
+            # the dialog opens with the current value; the burst clears it and types the new one, all
+            # posted before the dialog is mounted
+            keys = [("k", "k"), *[("backspace", None)] * 6, *[(c, c) for c in value], ("enter", "\r")]
+            for key, char in keys:
+                app.post_message(events.Key(key, char))
+            await pilot.pause()
+            await designed(pilot)
+            assert app.session.hall(hall).max_rack_kw == float(value)
+            assert not isinstance(app.screen, NumberScreen)
+
+
+@sync
+async def test_keys_before_the_dialog_has_its_focus_reach_its_field(tmp_path: Path) -> None:
+    """The keys the dialog receives before its field holds the focus (the screen is pushed, its widgets
+    not yet mounted) go into the field, in order, not to the screen (lost)."""
+    app = DCLayoutApp(copy_site("superpod-4su", tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        got: list[float | None] = []
+        screen = NumberScreen("kW", 30.0, 1, 300)
+        app.push_screen(screen, got.append)
+        # posted at once, as a terminal's driver posts a burst, before the screen is mounted
+        for key, char in (("backspace", None), ("backspace", None), ("7", "7"), ("5", "5")):
+            app.post_message(events.Key(key, char))
+        await pilot.pause()
+        await pilot.pause()
+        assert screen.query_one(Input).value == "75"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert got == [75.0]
+
+
+@sync
+async def test_letters_that_open_dialogs_are_text_inside_a_dialog(tmp_path: Path) -> None:
+    """k, n, a, t, g, o, w and / open dialogs from the map (priority bindings, so a burst after them
+    reaches the dialog); typed into the find dialog they are its text, and open nothing."""
+    from layout.tui.screens.find import FindScreen
+
+    app = DCLayoutApp(copy_site("superpod-4su", tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        keys = [("slash", "/"), *[(c, c) for c in "knatgow/"]]
+        for key, char in keys:
+            app.post_message(events.Key(key, char))
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, FindScreen) and len(app.screen_stack) == 2
+        assert app.screen.query_one(Input).value == "knatgow/"
+        await pilot.press("escape")
+        assert len(app.screen_stack) == 1
