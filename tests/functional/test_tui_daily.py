@@ -168,3 +168,30 @@ async def test_with_no_site_open_the_screen_says_what_to_do(tmp_path: Path, monk
         assert not isinstance(app.screen, OpenScreen)  # find says to open a site first, nothing breaks
         await pilot.press("ctrl+o")
         assert isinstance(app.screen, OpenScreen)
+
+
+@sync
+async def test_a_violation_naming_a_row_table_keeps_its_brackets_in_the_table(tmp_path: Path) -> None:
+    """Issue 28: the violations table showed `[] 1 …` where the message says `[[row]] 1 …` (a plain
+    string cell is read as markup). The cell holds the message as written."""
+    from textual.widgets import DataTable
+
+    site = copy_site("superpod-4su", tmp_path)
+    text = site.read_text()
+    row = (
+        '\n[[row]]\nhall = "B1/H1"\norigin = [30.0, 24.0]\naxis = "x"\nracks = 3\ntemplate = "gb200-nvl72"\n'
+    )
+    site.write_text(text + row)
+    app = DCLayoutApp(site)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await designed(pilot)
+        assert app.result is not None
+        (i, v) = next((i, v) for i, v in enumerate(app.result.design.violations) if v.kind == "user_row")
+        assert v.message.startswith("[[row]] 1 in B1/H1")
+        await pilot.press("3")
+        await pilot.pause()
+        from textual.widgets._data_table import default_cell_formatter
+
+        cell = app.query_one("#violations-table", DataTable).get_cell_at((i, 2))
+        shown = default_cell_formatter(cell)  # what the table draws of the cell
+        assert getattr(shown, "plain", "").startswith("[[row]] 1 in B1/H1"), shown

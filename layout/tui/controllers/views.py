@@ -51,7 +51,8 @@ class ViewsController(AppBase):
                 "" if result.design.violations else "no design-rule violations"
             )
             for i, v in enumerate(result.design.violations):
-                vt.add_row(v.kind, v.where, v.message, key=str(i))
+                # as Text: a plain string cell is read as markup, and "[[row]] 1 ..." lost its "[[row]]"
+                vt.add_row(Text(v.kind), Text(v.where), Text(v.message), key=str(i))
             if result.design.violations:
                 self.show_violation(0)
         elif tab == "bom":
@@ -59,13 +60,13 @@ class ViewsController(AppBase):
             bt.clear()
             for r in result.bom.itertuples():
                 bt.add_row(
-                    r.category,
-                    r.part_id,
+                    Text(str(r.category)),
+                    Text(str(r.part_id)),
                     Text(f"{r.qty:,}", justify="right"),
-                    r.unit,
+                    Text(str(r.unit)),
                     Text(f"{r.unit_price_usd:,.0f}", justify="right"),
                     Text(f"{r.extended_usd:,.0f}", justify="right"),
-                    r.item,
+                    Text(str(r.item)),
                 )
             by = ", ".join(f"{k} ${v / 1e6:,.2f} M" for k, v in result.cost["by_category"].items() if v)
             f = result.design.figures
