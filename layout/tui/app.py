@@ -37,6 +37,7 @@ from layout.tui.controllers.runs import RunsController
 from layout.tui.controllers.views import ViewsController
 from layout.tui.floor import HallFloor, UserRowBox
 from layout.tui.results import Result
+from layout.tui.screens.help import HelpScreen
 from layout.tui.session import EXPORTS, Session, export, snap
 from layout.tui.trace import Trace
 from layout.tui.widgets.hall_map import HallMap
@@ -68,7 +69,7 @@ class DCLayoutApp(
         Binding("ctrl+s", "save", "save"),
         Binding("q", "quit", "quit", show=False),
         Binding("e", "export", "export", show=False),
-        Binding("f1", "keys", "keys", priority=True),
+        Binding("f1,question_mark", "keys", "keys", priority=True),
         Binding("ctrl+z", "undo", "undo"),
         Binding("ctrl+y", "redo", "redo", show=False),
         Binding("a", "add_row", "add", priority=True),
@@ -114,7 +115,8 @@ class DCLayoutApp(
         namespaces: Mapping[str, DOMNode] | None = None,
     ) -> bool:
         name = action.split("(", 1)[0].rsplit(".", 1)[-1] if isinstance(action, str) else action[1]
-        if name in self.DIALOG_ACTIONS and len(self.screen_stack) > 1:
+        again = name == "keys" and isinstance(self.screen, HelpScreen)  # F1 / ? again closes the keys
+        if name in self.DIALOG_ACTIONS and len(self.screen_stack) > 1 and not again:
             return False
         return await super().run_action(action, default_namespace, namespaces)
 

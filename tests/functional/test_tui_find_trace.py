@@ -399,3 +399,26 @@ def test_user_row_racks_have_their_own_glyph_and_the_legend_lists_only_what_is_d
     assert "spine" not in text and "MDF" not in text and "keep-out" not in text and "col" not in text
     no_user = legend("kind", "", {FLOOR, RACK, COLUMN, KEEPOUT}).plain
     assert "user row" not in no_user and "col" in no_user and "keep-out" in no_user
+
+
+@sync
+async def test_escape_clears_a_trace_and_question_mark_opens_the_keys() -> None:
+    """Issue 28: Escape did not clear a trace; ? did nothing (F1 showed the keys)."""
+    from layout.tui.screens.help import HelpScreen
+
+    app = DCLayoutApp(SUPERPOD)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        assert app.result is not None
+        hall_map = app.query_one(HallMap)
+        leaf = rack_no(app.result, "B1/H1/R01/K05")
+        hall_map.goto(float(app.result.racks["x_m"].iat[leaf]), float(app.result.racks["y_m"].iat[leaf]))
+        await pilot.press("r")
+        assert app.trace is not None and hall_map.overlay is not None
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.trace is None and hall_map.overlay is None
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("question_mark")
+        assert not isinstance(app.screen, HelpScreen)

@@ -149,6 +149,10 @@ class NavigationController(AppBase):
             return
         self.show_trace(trace_rack(self.result, rack))
 
+    @on(HallMap.TraceCleared)
+    def trace_cleared(self) -> None:
+        self.show_trace(None)
+
     def show_trace(self, trace: Trace | None) -> None:
         self.trace = trace
         self.map.set_trace(trace)

@@ -17,6 +17,7 @@ BUILT_IN = (("ctrl+p", "command palette"), ("tab", "next pane"), ("escape", "clo
 # a key's name as the help shows it (Textual's key names)
 NAMES = {
     "slash": "/",
+    "question_mark": "?",
     "plus": "+",
     "equals_sign": "=",
     "minus": "-",
@@ -77,7 +78,7 @@ def key_table(rows: list[tuple[str, str]], columns: int = 2) -> Table:
 class HelpScreen(ModalScreen[None]):
     """Every key; any of f1, escape, enter or q closes it."""
 
-    BINDINGS = [Binding("f1,escape,enter,q", "dismiss(None)", "close")]
+    BINDINGS = [Binding("f1,question_mark,escape,enter,q", "dismiss(None)", "close")]
 
     def __init__(self, rows: list[tuple[str, str]]) -> None:
         super().__init__()
@@ -89,4 +90,4 @@ class HelpScreen(ModalScreen[None]):
                 "Keys (the command palette, ctrl+p, lists every action by name)", classes="dialog-title"
             )
             yield Static(key_table(self.rows), id="keys")
-            yield Label("f1 or escape: close", classes="dialog-help")
+            yield Label("f1, ? or escape: close", classes="dialog-help")

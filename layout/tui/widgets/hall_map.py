@@ -129,7 +129,7 @@ class HallMap(Widget, can_focus=True):
         Binding("c", "colour", "colour: kind / kW", show=False),
         Binding("l", "labels", "row labels: ids / kW / none", show=False),
         Binding("enter", "drop", "drop row", show=False),
-        Binding("escape", "cancel_move", "cancel move", show=False),
+        Binding("escape", "cancel_move", "cancel move / clear trace", show=False),
     ]
 
     colour_by: reactive[str] = reactive("kind")
@@ -154,6 +154,9 @@ class HallMap(Widget, can_focus=True):
 
     class GhostCancelled(Message):
         """Escape pressed while moving a row."""
+
+    class TraceCleared(Message):
+        """Escape pressed while a trace is shown (and no row is being moved)."""
 
     class Redrawn(Message):
         """The scale or colouring changed."""
@@ -327,8 +330,10 @@ class HallMap(Widget, can_focus=True):
         self.post_message(self.Redrawn())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("drop", "cancel_move"):
+        if action == "drop":
             return self.ghost is not None
+        if action == "cancel_move":
+            return self.ghost is not None or self.trace is not None
         return True
 
     def action_drop(self) -> None:
@@ -336,8 +341,11 @@ class HallMap(Widget, can_focus=True):
             self.post_message(self.GhostDropped(self.ghost))
 
     def action_cancel_move(self) -> None:
+        """Escape: stop moving a row, else clear the trace shown."""
         if self.ghost is not None:
             self.post_message(self.GhostCancelled())
+        elif self.trace is not None:
+            self.post_message(self.TraceCleared())
 
     def action_move(self, dc: int, dl: int) -> None:
         if self.grid is None:
