@@ -72,3 +72,21 @@ async def test_letters_that_open_dialogs_are_text_inside_a_dialog(tmp_path: Path
         assert app.screen.query_one(Input).value == "knatgow/"
         await pilot.press("escape")
         assert len(app.screen_stack) == 1
+
+
+@sync
+async def test_a_toast_never_covers_the_status_line_at_80_columns(tmp_path: Path) -> None:
+    """Issue 28: at 80 columns a toast after an edit hid the status line's cost and violations."""
+    from textual.widgets import Static
+    from textual.widgets._toast import Toast
+
+    app = DCLayoutApp(copy_site("superpod-4su", tmp_path))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await designed(pilot)
+        for i in range(3):
+            app.notify(f"a long message number {i} that wraps over more than one line at 80 columns")
+        await pilot.pause(0.2)
+        status = app.query_one("#status", Static).region
+        toasts = [t.region for t in app.screen.query(Toast)]
+        assert toasts and all(not t.overlaps(status) for t in toasts), (status, toasts)
+        assert all(t.bottom <= status.y for t in toasts)
