@@ -66,16 +66,29 @@ def test_workbook_racks_have_feeds_and_a_power_sheet(tmp_path: Path, design_of: 
     assert [r[-2] for r in racks[1:]] == d.chain.feeds["feed_a"].tolist()
     assert [r[-1] for r in racks[1:]] == d.chain.feeds["feed_b"].tolist()
     power = list(wb["Power"].values)
-    assert list(power[0]) == tables.POWER_COLUMNS
+    head = list(power[0])
+    assert head == tables.POWER_COLUMNS
+    col = {k: head.index(k) for k in head}
     parts = [r[0] for r in power[1:]]
     assert parts.count("busway") == len(d.chain.busways)
     assert parts.count("UPS block") == parts.count("switchboard") == len(d.chain.ups)
+    assert parts.count("tap-off") == 2 * len(d.placement.racks)  # an A and a B box per rack
     by_id = {r[1]: r for r in power[1:]}
     for b in d.chain.busways.itertuples():
         row = by_id[b.busway_id]
-        assert (row[6], row[7]) == (b.rating_kw, b.load_kw)
-        assert row[11] == b.ups_id.replace("/UPS-", "/SWB-")  # fed from its block's switchboard
-        assert by_id[row[11]][11] == b.ups_id
+        assert (row[col["rating_kw"]], row[col["load_kw"]]) == (b.rating_kw, b.load_kw)
+        assert row[col["fed_from"]] == b.ups_id.replace("/UPS-", "/SWB-")  # its block's switchboard
+        assert by_id[row[col["fed_from"]]][col["fed_from"]] == b.ups_id
+    # by hand: R01/K01 draws 41.208 kW; in 2N each box carries it whole: 41,208 W / (sqrt(3) x 415 V x
+    # 0.95) = 60.3 A, which a breaker carries within 80 % from 75.4 A: the 80 A frame. Its 630 A
+    # busway carries 343.994 kW: 503.8 A, 629.8 A / 0.8: the 630 A frame, at 99.96 % of 452.8 x 0.8 x 0.95
+    tap = by_id["B1/H1/R01/K01/TAP-A"]
+    assert tap[col["load_kw"]] == pytest.approx(41.208, abs=1e-3)
+    assert tap[col["current_a"]] == pytest.approx(41208 / (3**0.5 * 415 * 0.95), abs=0.05)
+    assert (tap[col["breaker_a"]], tap[col["fed_from"]]) == ("80", d.chain.feeds["feed_a"].iat[0])
+    bw = by_id["B1/H1/R01/A1"]
+    assert (bw[col["current_a"]], bw[col["breaker_a"]]) == (pytest.approx(503.8, abs=0.05), "630")
+    assert bw[col["use_of_limit"]] == pytest.approx(343.994 / (452.8 * 0.8 * 0.95), abs=1e-4)
 
 
 def test_pdf_power_chapter_shows_the_chain_and_stranded_capacity(design_of: Callable[[str], Any]) -> None:

@@ -23,6 +23,7 @@ from layout.export.tables.csv import write_csv, write_parquet
 from layout.export.tables.jsonout import jsonable
 from layout.export.tables.ports import port_tables
 from layout.export.tables.xlsx import FILTER_ROWS, Formula, column_letter, write_xlsx
+from layout.power.schedule import SCHEDULE_COLUMNS, schedule
 
 if TYPE_CHECKING:
     from layout.cable import Cabling
@@ -293,7 +294,7 @@ def write_tables_of(
         parquet=parquet,
         ports=pt.get("ports"),
         cages=pt.get("cages"),
-        power=power_table(design.chain) if xlsx else None,
+        power=power_table(design) if xlsx else None,
     )
 
 
@@ -306,47 +307,12 @@ def racks_with_feeds(design: Design) -> pd.DataFrame:
     return racks
 
 
-POWER_COLUMNS = [
-    "part", "part_id", "hall", "row", "side", "model", "rating_kw", "load_kw", "use", "racks", "length_m",
-    "fed_from",
-]  # fmt: skip
+POWER_COLUMNS = SCHEDULE_COLUMNS
 
 
-def power_table(chain: Any) -> pd.DataFrame:
-    """The Power sheet: every UPS block, its switchboard and every busway of the power chain
-    (layout/power/chain.py), with its rating and design load (kW: what it must carry with the hall's
-    redundancy) and what feeds it; per hall, UPS blocks then switchboards then busways by row."""
-    ups, bw = chain.ups, chain.busways
-    n_u, n_b = len(ups), len(bw)
-    blank = np.full(n_u, "", dtype=object)
-    u_rating = ups["rating_mw"].to_numpy(float) * 1000.0
-    s_rating = ups["switchboard_rating_mw"].to_numpy(float) * 1000.0
-    u_load = ups["load_mw"].to_numpy(float) * 1000.0
-    parts = [
-        pd.DataFrame(
-            {"part": "UPS block", "part_id": ups["ups_id"], "hall": ups["hall"], "row": blank,
-             "side": ups["side"], "model": ups["model"], "rating_kw": u_rating, "load_kw": u_load,
-             "racks": np.zeros(n_u, np.int64), "length_m": np.zeros(n_u), "fed_from": blank, "k": 0}
-        ),
-        pd.DataFrame(
-            {"part": "switchboard", "part_id": ups["switchboard_id"], "hall": ups["hall"], "row": blank,
-             "side": ups["side"], "model": ups["switchboard_model"], "rating_kw": s_rating, "load_kw": u_load,
-             "racks": np.zeros(n_u, np.int64), "length_m": np.zeros(n_u), "fed_from": ups["ups_id"], "k": 1}
-        ),
-        pd.DataFrame(
-            {"part": "busway", "part_id": bw["busway_id"], "hall": bw["hall"], "row": bw["row"],
-             "side": bw["side"], "model": bw["model"], "rating_kw": bw["rating_kw"].to_numpy(float),
-             "load_kw": bw["load_kw"].to_numpy(float), "racks": bw["racks"].to_numpy(np.int64),
-             "length_m": bw["length_m"].to_numpy(float),
-             "fed_from": bw["ups_id"].str.replace("/UPS-", "/SWB-", regex=False), "k": 2}
-        ),
-    ]  # fmt: skip
-    if not n_u and not n_b:
-        return pd.DataFrame(columns=POWER_COLUMNS)
-    out = pd.concat([p for p in parts if len(p)], ignore_index=True)
-    out = out.sort_values(["hall", "k"], kind="stable").reset_index(drop=True)
-    out["rating_kw"] = out["rating_kw"].round(3)
-    out["load_kw"] = out["load_kw"].round(3)
-    out["use"] = np.where(out["rating_kw"] > 0, (out["load_kw"] / out["rating_kw"]).round(4), 0.0)
-    out["racks"] = out["racks"].astype(np.int64)
-    return out[POWER_COLUMNS]
+def power_table(design: Any) -> pd.DataFrame:
+    """The Power sheet: the electrical schedule (layout/power/schedule.py) of the design's power chain."""
+    from layout.power.facility import FacilityInput
+
+    margins = FacilityInput.of(design.inputs).margins
+    return schedule(design.chain, design.power.rack_kw, design.inputs.catalog, margins)
