@@ -54,6 +54,16 @@ class Design:
     liquid: LiquidLoop  # the CDUs of liquid halls (layout/power/cdus.py)
 
     @cached_property
+    def schedule(self) -> pd.DataFrame:
+        """The electrical schedule (layout/power/schedule.py): worked out once, printed by the XLSX Power
+        sheet and the PDF's single-line diagrams alike."""
+        from layout.power.facility import FacilityInput
+        from layout.power.schedule import schedule
+
+        margins = FacilityInput.of(self.inputs).margins
+        return schedule(self.chain, self.power.rack_kw, self.inputs.catalog, margins)
+
+    @cached_property
     def inter_building(self) -> dict[str, Any]:
         """Links whose ends stand in two buildings, and the GPU fabric's lower bound (layout/crossings.py)."""
         from layout import crossings as crossings_mod

@@ -105,6 +105,17 @@ def test_pdf_power_chapter_shows_the_chain_and_stranded_capacity(design_of: Call
     n = len(d.liquid.cdus)
     assert f"{n} x {d.liquid.cdus['model'].iat[0]}" in text
     assert "Power distribution" in text and "Subtotal cooling" in text
+    # the single-line diagram: every UPS block and switchboard of the hall, its busways with the
+    # schedule's figures (the most loaded of each switchboard are drawn)
+    assert "Single-line diagrams" in text and "Utility / MV switchgear: hall B1/H1, blocks 1-4 of 14" in text
+    sched = d.schedule
+    for r in sched[sched["part"].isin(["UPS block", "switchboard"])].itertuples():
+        assert r.part_id.rsplit("/", 1)[-1] in text, r.part_id
+    for r in (
+        sched[sched["part"] == "busway"].sort_values("use_of_limit", ascending=False).head(5).itertuples()
+    ):
+        name = r.part_id.split("/", 2)[-1]
+        assert f"{name}: {r.load_kw:,.0f} of {r.rating_kw:,.0f} kW, {r.breaker_a} A" in text
 
 
 def test_tui_shows_a_rack_s_feeds_and_the_chain_in_the_budgets(inputs_of: Callable[[str], Any]) -> None:

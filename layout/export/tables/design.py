@@ -23,7 +23,7 @@ from layout.export.tables.csv import write_csv, write_parquet
 from layout.export.tables.jsonout import jsonable
 from layout.export.tables.ports import port_tables
 from layout.export.tables.xlsx import FILTER_ROWS, Formula, column_letter, write_xlsx
-from layout.power.schedule import SCHEDULE_COLUMNS, schedule
+from layout.power.schedule import SCHEDULE_COLUMNS
 
 if TYPE_CHECKING:
     from layout.cable import Cabling
@@ -311,8 +311,5 @@ POWER_COLUMNS = SCHEDULE_COLUMNS
 
 
 def power_table(design: Any) -> pd.DataFrame:
-    """The Power sheet: the electrical schedule (layout/power/schedule.py) of the design's power chain."""
-    from layout.power.facility import FacilityInput
-
-    margins = FacilityInput.of(design.inputs).margins
-    return schedule(design.chain, design.power.rack_kw, design.inputs.catalog, margins)
+    """The Power sheet: the design's electrical schedule (layout/power/schedule.py)."""
+    return design.schedule

@@ -248,6 +248,23 @@ def _chain(design: Any) -> list[Flowable]:
                 ),
                 data_table(cols, rows),
             ]
+    sched = design.schedule
+    if len(sched):
+        from layout.export.pdf.sld import hall_diagrams
+
+        out += [
+            *h2("Single-line diagrams"),
+            para(
+                "Per hall: the utility feed, each UPS block with its switchboard, and the busways each "
+                "switchboard feeds (the most loaded first), with rating, design load (and a block's normal "
+                "load), the breaker frame that carries the load within its continuous limit, and the tap-off "
+                "boxes on them. The bar at a box's left and the mark after a busway show its use of what it "
+                "may carry (rating x limit, x power factor for current-rated parts). Every element is in the "
+                "XLSX Power sheet."
+            ),
+        ]
+        for hall, part in sched.groupby("hall", sort=True):
+            out += [para(f"Hall {hall}", "small"), *hall_diagrams(str(hall), part)]
     cdus = design.liquid.cdus
     if len(cdus):
         rows = []
