@@ -280,16 +280,22 @@ async def test_find_dialog_goes_to_a_rack_and_says_what_is_unknown() -> None:
         assert "srv-00017 dgx-h100" in shown(app, "#inspector-body", 60)
 
 
+async def _trace_the_leaf(app: DCLayoutApp, pilot: Any) -> tuple[HallMap, int]:
+    """Design the SuperPOD, put the cursor on leaf rack B1/H1/R01/K05 and press r."""
+    await designed(pilot)
+    assert app.result is not None
+    hall_map = app.query_one(HallMap)
+    leaf = rack_no(app.result, "B1/H1/R01/K05")
+    hall_map.goto(float(app.result.racks["x_m"].iat[leaf]), float(app.result.racks["y_m"].iat[leaf]))
+    await pilot.press("r")
+    return hall_map, leaf
+
+
 @sync
 async def test_trace_key_draws_the_racks_cables_and_lists_them() -> None:
     app = DCLayoutApp(SUPERPOD)
     async with app.run_test(size=(120, 40)) as pilot:
-        await designed(pilot)
-        assert app.result is not None
-        hall_map = app.query_one(HallMap)
-        leaf = rack_no(app.result, "B1/H1/R01/K05")
-        hall_map.goto(float(app.result.racks["x_m"].iat[leaf]), float(app.result.racks["y_m"].iat[leaf]))
-        await pilot.press("r")
+        hall_map, leaf = await _trace_the_leaf(app, pilot)
         assert app.trace is not None and app.trace.rack_no == leaf and len(app.trace) == 520
         assert hall_map.overlay is not None and (hall_map.overlay == TRACE_NEAR).any()
         assert (hall_map.overlay == TRACE_FAR).any() and (hall_map.overlay >= TRACE).any()
@@ -408,12 +414,7 @@ async def test_escape_clears_a_trace_and_question_mark_opens_the_keys() -> None:
 
     app = DCLayoutApp(SUPERPOD)
     async with app.run_test(size=(120, 40)) as pilot:
-        await designed(pilot)
-        assert app.result is not None
-        hall_map = app.query_one(HallMap)
-        leaf = rack_no(app.result, "B1/H1/R01/K05")
-        hall_map.goto(float(app.result.racks["x_m"].iat[leaf]), float(app.result.racks["y_m"].iat[leaf]))
-        await pilot.press("r")
+        hall_map, _ = await _trace_the_leaf(app, pilot)
         assert app.trace is not None and hall_map.overlay is not None
         await pilot.press("escape")
         await pilot.pause()
