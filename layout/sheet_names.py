@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 # a DXF document's model space layout is "Model": no paper space sheet may be named so
 RESERVED = ("Model",)
 POWER_SUFFIX = "-PWR"
+SLD_SUFFIX = "-SLD"
 
 
 def building_sheet(building: str) -> str:
@@ -31,6 +32,11 @@ def power_sheet(building: str, hall: str) -> str:
     return hall_sheet(building, hall) + POWER_SUFFIX
 
 
+def sld_sheet(building: str, hall: str) -> str:
+    """The DXF layout of a hall's single-line diagram."""
+    return hall_sheet(building, hall) + SLD_SUFFIX
+
+
 def names_of(building: str, halls: Iterable[str]) -> Iterator[tuple[str | None, str, str]]:
     """Every name a building and its halls (ids ``halls``) take in the drawings, as (the hall's id, or
     None for the building itself; what is named, in words; the name)."""
@@ -38,6 +44,7 @@ def names_of(building: str, halls: Iterable[str]) -> Iterator[tuple[str | None, 
     for h in halls:
         yield h, f"the plan of hall {building}/{h}", hall_sheet(building, h)
         yield h, f"the power sheet of hall {building}/{h}", power_sheet(building, h)
+        yield h, f"the single-line diagram of hall {building}/{h}", sld_sheet(building, h)
 
 
 def clashes(named: Iterable[tuple[str, str]]) -> Iterator[tuple[int, str | None]]:

@@ -105,6 +105,7 @@ class Scene:
     power_chain: Any = None  # layout.power.chain.PowerChain
     ups: pd.DataFrame | None = None
     cdus: pd.DataFrame | None = None
+    schedule: pd.DataFrame | None = None  # the electrical schedule (layout/power/schedule.py): the SLDs
 
     @cached_property
     def busways(self) -> pd.DataFrame | None:
@@ -560,6 +561,7 @@ def scene_of(design: Design, summary: Mapping[str, Any] | None = None) -> Scene:
         power_chain=chain,
         ups=chain.ups if len(chain.ups) else None,
         cdus=cdus,
+        schedule=design.schedule if len(chain.ups) else None,
     )
 
 

@@ -100,7 +100,10 @@ def test_one_a1_sheet_per_hall_and_an_overview(
     buildings = [b.id for b in site.building] if len(site.building) > 1 else []
     racks = design_of(stem).summary()["halls"]
     power = [f"{h}-PWR" for h in halls if racks[h.replace("-", "/", 1)]["racks"]]  # per hall with racks
-    assert sorted(doc.layouts.names_in_taborder()[1:]) == sorted(["00 SITE", *halls, *buildings, *power])
+    sld = [f"{p[:-4]}-SLD" for p in power]  # and its single-line diagram
+    assert sorted(doc.layouts.names_in_taborder()[1:]) == sorted(
+        ["00 SITE", *halls, *buildings, *power, *sld]
+    )
     for name in halls:
         (vp,) = [v for v in doc.paperspace(name).viewports() if v.dxf.id > 1]
         assert round(vp.dxf.view_height / vp.dxf.height, 6) in dxf.STANDARD_SCALES

@@ -173,7 +173,8 @@ def read_back(inputs: Inputs, paths: list[Path], out: Path) -> dict[str, int]:
     assert not auditor.has_errors, [str(e.message) for e in auditor.errors]
     plans = [h.replace("/", "-") for h in halls]  # one per hall, then a power sheet per hall with racks
     power = [f"{h.replace('/', '-')}-PWR" for h in halls if summary["halls"][h]["racks"]]
-    assert doc.layout_names() == ["Model", "00 SITE", *plans, *power]
+    sld = [f"{p[: -len('-PWR')]}-SLD" for p in power]  # and a single-line diagram per hall with racks
+    assert doc.layout_names() == ["Model", "00 SITE", *plans, *power, *sld]
     pdf = PdfReader(out / f"{stem}.pdf")
     assert len(pdf.pages) >= 2 and pdf.pages[0].extract_text().strip()
     wb = openpyxl.load_workbook(out / f"{stem}.xlsx")

@@ -152,7 +152,7 @@ def test_dxf_has_a_power_sheet_per_hall_and_cdus_on_their_layer(design_of: Calla
 
     d = design_of("gb200-hall")
     doc = dxf.build_scene_document(dxf.scene_of(d)).doc
-    assert doc.layouts.names_in_taborder() == ["Model", "00 SITE", "B1-H1", "B1-H1-PWR"]
+    assert doc.layouts.names_in_taborder() == ["Model", "00 SITE", "B1-H1", "B1-H1-PWR", "B1-H1-SLD"]
     assert not doc.audit().errors
     msp = doc.modelspace()
     lines = msp.query('LWPOLYLINE[layer=="E-POWR"]')

@@ -31,6 +31,7 @@ from layout.export.dxf.model import draw_racks, draw_rows, draw_site
 from layout.export.dxf.overlays import draw_power, draw_violations
 from layout.export.dxf.paper import draw_sheet
 from layout.export.dxf.sheets import Scales, plan_sheets
+from layout.export.dxf.sld import draw_sld
 from layout.export.dxf.trays import draw_trays
 from layout.export.labels import Board
 from layout.scene import Scene, scene_of
@@ -95,6 +96,7 @@ def build_scene_document(scene: Scene) -> SceneDrawing:
     draw_violations(msp, scene, scales, boards)
     draw_trays(msp, raw, doc, scene, scales, boards, trays_at)
     draw_power(msp, scene, scales, boards.hall)
+    draw_sld(msp, scene, sheets)
     sx0, sy0, sx1, sy1 = sheets[0].bbox_m
     doc.set_modelspace_vport(
         height=(sy1 - sy0) * MM_PER_M * 1.1, center=((sx0 + sx1) / 2 * MM_PER_M, (sy0 + sy1) / 2 * MM_PER_M)

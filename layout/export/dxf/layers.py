@@ -88,6 +88,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer("E-CABL-COHR", "coherent", "Continuous", 0.25, "Cable bundles: coherent optics"),
     Layer("E-CABL-UTP", "utp", "Continuous", 0.25, "Cable bundles: twisted-pair copper (out-of-band)"),
     Layer("E-POWR", "power", "Continuous", 0.25, "Power: row and hall IT load"),
+    Layer("E-POWR-SLD", "power", "Continuous", 0.25, "Single-line diagrams, one per hall (SLD sheets)"),
     Layer("G-ANNO-VIOL", "violation", "Continuous", 0.50, "Design-rule violations (revision clouds)"),
     Layer("G-ANNO-TEXT", "ink", "Continuous", 0.25, "Notes at hall scale: hall and row labels"),
     Layer("G-ANNO-OVER", "ink", "Continuous", 0.35, "Site-scale notes: building and hall names, duct labels"),

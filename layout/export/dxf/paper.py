@@ -74,7 +74,7 @@ def draw_sheet(
         dxfattribs={"layer": "G-VPRT"},
     )
     vp.dxf.flags = vp.dxf.flags | ezdxf.const.VSF_LOCK_ZOOM
-    if sheet.kind == "power":
+    if sheet.kind in ("power", "sld"):
         frozen = [*OVERVIEW_ONLY_LAYERS, *CABLING_LAYERS]
     elif sheet.kind == "hall":
         frozen = [*OVERVIEW_ONLY_LAYERS]
@@ -129,7 +129,7 @@ def _notes(layout: Paperspace, scene: Scene, sheet: Sheet) -> None:
         "3. Trays overhead; label = cables per medium | peak fill of the tray cross-section.",
         "4. Bundles: one lane per medium, as wide as its cables stacked to tray depth.",
     ]
-    if sheet.kind == "power":
+    if sheet.kind in ("power", "sld"):
         _power_notes(layout, scene, sheet, x, y - 8.0)
         return
     if sheet.kind == "hall":

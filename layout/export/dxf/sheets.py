@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from layout.export.dxf.layers import MM_PER_M
 from layout.scene import Scene
-from layout.sheet_names import building_sheet, hall_sheet, power_sheet
+from layout.sheet_names import building_sheet, hall_sheet, power_sheet, sld_sheet
 
 PAPER_A1_MM = (841.0, 594.0)
 # Standard plot scales (1:n); a sheet takes the largest one at which its area fits the viewport.
@@ -28,7 +28,7 @@ class Sheet:
     title: str  # second title line, e.g. "Hall B1/H1: racks, trays and cabling"
     bbox_m: tuple[float, float, float, float]
     scale: int
-    kind: str  # "site", "building", "hall", "power"
+    kind: str  # "site", "building", "hall", "power", "sld"
     hall: str = ""  # the hall a hall or power sheet draws, "B1/H1" (ids may hold "-": not from the name)
 
 
@@ -115,7 +115,35 @@ def plan_sheets(scene: Scene) -> list[Sheet]:
                             f"{b.id}/{h.id}",
                         )
                     )
+    if scene.schedule is not None and len(scene.schedule):  # a single-line diagram per hall, last
+        sheets += sld_sheets(scene, site_box, sheets[0].scale)
     return sheets
+
+
+SLD_W_MM, SLD_H_MM = 560.0, 500.0  # a single-line diagram's extent on paper (an A1 viewport at 1:100)
+SLD_SCALE = 100  # the diagram's paper mm x this = model mm: an A1 viewport at 1:100
+SLD_GAP_M = 100.0  # between the site and the first diagram, and between diagrams, in model metres
+
+
+def sld_sheets(scene: Scene, site_box: tuple[float, float, float, float], site_scale: int) -> list[Sheet]:
+    """One sheet per hall with a power chain: its single-line diagram, drawn east of the site in model
+    space at 1:100, each in its own area: a whole site viewport's width clear of the site (so no plan's
+    viewport, at most the site's scale, shows a diagram) and ``SLD_GAP_M`` apart."""
+    assert scene.schedule is not None
+    chained = set(scene.schedule["hall"].astype(str))
+    w_m, h_m = SLD_W_MM * SLD_SCALE / MM_PER_M, SLD_H_MM * SLD_SCALE / MM_PER_M
+    out: list[Sheet] = []
+    x = site_box[2] + max(SLD_GAP_M, (VIEW_BOX[2] - VIEW_BOX[0]) * site_scale / MM_PER_M)
+    for b in scene.site.building:
+        for h in b.hall:
+            if f"{b.id}/{h.id}" in chained:
+                box = (x, site_box[1], x + w_m, site_box[1] + h_m)
+                out.append(
+                    Sheet(sld_sheet(b.id, h.id), f"Hall {b.id}/{h.id}: single-line diagram", box, SLD_SCALE,
+                          "sld", f"{b.id}/{h.id}")
+                )  # fmt: skip
+                x += w_m + SLD_GAP_M
+    return out
 
 
 class Scales:
