@@ -129,7 +129,11 @@ def _notes(layout: Paperspace, scene: Scene, sheet: Sheet) -> None:
         "3. Trays overhead; label = cables per medium | peak fill of the tray cross-section.",
         "4. Bundles: one lane per medium, as wide as its cables stacked to tray depth.",
     ]
-    if sheet.kind in ("power", "sld"):
+    if sheet.kind == "sld":  # the diagram carries its figures; the busway totals are the power sheet's
+        note(layout, "1. Figures from the electrical schedule (XLSX Power sheet).", (x, y - 8.0), 2.0,
+             "G-TTLB", TextEntityAlignment.TOP_LEFT)  # fmt: skip
+        return
+    if sheet.kind == "power":
         _power_notes(layout, scene, sheet, x, y - 8.0)
         return
     if sheet.kind == "hall":
