@@ -56,7 +56,12 @@ class OptimiseController(AppBase):
         never be accepted for this text, and it would take the worker's CPU for nothing), and the
         Optimise tab says so. A search that made this text (A) or this very text (no change) goes on."""
         run = self.optimisation
-        if run is None or not run.running or self.optimise_relation() != optimizer.STALE:
+        if run is None:
+            return
+        if not run.running or self.optimise_relation() != optimizer.STALE:
+            # a finished search's tab changes too: its best cannot be accepted for a new text (no
+            # "A or enter: accept it"), and can again after undo back to its text
+            self.show_optimisation()
             return
         run.stop(whole_bom=False)
         self.stale_stopped = run

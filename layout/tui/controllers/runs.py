@@ -119,6 +119,7 @@ class RunsController(AppBase):
             elif (failed := self.session.failure()) is not None:  # of the site as it is now
                 self.show_failure([str(p) for p in failed.problems])
                 self.design_pending = False
+            self.update_inspector()  # says what the legend says: the figures are of the last good design
         elif worker.state == WorkerState.SUCCESS and self.editor is not None:
             result = worker.result
             if isinstance(result, Result):

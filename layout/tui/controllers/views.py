@@ -11,6 +11,8 @@ from layout.tui.results import Result
 from layout.tui.widgets.hall_map import legend
 from layout.tui.widgets.inspector import Inspector
 
+STALE_FAILED = "STALE: design failed"  # the legend and the inspector after a failed design
+
 
 class ViewsController(AppBase):
     def show_result(self, result: Result) -> None:
@@ -101,9 +103,7 @@ class ViewsController(AppBase):
         where = f"{self.hall} · 1 col = {grid.m_per_col:.2g} m" if grid and self.hall else ""
         line = legend(self.map.colour_by, where, self.map.present, self.map.trace)
         if self.failure:  # first, so a narrow screen shows it too
-            line = Text.assemble(
-                ("STALE: design failed, last good design shown", "bold reverse red"), " ", line
-            )
+            line = Text.assemble((f"{STALE_FAILED}, last good design shown", "bold reverse red"), " ", line)
         self.query_one("#legend", Static).update(line, layout=False)
 
     @property
@@ -111,18 +111,26 @@ class ViewsController(AppBase):
         """The screen shows no design of the site as it is now (it is being computed)."""
         return self.editor is not None and (self.result is None or self.result.text != self.editor.text)
 
+    def stale_note(self) -> str:
+        """Why the figures shown are not of the site as it is now, in the words the map's legend uses
+        ("": they are)."""
+        if self.result is None or not self.stale:
+            return ""
+        if self.failure:
+            return f"{STALE_FAILED}: figures are from the last good design (ctrl+z undoes the edit)"
+        return "designing… figures are from before the last edit"
+
     def update_inspector(self) -> None:
         if self.editor is None or self.hall is None:
             return
         where = self.map.cursor_m
-        stale = self.result is not None and self.stale
         self.query_one(Inspector).show(
             self.editor.inputs,
             self.floors[self.hall],
             where,
             self.map.rack_at_cursor,
             self.result,
-            stale,
+            self.stale_note(),
             self.trace,
             self.found_device,
         )

@@ -265,14 +265,15 @@ class Inspector(VerticalScroll):
         where: tuple[float, float] | None,
         rack_no: int,
         result: Result | None,
-        stale: bool = False,
+        stale: str = "",
         trace: Trace | None = None,
         device: int = -1,
     ) -> None:
-        """``trace``: the traced rack's (listed first); ``device``: one to highlight in the elevation."""
+        """``stale``: why the figures are not of the site as it is now (said first; "": they are);
+        ``trace``: the traced rack's (listed first); ``device``: one to highlight in the elevation."""
         parts: list[RenderableType] = []
         if stale:
-            parts.append(Text("designing… figures are from before the last edit", style="italic yellow"))
+            parts.append(Text(stale, style="italic yellow"))
         if trace is not None:
             parts += [trace_section(trace), Text("")]
         if result is not None and rack_no >= 0:
