@@ -1,4 +1,5 @@
-"""Issue 28: the inspector, the legend and the Optimise tab agree on what is stale."""
+"""Issue 28: the inspector, the legend and the Optimise tab agree on what is stale; help fits and
+scrolls."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from pathlib import Path
 import pytest
 from test_tui import ROOT, designed, settled, shown, sync
 from test_tui_optimise import SMALL, until
+from textual.containers import VerticalScroll
 
 from layout.siteedit import SetCluster
 from layout.tui import optimizer
 from layout.tui.app import DCLayoutApp
+from layout.tui.screens.help import HelpScreen
 
 
 @pytest.fixture
@@ -64,3 +67,38 @@ async def test_the_optimise_tab_stops_offering_a_stale_result(
         await pilot.pause()
         assert "A or enter" in shown(app, "#optimise-view", 120)
         await designed(pilot)
+
+
+@sync
+async def test_the_help_fits_80_by_24_and_scrolls_when_smaller(superpod: Path) -> None:
+    """Issue 28: help was cut off and did not scroll at 60x20."""
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await designed(pilot)
+        await pilot.press("question_mark")
+        screen = app.screen
+        assert isinstance(screen, HelpScreen)
+        dialog = screen.query_one(".dialog").region
+        assert dialog.x >= 0 and dialog.y >= 0 and dialog.right <= 80 and dialog.bottom <= 24
+        keys = screen.query_one("#keys-scroll", VerticalScroll)
+        assert keys.region.height >= keys.virtual_size.height  # every key on screen at 80 x 24
+        await pilot.press("question_mark")  # ? closes it too
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.resize_terminal(60, 20)
+        await pilot.press("f1")
+        screen = app.screen
+        assert isinstance(screen, HelpScreen)
+        await pilot.pause()
+        dialog = screen.query_one(".dialog").region
+        assert dialog.x >= 0 and dialog.y >= 0 and dialog.right <= 60 and dialog.bottom <= 20
+        keys = screen.query_one("#keys-scroll", VerticalScroll)
+        assert keys.region.bottom <= dialog.bottom
+        for label in screen.query(".dialog-title, .dialog-help"):  # one line each, both on screen
+            assert label.region.height == 1 and label.region.bottom < dialog.bottom, label
+        assert keys.virtual_size.height > keys.region.height  # more keys than lines: it scrolls
+        assert keys.has_focus and keys.scroll_y == 0
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert keys.scroll_y > 0
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)

@@ -1,4 +1,5 @@
-"""f1: every key of the app and the map on one screen, in two columns that fit 80 x 24."""
+"""f1 or ?: every key of the app and the map on one screen, in two columns that fit 80 x 24 (smaller
+terminals scroll them)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
@@ -76,9 +77,11 @@ def key_table(rows: list[tuple[str, str]], columns: int = 2) -> Table:
 
 
 class HelpScreen(ModalScreen[None]):
-    """Every key; any of f1, escape, enter or q closes it."""
+    """Every key; any of f1, ?, escape, enter or q closes it; the arrows and page up/down scroll it
+    where the terminal is too small for all of it."""
 
     BINDINGS = [Binding("f1,question_mark,escape,enter,q", "dismiss(None)", "close")]
+    CHROME = 4  # lines of the dialog besides the keys: its border, title and help line
 
     def __init__(self, rows: list[tuple[str, str]]) -> None:
         super().__init__()
@@ -89,5 +92,17 @@ class HelpScreen(ModalScreen[None]):
             yield Label(
                 "Keys (the command palette, ctrl+p, lists every action by name)", classes="dialog-title"
             )
-            yield Static(key_table(self.rows), id="keys")
-            yield Label("f1, ? or escape: close", classes="dialog-help")
+            with VerticalScroll(id="keys-scroll"):
+                yield Static(key_table(self.rows), id="keys")
+            yield Label("f1, ? or escape: close · arrows, page up/down: scroll", classes="dialog-help")
+
+    def on_mount(self) -> None:
+        self.fit()
+        self.query_one("#keys-scroll").focus()
+
+    def on_resize(self) -> None:
+        self.fit()
+
+    def fit(self) -> None:
+        """The keys take what the screen leaves beside the dialog's other lines; the rest scrolls."""
+        self.query_one("#keys-scroll").styles.max_height = max(self.size.height - self.CHROME, 3)
