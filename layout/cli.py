@@ -39,7 +39,18 @@ __all__ = [
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
-COMMANDS = ["validate", "tui", "fabric", "design", "report", "compare", "catalog", "optimize", "sweep"]
+COMMANDS = [
+    "validate",
+    "tui",
+    "fabric",
+    "design",
+    "report",
+    "compare",
+    "catalog",
+    "optimize",
+    "sweep",
+    "push",
+]
 
 
 def did_you_mean(word: str, allowed: Sequence[str]) -> str:

@@ -1,5 +1,5 @@
 """`dclayout design SITE [--out DIR] [--strict] [--svg/--no-svg] [--dxf] [--pdf] [--csv] [--xlsx] [--parquet]
-[--slurm] [--dot] [--ifc] [--usd] [--labels] [--turnup]`:
+[--slurm] [--dot] [--ifc] [--usd] [--labels] [--turnup] [--dcim]`:
 run the whole pipeline on a site and write ``DIR/summary.json``, one SVG floor plan per hall, and the exports
 asked for (default DIR: ``outputs/<site file stem>/``; file names from the site file's stem).
 
@@ -77,6 +77,11 @@ def add_parser(sub: Any) -> None:
         "--turnup",
         action="store_true",
         help="write STEM-cablemap.csv and STEM-backend.topo, the cable map for the fabric's bring-up",
+    )
+    p.add_argument(
+        "--dcim",
+        action="store_true",
+        help="write STEM-dcim-*.csv and STEM-dcim-device-types.yaml for NetBox or Nautobot (dclayout push)",
     )
     add_templates_option(p)
     p.set_defaults(run=run)

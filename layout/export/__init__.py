@@ -32,6 +32,7 @@ KINDS = (
     "usd",
     "labels",
     "turnup",
+    "dcim",
 )
 
 
@@ -46,7 +47,7 @@ def write(
     """Write the exports ``kinds`` (of :data:`KINDS`) of ``design`` into ``out_dir`` and return the paths,
     in the order of :data:`KINDS`: ``summary`` is ``summary.json``, ``svg`` one plan per hall, ``dxf`` and
     ``pdf`` ``STEM.dxf`` and ``STEM.pdf``, ``csv``, ``xlsx`` and ``parquet`` the tables, ``slurm`` the
-    scheduler's topology files, ``dot`` the fabric graph, ``ifc`` the BIM model ``STEM.ifc``, ``usd`` the twin's stage ``STEM.usda``, ``labels`` the installers' labels and pull sheets, ``turnup`` the bring-up cable map (STEM: the site file's stem as :func:`layout.files.safe_name` makes it). ``summary`` and ``scene``: the design's, if
+    scheduler's topology files, ``dot`` the fabric graph, ``ifc`` the BIM model ``STEM.ifc``, ``usd`` the twin's stage ``STEM.usda``, ``labels`` the installers' labels and pull sheets, ``turnup`` the bring-up cable map, ``dcim`` the DCIM import files (STEM: the site file's stem as :func:`layout.files.safe_name` makes it). ``summary`` and ``scene``: the design's, if
     the caller has them already.
 
     The files are one set (:class:`layout.files.StagedSet`): all are written into a hidden staging folder
@@ -134,6 +135,10 @@ def _write_into(
         from layout.export.plant_files import write_turnup
 
         written += write_turnup(design, out, stem)
+    if "dcim" in wanted:
+        from layout.export.dcim import write_dcim
+
+        written += write_dcim(design, out, stem)
     if "summary" in wanted:  # last: it lists the set's other files with their SHA-256
         from layout.files import file_digests, write_text
 

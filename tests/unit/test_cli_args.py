@@ -9,7 +9,7 @@ from layout import __version__
 from layout.cli import main
 
 DESIGN_OPTIONS = (
-    "--csv, --dot, --dxf, --help, --ifc, --labels, --no-svg, --out, --parquet, --pdf, --slurm, --strict, --svg, "
+    "--csv, --dcim, --dot, --dxf, --help, --ifc, --labels, --no-svg, --out, --parquet, --pdf, --slurm, --strict, --svg, "
     "--templates, --turnup, --usd, --xlsx"
 )
 
@@ -60,7 +60,7 @@ def test_option_with_nothing_close_lists_what_is_allowed(capsys: pytest.CaptureF
 def test_mistyped_command_gets_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:
     assert _fails(capsys, "desing", "x.toml", "--pfd") == (
         'dclayout: desing: unknown command, did you mean "design"? '
-        "(allowed: validate, tui, fabric, design, report, compare, catalog, optimize, sweep)\n"
+        "(allowed: validate, tui, fabric, design, report, compare, catalog, optimize, sweep, push)\n"
     )
 
 
