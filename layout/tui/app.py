@@ -129,6 +129,8 @@ class DCLayoutApp(
         self.hall: str | None = None
         self.moving: UserRowBox | None = None
         self.status = ""
+        self.figures_before = None
+        self.export_dir: Path | None = None
         self.result: Result | None = None  # the latest design shown
         self.designing = False  # a design run is in its worker thread
         self.design_pending = False  # the site changed while it ran: run again when it ends

@@ -32,11 +32,34 @@ if TYPE_CHECKING:
 RECENT_DESIGNS = 4  # designs kept for undo and redo (about 50 MB each on the 100k campus)
 
 EXPORTS = (
-    ("dxf", "DXF drawing (facilities, millimetres)"),
-    ("pdf", "PDF design report with the BOM"),
+    ("dxf", "DXF drawings: floor plans, power, single-line diagram (millimetres)"),
+    ("pdf", "PDF design report with the BOM and single-line diagrams"),
     ("csv", "CSV tables: BOM and links"),
-    ("xlsx", "XLSX workbook: BOM, racks, links, summary"),
+    ("xlsx", "XLSX workbook: BOM, racks, links, power schedule, summary"),
+    ("labels", "Labels and pull sheets for the cabling contractor"),
+    ("turnup", "Turn-up cable map for the fabric's bring-up"),
+    ("dcim", "DCIM import files for NetBox or Nautobot"),
+    ("slurm", "Slurm topology files"),
+    ("dot", "Fabric graph (Graphviz DOT)"),
+    ("ifc", "IFC4 BIM model (needs ifcopenshell)"),
+    ("usd", "OpenUSD stage for a digital twin (needs usd-core)"),
 )
+# an export that needs an optional package, and that package (layout/export/ifc.py, usd.py)
+NEEDS = {"ifc": "ifcopenshell", "usd": "pxr"}
+
+
+def exports_available() -> list[tuple[str, str]]:
+    """The exports this machine can write: those whose optional package is installed."""
+    import importlib.util
+
+    return [(k, label) for k, label in EXPORTS if k not in NEEDS or importlib.util.find_spec(NEEDS[k])]
+
+
+def export_folder(site_path: Path) -> Path:
+    """Where the TUI exports a site by default: ``outputs/STEM/`` beside the site file, absolute."""
+    from layout.files import safe_name
+
+    return (site_path.parent / "outputs" / safe_name(site_path.stem)).resolve()
 
 
 def compute(

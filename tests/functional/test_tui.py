@@ -362,9 +362,14 @@ async def test_figures_on_screen_follow_each_edit(superpod: Path) -> None:
             f"{s['gpus']:,} GPUs · {s['racks']['total']:,} racks · IT {s['power']['it_mw']:,.2f} MW" in status
         )
         # the capital cost as every output writes it (layout/figures.py: $M to the hundredth)
+        optics = app.result.design.figures.value("optics_total")
+        assert optics == app.result.bom.loc[app.result.bom["category"] == "transceivers", "qty"].sum() > 0
         assert (
-            f"capital ${s['cost_usd']['total'] / 1e6:,.2f} M · {len(s['violations'])} violation(s)" in status
+            f"capital ${s['cost_usd']['total'] / 1e6:,.2f} M · {optics:,} optics · "
+            f"{len(s['violations'])} violation(s)" in status
         )
+        assert "▲" not in status and "▼" not in status  # the first design: nothing to compare with
+        racks_before = s["racks"]["total"]
         # the hall's IT figure against its 1.5 MW limit, as the budgets tab shows it
         it_mw = s["halls"]["B1/H1"]["it_mw"]
         await pilot.press("2")  # tabs are filled when they are shown
@@ -381,7 +386,10 @@ async def test_figures_on_screen_follow_each_edit(superpod: Path) -> None:
         assert s["racks"]["by_template"].get("dgx-h100-x4", 0) == 0
         assert s["racks"]["by_template"]["dgx-h100-x2"] * 2 == servers
         assert s == independent_summary(app)
-        assert f"{s['racks']['total']:,} racks" in shown(app, "#status")
+        # each figure with its move since the design before the edit, as the figure writes it
+        more = s["racks"]["total"] - racks_before
+        assert more > 0 and f"{s['racks']['total']:,} racks ▲ {more:,} · " in shown(app, "#status")
+        assert f"{s['gpus']:,} GPUs · " in shown(app, "#status")  # the GPUs did not move: no delta
         await pilot.press("4")  # the BOM tab, filled before the edit, shows this design when it is shown
         bom = app.query_one("#bom-table", DataTable)
         part = BOM_COLUMNS.index("part")
@@ -535,18 +543,46 @@ async def test_cabling_tab_lists_media_and_the_longest_link(superpod: Path) -> N
 async def test_exports_csv_from_the_ui(
     superpod: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(tmp_path)
+    """Issue 28: exports go beside the site file (not under the current folder), the toast names the
+    absolute folder, another folder can be chosen, and the newer exports are offered."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
     app = DCLayoutApp(superpod)
     async with app.run_test(size=(120, 40)) as pilot:
         await designed(pilot)
         await pilot.press("e")
         assert isinstance(app.screen, ChoiceScreen)
+        offered = [v for _, v in app.screen.options]
+        assert {"dxf", "pdf", "labels", "turnup", "dcim", "slurm", "dot"} <= set(offered)
         await choose(pilot, "csv")
         await app.workers.wait_for_complete()
         await pilot.pause()
-    bom = (tmp_path / "outputs" / "superpod-4su" / "superpod-4su-bom.csv").read_text()
+        beside = superpod.parent / "outputs" / "superpod-4su"
+        toast = str(list(app._notifications)[-1].message)
+        written = sorted(p.name for p in beside.iterdir())
+        assert "superpod-4su-bom.csv" in written
+        assert (
+            toast
+            == f"wrote {len(written)} file(s) to {beside.resolve()}/: "
+            + ", ".join(n for n in toast.split(": ", 1)[1].split(", "))
+            and sorted(toast.split(": ", 1)[1].split(", ")) == written
+        ), toast
+        # another folder, typed: the next export goes there
+        chosen = tmp_path / "for-procurement"
+        await pilot.press("e")
+        await choose(pilot, "folder")
+        await pilot.press("ctrl+a", "ctrl+k", *str(chosen), "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen) and str(chosen) in app.screen.title_text
+        await choose(pilot, "csv")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    bom = (beside / "superpod-4su-bom.csv").read_text()
     assert bom.splitlines()[0].startswith("category,item,part_id,qty")
-    assert (tmp_path / "outputs" / "superpod-4su" / "superpod-4su-links.csv").exists()
+    assert (beside / "superpod-4su-links.csv").exists()
+    assert not (elsewhere / "outputs").exists()
+    assert (chosen / "superpod-4su-bom.csv").read_text() == bom
 
 
 @sync

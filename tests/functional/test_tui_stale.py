@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from rich.text import Text
 from test_tui import ROOT, designed, settled, shown, sync
 from test_tui_optimise import SMALL, until
 from textual.containers import VerticalScroll
@@ -102,3 +103,28 @@ async def test_the_help_fits_80_by_24_and_scrolls_when_smaller(superpod: Path) -
         assert keys.scroll_y > 0
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
+
+
+@sync
+async def test_while_a_design_runs_the_last_figures_stay_dimmed(superpod: Path) -> None:
+    """Issue 28: while a design ran, the old figures disappeared from the status line."""
+    app = DCLayoutApp(superpod)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await designed(pilot)
+        assert app.result is not None
+        before = shown(app, "#status", 160).strip()
+        assert " optics · " in before and "violation(s)" in before
+        app.apply_edit(SetCluster("switch", "sn2201"))  # a design starts (and will fail)
+        status = app.status
+        assert isinstance(status, Text) and status.plain.startswith("designing")
+        assert status.plain.endswith(before)  # the last figures, as they were
+        figures_at = status.plain.index(before)
+        dim = [s for s in status.spans if "dim" in str(s.style)]
+        assert dim and dim[0].start <= figures_at and dim[0].end == len(status.plain)
+        await settled(pilot)
+        await pilot.pause()
+        failed = app.status
+        assert isinstance(failed, Text) and failed.plain.startswith("design failed")
+        assert failed.plain.endswith(before)
+        await pilot.press("ctrl+z")
+        await designed(pilot)

@@ -15,11 +15,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual.app import App
 from textual.message import Message
 from textual.timer import Timer
 from textual.worker import Worker
 
+from layout.figures import Figures
 from layout.siteedit import SiteEditor
 from layout.tui import optimizer
 from layout.tui.floor import HallFloor, UserRowBox
@@ -57,7 +59,9 @@ class AppBase(App[None]):
     floors: dict[str, HallFloor]
     hall: str | None
     moving: UserRowBox | None
-    status: str
+    status: str | Text
+    figures_before: Figures | None  # the figures of the design before the one shown (its deltas)
+    export_dir: Path | None  # the folder chosen for exports (None: beside the site file)
     result: Result | None  # the latest design shown
     designing: bool  # a design run is in its worker thread
     design_pending: bool  # the site changed while it ran: run again when it ends
@@ -128,6 +132,9 @@ class AppBase(App[None]):
         raise NotImplementedError  # in its controller
 
     def show_status_of(self, result: Result) -> None:
+        raise NotImplementedError  # in its controller
+
+    def show_status_behind(self, what: str) -> None:
         raise NotImplementedError  # in its controller
 
     def show_tab(self, tab: str) -> None:

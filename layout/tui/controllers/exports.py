@@ -6,8 +6,10 @@ from typing import Any
 from textual.worker import Worker, WorkerState
 
 from layout.tui.controllers.base import AppBase
-from layout.tui.screens.dialogs import ChoiceScreen
-from layout.tui.session import EXPORTS, export
+from layout.tui.screens.dialogs import ChoiceScreen, FolderScreen
+from layout.tui.session import export, export_folder, exports_available
+
+FOLDER = "folder"  # the export dialog's choice of another folder
 
 
 class ExportsController(AppBase):
@@ -19,14 +21,19 @@ class ExportsController(AppBase):
             self.notify("the design is being recomputed; export when it is done", severity="warning")
             return
         result = self.result
-        from layout.files import safe_name
+        # beside the site file unless a folder was chosen (absolute: the toast names where files went)
+        out_dir = self.export_dir or export_folder(self.editor.path)
 
-        out_dir = Path("outputs") / safe_name(self.editor.inputs.stem)  # a stem of ".." stays in outputs/
+        def folder_chosen(folder: Path | None) -> None:
+            if folder is not None:
+                self.export_dir = folder
+            self.action_export()
 
         def chosen(kind: str | None) -> None:
-            if kind is not None:
-                self.status = f"exporting {kind}…"
-                self.update_title()
+            if kind == FOLDER:
+                self.push_screen(FolderScreen(out_dir), folder_chosen)
+            elif kind is not None:
+                self.show_status_behind(f"exporting {kind}…")
                 self.run_worker(
                     lambda: export(result, kind, out_dir),
                     name=f"export {kind}",
@@ -36,12 +43,19 @@ class ExportsController(AppBase):
                 )
 
         self.push_screen(
-            ChoiceScreen(f"Export the design to {out_dir}/", [(label, k) for k, label in EXPORTS]), chosen
+            ChoiceScreen(
+                f"Export the design to {out_dir}/",
+                [(label, k) for k, label in exports_available()] + [("Another folder…", FOLDER)],
+            ),
+            chosen,
         )
 
     def export_done(self, worker: Worker[Any]) -> None:
         if worker.state == WorkerState.SUCCESS:
-            self.notify("wrote " + ", ".join(str(p) for p in worker.result or []), title="Export", timeout=8)
+            paths = list(worker.result or [])
+            where = paths[0].parent if paths else ""
+            names = ", ".join(p.name for p in paths)
+            self.notify(f"wrote {len(paths)} file(s) to {where}/: {names}", title="Export", timeout=8)
         elif worker.state == WorkerState.ERROR:
             self.notify(f"export failed, nothing written: {worker.error}", severity="error", timeout=15)
         if self.result is not None:

@@ -86,7 +86,7 @@ class FilesController(AppBase):
             return
         if editor.dirty and self.designing and self.session.known() is None and not self.session.failure():
             self.save_after_design = lambda: self.save_site(then, force)
-            self.status = "saving when the design is done…"
+            self.show_status_behind("saving when the design is done…")
             self.update_title()
             return
         try:

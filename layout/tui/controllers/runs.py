@@ -68,8 +68,8 @@ class RunsController(AppBase):
             return
         self.designing, self.design_pending = True, False
         inputs, text = self.editor.inputs, self.editor.text
-        self.status = "designing…"
-        self.update_title()
+        self.figures_before = None  # the deltas are of the last design against the one before it
+        self.show_status_behind("designing…")
 
         def progress(stage: str) -> None:
             if self.quitting:  # stop at the next stage: the thread then no longer takes the GIL from the exit
@@ -99,8 +99,7 @@ class RunsController(AppBase):
     @on(DesignProgress)
     def design_progress(self, event: DesignProgress) -> None:
         if self.designing and self.stale:
-            self.status = f"designing: {event.stage}…"
-            self.update_title()
+            self.show_status_behind(f"designing: {event.stage}…")
 
     @on(Worker.StateChanged)
     def worker_changed(self, event: Worker.StateChanged) -> None:
@@ -112,7 +111,7 @@ class RunsController(AppBase):
     def design_done(self, worker: Worker[Any] | Outcome) -> None:
         self.designing = False
         if worker.state == WorkerState.ERROR:
-            self.status = "design failed: the map shows the last good design (stale)"
+            self.show_status_behind("design failed: the map shows the last good design (stale)")
             error = worker.error
             if not isinstance(error, InputError):
                 self.show_failure([f"the design pipeline failed: {type(error).__name__}: {error}"])

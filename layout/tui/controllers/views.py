@@ -8,6 +8,7 @@ from layout.tui import optimizer
 from layout.tui.controllers.base import AppBase
 from layout.tui.panels import cabling, trace_links
 from layout.tui.results import Result
+from layout.tui.status import NARROW_COLUMNS, behind, figures_line
 from layout.tui.widgets.hall_map import legend
 from layout.tui.widgets.inspector import Inspector
 
@@ -18,6 +19,10 @@ class ViewsController(AppBase):
     def show_result(self, result: Result) -> None:
         """Draw a finished design: map, tree, inspector, budgets, violations, BOM and cabling."""
         self.schedule_collection()
+        earlier = self.result
+        self.figures_before = (
+            earlier.design.figures if earlier is not None and earlier is not result else None
+        )
         self.result = result
         self.show_failure([])
         self.show_status_of(result)
@@ -78,11 +83,15 @@ class ViewsController(AppBase):
             )
 
     def show_status_of(self, result: Result) -> None:
-        f = result.design.figures  # the figures every output prints (layout/figures.py), terse
-        self.status = (
-            f"{f['gpus'].text} GPUs · {f['racks'].text} racks · IT {f['it_mw'].text} · "
-            f"capital {f['cost_total_usd'].text} · {f['violations'].text} violation(s)"
-        )
+        # the figures every output prints (layout/figures.py), each with its move since the design before
+        compact = self.size.width < NARROW_COLUMNS
+        self.status = figures_line(result.design.figures, self.figures_before, compact)
+        self.update_title()
+
+    def show_status_behind(self, what: str) -> None:
+        """``what`` is happening; the last design's figures stay on the status line, dimmed."""
+        figures = self.result.design.figures if self.result is not None else None
+        self.status = behind(what, figures, self.size.width < NARROW_COLUMNS)
         self.update_title()
 
     def update_title(self) -> None:
@@ -93,7 +102,7 @@ class ViewsController(AppBase):
         self.sub_title = f"{self.editor.path.name}{star}"
         status = self.status
         if self.optimisation is not None and self.optimise_relation() == optimizer.CURRENT:
-            status = f"{optimizer.status_line(self.optimisation.latest)} · {status}"
+            status = Text.assemble(f"{optimizer.status_line(self.optimisation.latest)} · ", status)
         # one line of fixed height: no layout pass (a layout of the whole screen costs tens of ms, taken
         # from the design worker through the GIL at every stage's progress message)
         self.query_one("#status", Static).update(status, layout=False)

@@ -178,6 +178,28 @@ class OpenScreen(FieldDialog):
         self.dismiss(self.files[int(event.option.id or 0)])
 
 
+class FolderScreen(FieldDialog):
+    """Choose the folder exports go to: the field holds the current one; enter takes what it shows
+    (relative to the current folder), escape keeps the old one."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "cancel")]
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__()
+        self.folder = folder
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("Export into the folder", classes="dialog-title")
+            yield self.field(Input(value=str(self.folder), id="folder"))
+            yield Label("enter: use it (made if missing) · escape: cancel", classes="dialog-help")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.value.strip():
+            self.dismiss(Path(event.value.strip()).expanduser().resolve())
+
+
 class MessageScreen(ModalScreen[None]):
     """A message to read (e.g. the problems of a bad site file); any of enter/escape closes it."""
 
