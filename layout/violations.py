@@ -23,6 +23,22 @@ class Violation:
         return out
 
 
+# kinds in the order a reviewer takes them: people and the building first (aisles, floor), then power
+# and cooling (what trips or overheats), then what cannot be built or cabled, then capacity and fill
+SEVERITY = (
+    "aisle", "floor_load", "feed", "site_mw", "building_mw", "hall_mw", "rack_kw", "pdu", "cooling", "cdu",
+    "unplaced", "ports", "reach", "no_path", "channel", "media", "capacity", "tray_fill", "tray_add",
+    "user_row",
+)  # fmt: skip
+
+
+def worst_first(violations: list[Violation]) -> list[int]:
+    """The violations' indices, worst first: by :data:`SEVERITY` of their kind (kinds it does not name
+    after those it does), in their order within a kind."""
+    rank = {k: i for i, k in enumerate(SEVERITY)}
+    return sorted(range(len(violations)), key=lambda i: (rank.get(violations[i].kind, len(rank)), i))
+
+
 def where_prefixes(where: str) -> list[str]:
     """The places a ``where`` names, most specific first: ``B1/H1/R03/K07`` -> the rack, its row
     ``B1/H1/R03``, its hall ``B1/H1``, its building ``B1``. The one parser of ``where`` strings: the

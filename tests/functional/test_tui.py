@@ -32,6 +32,7 @@ from layout.tui.panels import top_n
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
 from layout.tui.widgets.hall_map import HallMap
 from layout.tui.widgets.site_tree import SiteTree
+from layout.violations import SEVERITY, worst_first
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -490,7 +491,13 @@ async def test_violations_are_listed_and_jump_to_the_map(superpod: Path) -> None
         assert table.row_count == len(violations)
         v = next(v for v in violations if v.kind == "rack_kw")
         table.focus()
-        table.move_cursor(row=violations.index(v))
+        # worst first (layout.violations.SEVERITY): the rows are keyed by the violation's index
+        order = [int(str(k.value)) for k in table.rows]
+        assert order == worst_first(list(violations))
+        assert [violations[i].kind for i in order][0] == sorted(
+            kinds, key=lambda k: SEVERITY.index(k) if k in SEVERITY else len(SEVERITY)
+        )[0]
+        table.move_cursor(row=table.get_row_index(str(violations.index(v))))
         await pilot.press("enter")
         await pilot.pause()
         hall_map = app.query_one(HallMap)

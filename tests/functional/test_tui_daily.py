@@ -192,6 +192,7 @@ async def test_a_violation_naming_a_row_table_keeps_its_brackets_in_the_table(tm
         await pilot.pause()
         from textual.widgets._data_table import default_cell_formatter
 
-        cell = app.query_one("#violations-table", DataTable).get_cell_at((i, 2))
+        table = app.query_one("#violations-table", DataTable)
+        cell = table.get_cell_at((table.get_row_index(str(i)), 2))  # rows worst first, keyed by index
         shown = default_cell_formatter(cell)  # what the table draws of the cell
         assert getattr(shown, "plain", "").startswith("[[row]] 1 in B1/H1"), shown

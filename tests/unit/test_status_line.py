@@ -36,3 +36,17 @@ def test_the_readme_quotes_what_the_status_line_shows(tmp_path: Path, design_of:
     assert " ".join(compact.split()) in " ".join(readme.replace("`", "").split())
     dimmed = behind("designing…", before.figures)
     assert dimmed.plain == "designing… · " + figures_line(before.figures).plain
+
+
+def test_violations_worst_first_keep_their_order_within_a_kind() -> None:
+    from layout.violations import Violation, worst_first
+
+    vs = [
+        Violation("tray_fill", "T1", "a"),
+        Violation("something_new", "x", "b"),
+        Violation("aisle", "B1/H1", "c"),
+        Violation("feed", "B1/H1/UPS-A1", "d"),
+        Violation("tray_fill", "T2", "e"),
+        Violation("aisle", "B1/H2", "f"),
+    ]
+    assert [vs[i].message for i in worst_first(vs)] == ["c", "f", "d", "a", "e", "b"]

@@ -5,6 +5,7 @@ from rich.text import Text
 from textual.widgets import DataTable, Static, TabbedContent
 
 from layout.tui import optimizer
+from layout.violations import worst_first
 from layout.tui.controllers.base import AppBase
 from layout.tui.panels import cabling, trace_links
 from layout.tui.results import Result
@@ -57,11 +58,13 @@ class ViewsController(AppBase):
             self.query_one("#violation-detail", Static).update(
                 "" if result.design.violations else "no design-rule violations"
             )
-            for i, v in enumerate(result.design.violations):
+            order = worst_first(list(result.design.violations))  # worst first; keys stay the indices
+            for i in order:
+                v = result.design.violations[i]
                 # as Text: a plain string cell is read as markup, and "[[row]] 1 ..." lost its "[[row]]"
                 vt.add_row(Text(v.kind), Text(v.where), Text(v.message), key=str(i))
-            if result.design.violations:
-                self.show_violation(0)
+            if order:
+                self.show_violation(order[0])
         elif tab == "bom":
             bt = self.query_one("#bom-table", DataTable)
             bt.clear()
