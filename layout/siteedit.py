@@ -29,7 +29,9 @@ from layout.load import Inputs, load_site, parse_toml, site_from_data
 from layout.load.toml import read_input_bytes
 
 HALL_KEYS = ("max_rack_kw", "cooling", "it_mw")
-CLUSTER_KEYS = ("design", "switch", "nic", "rack", "rack_low_density")
+CLUSTER_KEYS = (
+    "design", "switch", "nic", "rack", "rack_low_density", "gpus", "server", "pod_gpus", "oversubscription",
+)  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------- helpers
@@ -209,7 +211,8 @@ class SetHall:
 
 @dataclass(frozen=True)
 class SetCluster:
-    """Change one cluster key: ``design`` (rail/mor), ``switch``, ``nic``, ``rack``, ``rack_low_density``."""
+    """Change one cluster key (:data:`CLUSTER_KEYS`): ``design`` (rail/mor), ``switch``, ``nic``, ``rack``,
+    ``rack_low_density``, ``gpus``, ``server``, ``pod_gpus``, ``oversubscription``."""
 
     key: str
     value: Any
@@ -221,6 +224,21 @@ class SetCluster:
 
     def describe(self) -> str:
         return f"cluster: {self.key} = {self.value}"
+
+
+@dataclass(frozen=True)
+class SetClusterKeys:
+    """Change several cluster keys in one edit (one undo step): a server with the rack, NIC and switch
+    that go with it."""
+
+    updates: tuple[tuple[str, Any], ...]
+
+    def apply(self, doc: tomlkit.TOMLDocument) -> None:
+        for key, value in self.updates:
+            SetCluster(key, value).apply(doc)
+
+    def describe(self) -> str:
+        return "cluster: " + ", ".join(f"{k} = {v}" for k, v in self.updates)
 
 
 @dataclass(frozen=True)
@@ -256,9 +274,19 @@ class SetLayout:
         return f"optimised layout: {len(self.options)} placement option(s)"
 
 
-Edit = AddRow | DeleteRow | MoveRow | SetRowTemplate | SetHallTemplate | SetHall | SetCluster | SetLayout
+Edit = (
+    AddRow
+    | DeleteRow
+    | MoveRow
+    | SetRowTemplate
+    | SetHallTemplate
+    | SetHall
+    | SetCluster
+    | SetClusterKeys
+    | SetLayout
+)
 # edits that change values where they stand (and add a key at most, which adds a line)
-VALUE_EDITS = (MoveRow, SetRowTemplate, SetHallTemplate, SetHall, SetCluster)
+VALUE_EDITS = (MoveRow, SetRowTemplate, SetHallTemplate, SetHall, SetCluster, SetClusterKeys)
 
 
 # -------------------------------------------------------------------------------------------- editor

@@ -78,6 +78,7 @@ class DCLayoutApp(
         Binding("t", "row_template", "template", show=False, priority=True),
         Binding("T", "hall_template", "hall template", show=False, priority=True),
         Binding("g", "cluster_rack", "GPU rack", show=False, priority=True),
+        Binding("C", "cluster_form", "cluster", show=False, priority=True),
         Binding("k", "hall_kw", "kW", priority=True),
         Binding("o", "hall_cooling", "cooling", show=False, priority=True),
         Binding("d", "design_toggle", "rail/MoR", show=False),
@@ -104,7 +105,7 @@ class DCLayoutApp(
     # in a dialog they run nothing (and the key goes on to the dialog as typed text); the footer, which
     # asks check_action, shows the same keys either way
     DIALOG_ACTIONS = frozenset(
-        {"open", "keys", "add_row", "row_template", "hall_template", "cluster_rack", "hall_kw",
+        {"open", "keys", "add_row", "row_template", "hall_template", "cluster_rack", "cluster_form", "hall_kw",
          "hall_cooling", "switch_model", "nic", "find"}
     )  # fmt: skip
 

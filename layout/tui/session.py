@@ -62,6 +62,11 @@ def export_folder(site_path: Path) -> Path:
     return (site_path.parent / "outputs" / safe_name(site_path.stem)).resolve()
 
 
+def holds(template: Any, server: str) -> bool:
+    """A rack template has a slot for ``server``."""
+    return any(slot.device == server for slot in template.slot)
+
+
 def compute(
     inputs: Inputs,
     text: str,
@@ -164,6 +169,44 @@ class Session:
         """(label, id) of the rack templates (of one kind), sorted by id, for a choice."""
         t = self.inputs.templates
         return [(f"{k} — {t[k].name}", k) for k in sorted(t) if kind is None or t[k].kind == kind]
+
+    def gpu_templates(self, server: str | None = None) -> tuple[list[tuple[str, str]], dict[str, str]]:
+        """The GPU rack templates for a choice, and why those that cannot hold ``server`` (default: the
+        cluster's) cannot."""
+        server = server or self.inputs.site.cluster.server
+        options = self.templates("gpu")
+        t = self.inputs.templates
+        return options, {k: f"holds no {server}" for _, k in options if not holds(t[k], server)}
+
+    def server_change(self, server: str) -> tuple[tuple[str, Any], ...] | str:
+        """The cluster keys that change with ``server``: the server, a GPU rack template that holds it
+        (the current one if it does), a NIC and a fabric switch that serve it (the current ones if they
+        do); or why none works."""
+        cluster, catalog = self.inputs.site.cluster, self.catalog
+        t = self.inputs.templates
+        racks = [k for k in sorted(t) if t[k].kind == "gpu" and holds(t[k], server)]
+        if not racks:
+            return "no GPU rack template holds it"
+        nics = [n for n in [cluster.nic, *sorted(catalog.nic)] if catalog.fabric_switches(server, n)]
+        if not nics:
+            return "no switch serves it"
+        nic = nics[0]
+        switches = catalog.fabric_switches(server, nic)
+        switch = cluster.switch if cluster.switch in switches else switches[0]
+        rack = cluster.rack if cluster.rack in racks else racks[0]
+        new = {"server": server, "rack": rack, "nic": nic, "switch": switch}
+        if cluster.rack_low_density and not holds(t[cluster.rack_low_density], server):
+            new["rack_low_density"] = rack
+        old = cluster.model_dump()
+        return tuple((k, v) for k, v in new.items() if old.get(k) != v or k == "server")
+
+    def mor_refusal(self) -> str:
+        """Why middle-of-rack cannot work for the cluster's server ("": it can): no GPU rack template
+        of the server has a slot for a leaf switch."""
+        server, t = self.inputs.site.cluster.server, self.inputs.templates
+        if any(holds(r, server) and any(s.device in ("leaf", "switch") for s in r.slot) for r in t.values()):
+            return ""
+        return f"no rack template of {server} has room for a leaf switch (a leaf slot)"
 
     # ------------------------------------------------------------------------------------ edits
     def apply(self, edit: Edit) -> bool:

@@ -16,7 +16,11 @@ class Action:
 ACTIONS: tuple[Action, ...] = (
     Action("open", "File: open a site…", "Open another site file"),
     Action("save", "File: save", "Write the site file back (comments kept, previous version as .bak)"),
-    Action("export", "File: export DXF / PDF / CSV / XLSX…", "Write the current design to outputs/<site>/"),
+    Action(
+        "export",
+        "File: export DXF / PDF / tables / labels / DCIM…",
+        "Write the current design to outputs/<site>/ beside the site file, or a folder you type",
+    ),
     Action("keys", "Help: keys", "Show or hide every key binding of the focused widget and the app"),
     Action("quit", "File: quit", "Leave dclayout (asks first if there are unsaved edits)"),
     Action("undo", "Edit: undo", "Undo the last edit"),
@@ -36,6 +40,11 @@ ACTIONS: tuple[Action, ...] = (
         "cluster_rack",
         "Edit: GPU rack template of the cluster…",
         "cluster.rack: what the auto-placer fills halls with",
+    ),
+    Action(
+        "cluster_form",
+        "Edit: the cluster (GPUs, server, rack, switch, design, NIC, pods, oversubscription)…",
+        "C: every cluster decision with its value; what cannot work is greyed out with the reason",
     ),
     Action("hall_kw", "Edit: hall max kW per rack…", "The hall's rack power limit"),
     Action("hall_cooling", "Edit: hall cooling…", "air, rear-door or liquid"),

@@ -12,6 +12,7 @@ from layout.siteedit import (
     Edit,
     MoveRow,
     SetCluster,
+    SetClusterKeys,
     SetHall,
     SetHallTemplate,
     SetRowTemplate,
@@ -125,15 +126,100 @@ class EditsController(AppBase):
         self.map.set_ghost(None)
 
     def _choose(
-        self, title: str, options: list[tuple[str, Any]], current: Any, make: Callable[[Any], Edit]
+        self,
+        title: str,
+        options: list[tuple[str, Any]],
+        current: Any,
+        make: Callable[[Any], Edit],
+        refused: dict[Any, str] | None = None,
     ) -> None:
-        """Ask for one of ``options`` and apply the edit ``make`` builds from it."""
+        """Ask for one of ``options`` (those in ``refused`` greyed out with their reason) and apply the
+        edit ``make`` builds from it."""
 
         def chosen(value: Any) -> None:
             if value is not None:
                 self.apply_edit(make(value))
 
-        self.push_screen(ChoiceScreen(title, options, current), chosen)
+        self.push_screen(ChoiceScreen(title, options, current, refused), chosen)
+
+    def _number(self, title: str, value: float, lo: float, hi: float, integer: bool, key: str) -> None:
+        """Ask for the cluster key ``key``'s number (between ``lo`` and ``hi``) and set it."""
+
+        def got(v: float | None) -> None:
+            if v is not None:
+                self.apply_edit(SetCluster(key, int(v) if integer else float(v)))
+
+        self.push_screen(NumberScreen(title, value, lo, hi, integer=integer), got)
+
+    # ------------------------------------------------------------------------------ the cluster form
+    def action_cluster_form(self) -> None:
+        """C: every cluster decision on one list, with its value; enter edits the one highlighted."""
+        if self.editor is None:
+            return
+        c = self.editor.inputs.site.cluster
+        pods = f"{c.pod_gpus:,} GPUs" if c.pod_gpus else "0 (one fabric)"
+        options = [
+            (f"GPUs: {c.gpus:,}", "gpus"),
+            (f"server: {c.server}", "server"),
+            (f"GPU rack template: {c.rack}", "rack"),
+            (f"fabric switch: {c.switch}", "switch"),
+            (f"design: {'rail-optimized' if c.design == 'rail' else 'middle-of-rack'}", "design"),
+            (f"NIC: {c.nic}", "nic"),
+            (f"pod size: {pods}", "pod_gpus"),
+            (f"oversubscription: {c.oversubscription:g}:1", "oversubscription"),
+        ]
+        refused: dict[Any, str] = {}
+        if not c.pod_gpus:
+            refused["oversubscription"] = "needs pods: set a pod size first"
+        if c.design == "rail" and (why := self.session.mor_refusal()):
+            refused["design"] = f"middle-of-rack: {why}"
+        actions = {
+            "gpus": lambda: self._number("Cluster GPUs", c.gpus, 1, 2_000_000, True, "gpus"),
+            "server": self.action_cluster_server,
+            "rack": self.action_cluster_rack,
+            "switch": self.action_switch_model,
+            "design": self.action_design_toggle,
+            "nic": self.action_nic,
+            "pod_gpus": lambda: self._number(
+                "GPUs per pod (0: one fabric)", c.pod_gpus, 0, c.gpus, True, "pod_gpus"
+            ),
+            "oversubscription": lambda: self._number(
+                "Oversubscription of the pods (n:1)", c.oversubscription, 1, 64, False, "oversubscription"
+            ),
+        }
+
+        def chosen(key: str | None) -> None:
+            if key is not None:
+                actions[key]()
+
+        self.push_screen(ChoiceScreen("Cluster (enter: change it)", options, None, refused), chosen)
+
+    def action_cluster_server(self) -> None:
+        if self.editor is None:
+            return
+        catalog = self.editor.catalog
+        options, refused = [], {}
+        for k in sorted(catalog.server):
+            change = self.session.server_change(k)
+            if isinstance(change, str):
+                refused[k] = change
+                options.append((f"{k} — {catalog.server[k].name}", k))
+                continue
+            with_ = ", ".join(f"{key} {v}" for key, v in change if key != "server")
+            options.append((f"{k} — {catalog.server[k].name}" + (f" (with {with_})" if with_ else ""), k))
+
+        def make(server: str) -> Edit:
+            change = self.session.server_change(server)
+            assert not isinstance(change, str)
+            return SetClusterKeys(change)
+
+        self._choose(
+            "GPU server (with the rack, NIC and switch that go with it)",
+            options,
+            self.editor.inputs.site.cluster.server,
+            make,
+            refused,
+        )
 
     def action_row_template(self) -> None:
         box = self._user_row_here()
@@ -165,11 +251,13 @@ class EditsController(AppBase):
 
     def action_cluster_rack(self) -> None:
         if self.editor is not None:
+            options, refused = self.session.gpu_templates()
             self._choose(
                 "GPU rack template of the cluster (cluster.rack)",
-                self.session.templates("gpu"),
+                options,
                 self.editor.inputs.site.cluster.rack,
                 lambda t: SetCluster("rack", t),
+                refused,
             )
 
     def action_hall_kw(self) -> None:
@@ -202,6 +290,9 @@ class EditsController(AppBase):
     def action_design_toggle(self) -> None:
         if self.editor is not None:
             now = self.editor.inputs.site.cluster.design
+            if now == "rail" and (why := self.session.mor_refusal()):
+                self.notify(f"middle-of-rack: {why}", title="Edit refused", severity="warning")
+                return
             self.apply_edit(SetCluster("design", "mor" if now == "rail" else "rail"))
 
     def action_switch_model(self) -> None:

@@ -5,13 +5,13 @@ from rich.text import Text
 from textual.widgets import DataTable, Static, TabbedContent
 
 from layout.tui import optimizer
-from layout.violations import worst_first
 from layout.tui.controllers.base import AppBase
 from layout.tui.panels import cabling, trace_links
 from layout.tui.results import Result
 from layout.tui.status import NARROW_COLUMNS, behind, figures_line
 from layout.tui.widgets.hall_map import legend
 from layout.tui.widgets.inspector import Inspector
+from layout.violations import worst_first
 
 STALE_FAILED = "STALE: design failed"  # the legend and the inspector after a failed design
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -75,28 +76,48 @@ class FieldDialog(ModalScreen[Any]):
 
 
 class ChoiceScreen(ModalScreen[Any]):
-    """Pick one value from a list; dismisses with the value, or None on escape."""
+    """Pick one value from a list; dismisses with the value, or None on escape. ``refused``: per value
+    that cannot work, why: shown greyed out with its reason, and not chosen."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "cancel")]
 
-    def __init__(self, title: str, options: list[tuple[str, Any]], current: Any = None) -> None:
+    def __init__(
+        self,
+        title: str,
+        options: list[tuple[str, Any]],
+        current: Any = None,
+        refused: dict[Any, str] | None = None,
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.options = options
         self.current = current
+        self.refused = refused or {}
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.title_text, classes="dialog-title")
             yield OptionList(
-                *[Option(label, id=str(i)) for i, (label, _) in enumerate(self.options)], id="choices"
+                *[
+                    Option(
+                        Text.assemble(label, (f"  ({self.refused[v]})", "italic"))
+                        if v in self.refused
+                        else label,
+                        id=str(i),
+                        disabled=v in self.refused,
+                    )
+                    for i, (label, v) in enumerate(self.options)
+                ],
+                id="choices",
             )
             yield Label("enter: choose · escape: cancel", classes="dialog-help")
 
     def on_mount(self) -> None:
         ol = self.query_one(OptionList)
         values = [v for _, v in self.options]
-        ol.highlighted = values.index(self.current) if self.current in values else 0
+        usable = [i for i, v in enumerate(values) if v not in self.refused]
+        at = values.index(self.current) if self.current in values else (usable[0] if usable else 0)
+        ol.highlighted = at if at in usable or not usable else usable[0]
         ol.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
