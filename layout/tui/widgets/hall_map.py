@@ -11,6 +11,7 @@ import numpy as np
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.geometry import Region
 from textual.message import Message
@@ -388,6 +389,44 @@ class HallMap(Widget, can_focus=True):
     def watch_colour_by(self) -> None:
         self._rebuild(self.cursor_m)
         self.post_message(self.Redrawn())
+
+    # ------------------------------------------------------------------------------------- mouse
+    def cell_at(self, x: int, y: int) -> tuple[int, int] | None:
+        """The hall raster cell (col, line) under the widget's column ``x`` and line ``y``, or None."""
+        if self.grid is None:
+            return None
+        col, line = self.view[0] + x, self.view[1] + y
+        if 0 <= col < self.grid.cols and 0 <= line < self.grid.lines:
+            return col, line
+        return None
+
+    def on_click(self, event: events.Click) -> None:
+        """A click puts the cursor on the cell clicked (the inspector then shows its rack); while a row
+        is being moved, it moves there; a double click there drops it."""
+        cell = self.cell_at(event.x, event.y)
+        if cell is None:
+            return
+        self.focus()
+        dc, dl = cell[0] - self.cursor[0], cell[1] - self.cursor[1]
+        if dc or dl:
+            self.action_move(dc, dl)
+        if self.ghost is not None and event.chain >= 2:
+            self.action_drop()
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        """The wheel zooms in at the cursor; with shift it pans up."""
+        event.stop()
+        if event.shift:
+            self.action_pan(0, -1)
+        else:
+            self.action_zoom(-1)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        if event.shift:
+            self.action_pan(0, 1)
+        else:
+            self.action_zoom(1)
 
     # ---------------------------------------------------------------------------------- viewport
     def _centre_on_cursor(self) -> None:
