@@ -90,3 +90,28 @@ async def test_a_toast_never_covers_the_status_line_at_80_columns(tmp_path: Path
         toasts = [t.region for t in app.screen.query(Toast)]
         assert toasts and all(not t.overlaps(status) for t in toasts), (status, toasts)
         assert all(t.bottom <= status.y for t in toasts)
+
+
+@sync
+async def test_a_burst_into_an_open_dialog_keeps_its_order(tmp_path: Path) -> None:
+    """Seen in tmux: with the dialog open and its field focused, "backspace backspace 3 7 enter" sent at
+    once inserted 3 and 7, then ran the two backspaces (Input's bindings run once a key has bubbled
+    past it) and submitted an empty field. Every key now acts in the order typed."""
+    app = DCLayoutApp(copy_site("superpod-4su", tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        hall = app.hall
+        assert hall is not None
+        await pilot.press("k")
+        await pilot.pause()
+        field = app.screen.query_one(Input)
+        assert field.has_focus and field.value == "45"
+        for key, char in (("end", None), ("backspace", None), ("backspace", None), ("3", "3"), ("7", "7")):
+            app.post_message(events.Key(key, char))
+        await pilot.pause()
+        assert field.value == "37"
+        for key, char in (("left", None), ("backspace", None), ("2", "2"), ("enter", "\r")):
+            app.post_message(events.Key(key, char))  # the cursor moves left of 7 first: 27
+        await pilot.pause()
+        await designed(pilot)
+        assert app.session.hall(hall).max_rack_kw == 27.0

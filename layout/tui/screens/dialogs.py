@@ -14,6 +14,26 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+# the Input's own editing keys (backspace, delete, enter, arrows, ctrl+u, ...) and the action each runs
+_INPUT_KEYS = {k: b.action for b in Input.BINDINGS if isinstance(b, Binding) for k in b.key.split(",")}
+
+
+class DialogInput(Input):
+    """An Input whose editing keys act in the order they were typed. Input inserts a printable key when
+    the key reaches it, but runs backspace, delete, enter and the cursor keys as bindings, once the key
+    has bubbled up past it: in a burst (a fast typist, tmux send-keys, a paste) "backspace backspace 3 7"
+    inserted 3 and 7 first and then deleted them, and enter submitted before the digits. Here every key
+    the Input binds runs its action at once, in order."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        action = _INPUT_KEYS.get(event.key)
+        if action is None:
+            await super()._on_key(event)
+            return
+        event.stop()
+        event.prevent_default()
+        await self.run_action(action)
+
 
 class FieldDialog(ModalScreen[Any]):
     """A dialog whose typing goes into its text field from the first key on, in order. Its field is
@@ -32,7 +52,7 @@ class FieldDialog(ModalScreen[Any]):
         self._early: list[events.Key] | None = []  # None once the field is ready
 
     @staticmethod
-    def field(field: Input) -> Input:
+    def field(field: DialogInput) -> DialogInput:
         """The dialog's field, not focusable until it is ready."""
         field.can_focus = False
         return field
@@ -138,7 +158,9 @@ class NumberScreen(FieldDialog):
         with Vertical(classes="dialog"):
             yield Label(self.title_text, classes="dialog-title")
             yield self.field(
-                Input(value=f"{self.value:g}", type="integer" if self.integer else "number", id="number")
+                DialogInput(
+                    value=f"{self.value:g}", type="integer" if self.integer else "number", id="number"
+                )
             )
             yield Label(
                 f"{self.lo:g} to {self.hi:g} · enter: apply · escape: cancel",
@@ -174,7 +196,7 @@ class OpenScreen(FieldDialog):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("Open a site file", classes="dialog-title")
-            yield self.field(Input(placeholder="path/to/site.toml", id="path"))
+            yield self.field(DialogInput(placeholder="path/to/site.toml", id="path"))
             yield OptionList(*[Option(p.name, id=str(i)) for i, p in enumerate(self.files)], id="files")
             yield Label(
                 f"{self.folder} · type a path, enter: open · tab: the list · escape: cancel",
@@ -212,7 +234,7 @@ class FolderScreen(FieldDialog):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("Export into the folder", classes="dialog-title")
-            yield self.field(Input(value=str(self.folder), id="folder"))
+            yield self.field(DialogInput(value=str(self.folder), id="folder"))
             yield Label("enter: use it (made if missing) · escape: cancel", classes="dialog-help")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

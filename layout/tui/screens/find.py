@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Label, Static
 
 from layout.tui.find import HOW, Found
-from layout.tui.screens.dialogs import FieldDialog
+from layout.tui.screens.dialogs import DialogInput, FieldDialog
 
 
 class FindScreen(FieldDialog):
@@ -29,7 +29,9 @@ class FindScreen(FieldDialog):
         with Vertical(classes="dialog wide"):
             yield Label("Find / go to", classes="dialog-title")
             yield self.field(
-                Input(value=self.value, placeholder="B1/H1/R03/K07, R03, srv-00017, a cable id…", id="find")
+                DialogInput(
+                    value=self.value, placeholder="B1/H1/R03/K07, R03, srv-00017, a cable id…", id="find"
+                )
             )
             yield Static(Text(f"Type {HOW}."), id="find-message", classes="dialog-help")
             yield Label("enter: go there · escape: cancel", classes="dialog-help")
