@@ -105,3 +105,24 @@ def test_optimise_tab_at_80_by_24(snap_compare: Any, monkeypatch: Any) -> None:
         await pilot.pause()
 
     assert snap_compare(DCLayoutApp(SUPERPOD), terminal_size=(80, 24), run_before=run)
+
+
+def test_cluster_form_at_80_by_24(snap_compare: Any) -> None:
+    """C: every cluster decision with its value; oversubscription greyed out (no pods) with the reason."""
+    assert snap_compare(DCLayoutApp(SUPERPOD), terminal_size=(80, 24), run_before=after("C"))
+
+
+def test_status_line_with_deltas(snap_compare: Any, tmp_path: Any) -> None:
+    """After k 30 (no more 4 x DGX H100 to a rack): racks, capital and optics with their moves."""
+    import shutil
+
+    site = tmp_path / "superpod-4su.toml"
+    shutil.copy(SUPERPOD, site)
+
+    async def run(pilot: Pilot[Any]) -> None:
+        await designed(pilot)
+        await pilot.press("k", *["backspace"] * 4, "3", "0", "enter")
+        await designed(pilot)
+        pilot.app.clear_notifications()
+
+    assert snap_compare(DCLayoutApp(site), terminal_size=(160, 40), run_before=run)
