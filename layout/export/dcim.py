@@ -68,7 +68,7 @@ CABLE_TYPES = {
     "mmf": "mmf-om4",
     "smf": "smf-os2",
     "coherent": "smf-os2",
-    "copper": "cat6",
+    "utp": "cat6a",  # the management network's RJ45 patch cords (the catalog's Cat6A)
 }
 FIBRE_TYPES = {"om3": "mmf-om3", "om4": "mmf-om4", "os2": "smf-os2"}
 

@@ -264,3 +264,17 @@ def test_an_unreachable_server_is_one_line_and_exit_3(
     assert main(["push", str(root / "sites" / "superpod-4su.toml"), "--url", "http://127.0.0.1:9"]) == 3
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("push: GET http://127.0.0.1:9/api/extras/statuses/")
+
+
+def test_every_cable_has_a_dcim_type(tables: dcim.DcimTables) -> None:
+    """A medium class with no DCIM cable type pushed a blank type the server returned as null, and the
+    next push patched 209 management cables again (seen on a real Nautobot)."""
+    assert (tables.cables["type"] != "").all()
+    assert set(tables.cables["type"]) <= {
+        "mmf-om4",
+        "mmf-om3",
+        "smf-os2",
+        "dac-passive",
+        "dac-active",
+        "cat6a",
+    }
