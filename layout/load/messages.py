@@ -331,7 +331,8 @@ def pydantic_problems(
     name: str,
     choices: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Problem]:
-    """One Problem per pydantic error; runs of identical errors on items of one list are merged.
+    """One Problem per pydantic error; a run of the same error on the same key of list items (whatever
+    their indices) is merged into the first, "(and N more like it)".
 
     ``choices`` maps a key pattern such as ``cluster.server`` or ``row[*].template`` to the known ids,
     listed as what is allowed when that key is missing or not text.
@@ -341,12 +342,15 @@ def pydantic_problems(
     run = 0
     for err in error.errors():
         loc, problem, allowed = _error_problem(err, model, choices or {})
-        key = (loc[:-1], err["type"]) if loc and isinstance(loc[-1], int) else None
+        # the same error on the same key of items of lists (columns[i].size_m[j] for every i and j):
+        # one line for the run, not one per item (20,000 columns were 20,000 lines)
+        pattern = tuple("*" if isinstance(part, int) else part for part in loc)
+        key = (pattern, err["type"]) if any(isinstance(part, int) for part in loc) else None
         if key is not None and key == run_key:
             run += 1
             last = out[-1]
             base = last.problem.split(" (and ")[0]
-            out[-1] = Problem(last.file, last.key, f"{base} (and {run} more like it)", last.allowed)
+            out[-1] = Problem(last.file, last.key, f"{base} (and {run:,} more like it)", last.allowed)
             continue
         run_key, run = key, 0
         out.append(Problem(name, dotted(loc), problem, allowed))

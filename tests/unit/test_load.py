@@ -298,3 +298,15 @@ def test_a_single_building_table_gives_one_problem_not_unknown_halls() -> None:
     assert _problems(data) == [
         "building: must be a list of tables, got a table {id, footprint, entry, it_mw, hall}"
     ]
+
+
+def test_the_same_error_on_every_item_of_a_list_is_one_line() -> None:
+    """20,000 columns with a size below the limit were 20,000 lines; one line says it, with the count."""
+    import tomllib
+
+    data = tomllib.loads((ROOT / "sites" / "superpod-4su.toml").read_text())
+    hall = data["building"][0]["hall"][0]
+    hall["columns"] = [{"at": [3.0 + i * 0.1, 3.0], "size_m": [0.01, 0.01]} for i in range(500)]
+    assert _problems(data) == [
+        "building[0].hall[0].columns[0].size_m[0]: must be >= 0.05, got 0.01 (and 999 more like it)"
+    ]
