@@ -1,8 +1,10 @@
 """The design as a BIM model: ``STEM.ifc`` (IFC4, metres), written with ifcopenshell (the ``[bim]`` extra).
 
 What Revit and other BIM tools import, in site coordinates (x east, y north, z up from the hall floor;
-the site sits at the origin and the model's true north is +y: a site file carries no geodetic anchor, so
-there is no map conversion to a national grid):
+the site sits at the origin; without a ``[geo]`` table the model's true north is +y and it has no
+geodetic anchor. With ``[geo]`` the site carries its latitude, longitude and elevation (``IfcSite``), the
+context its true north, and with ``geo.crs`` an ``IfcMapConversion`` onto that national grid (its
+``IfcProjectedCRS``) at the origin's eastings and northings):
 
 - ``IfcProject`` > ``IfcSite`` > one ``IfcBuilding`` per building > one
   ``IfcBuildingStorey`` (the ground floor) > one ``IfcSpace`` per hall (its polygon, as high as its
@@ -66,9 +68,20 @@ class _Model:
         head.originating_system = f"dclayout {__version__}"
         f = self.f
         self.origin = f.createIfcAxis2Placement3D(f.createIfcCartesianPoint((0.0, 0.0, 0.0)), None, None)
+        geo = design.inputs.site.geo
+        north = (0.0, 1.0) if geo is None else true_north(geo.north_deg)
         self.context = f.createIfcGeometricRepresentationContext(
-            None, "Model", 3, 1.0e-5, self.origin, f.createIfcDirection((0.0, 1.0))
+            None, "Model", 3, 1.0e-5, self.origin, f.createIfcDirection(north)
         )
+        if geo is not None and geo.crs is not None:
+            # the site's origin on the national grid: its +x axis as the grid sees it (grid
+            # convergence, a fraction of a degree, is not applied) and the hall floor's height
+            crs = f.createIfcProjectedCRS(geo.crs, None, None, None, None, None, None)
+            a = math.radians(geo.north_deg)
+            f.createIfcMapConversion(
+                self.context, crs, geo.eastings_m, geo.northings_m, geo.elevation_m,
+                math.cos(a), -math.sin(a), 1.0,
+            )  # fmt: skip
         self.body = f.createIfcGeometricRepresentationSubContext(
             "Body", "Model", None, None, None, None, self.context, None, "MODEL_VIEW", None
         )
@@ -149,6 +162,23 @@ class _Model:
             )
 
 
+def true_north(north_deg: float) -> tuple[float, float]:
+    """True north in site coordinates, when the site's +y axis points ``north_deg`` clockwise from it."""
+    a = math.radians(north_deg)
+    return (round(-math.sin(a), 12) + 0.0, round(math.cos(a), 12) + 0.0)
+
+
+def compound_angle(deg: float) -> tuple[int, int, int, int]:
+    """An angle in degrees as IFC's compound plane angle: degrees, minutes, seconds and millionths of a
+    second, every part with the angle's sign."""
+    sign = -1 if deg < 0 else 1
+    micro = round(abs(deg) * 3600 * 1_000_000)
+    d, rest = divmod(micro, 3600 * 1_000_000)
+    mi, rest = divmod(rest, 60 * 1_000_000)
+    se, mic = divmod(rest, 1_000_000)
+    return (sign * d, sign * mi, sign * se, sign * mic)
+
+
 def _segment_axes(p0: np.ndarray, p1: np.ndarray) -> tuple[list[float], list[float], float]:
     """Local z along p0 -> p1, local x upwards (across a riser: east), and the length."""
     d = p1 - p0
@@ -189,9 +219,13 @@ class _Spatial:
             {str(h): float(z) for h, z in nodes.groupby("hall")["z_m"].max().items()} if len(nodes) else {}
         )
         self.site_place = m.placement((0.0, 0.0, 0.0))
+        geo = site_in.geo
+        lat = lon = None
+        if geo is not None:
+            lat, lon = compound_angle(geo.latitude_deg), compound_angle(geo.longitude_deg)
         self.site = f.createIfcSite(
             m.guid("site"), None, site_in.site.name, None, None, self.site_place, None, None, "ELEMENT",
-            None, None, 0.0, None, None,
+            lat, lon, geo.elevation_m if geo is not None else 0.0, None, None,
         )  # fmt: skip
         m.aggregate("project", m.project, [self.site])
         self.storeys: dict[str, Any] = {}

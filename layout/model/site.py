@@ -6,9 +6,9 @@ need geometry or the catalog (hall inside building, unknown template ids, ...) l
 
 import datetime
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import AfterValidator, Field, field_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 from pydantic import Strict as StrictType
 from pydantic_core import PydanticCustomError
 
@@ -259,6 +259,39 @@ class Plant(Strict):
     panels: Literal["row", "rack", "none"] = "row"
 
 
+class Geo(Strict):
+    """Where the site's origin (0, 0) is on the Earth, for BIM and GIS (``--ifc``): its latitude and
+    longitude (WGS 84), the height of the hall floor above sea level, and the bearing of the site's +y
+    axis east of true north; optionally a projected map grid (``crs``, e.g. ``EPSG:32632``) and the
+    origin's easting and northing on it."""
+
+    latitude_deg: float = Field(ge=-90, le=90)
+    longitude_deg: float = Field(ge=-180, le=180)
+    elevation_m: float = Field(default=0.0, ge=-500, le=9000)
+    # the site's +y axis, in degrees clockwise from true north (0: +y points north)
+    north_deg: float = Field(default=0.0, gt=-360, lt=360)
+    crs: str | None = Field(default=None, pattern=r"^EPSG:[0-9]{4,6}$")
+    eastings_m: float | None = Field(default=None, ge=-1e8, le=1e8)
+    northings_m: float | None = Field(default=None, ge=-1e8, le=1e8)
+
+    @model_validator(mode="after")
+    def _grid_needs_its_origin(self) -> Self:
+        given = [self.eastings_m is not None, self.northings_m is not None]
+        if self.crs is not None and not all(given):
+            raise PydanticCustomError(
+                "geo_grid",
+                "a map grid needs the origin's eastings_m and northings_m on it",
+                {"allowed": "crs with eastings_m and northings_m, or none of the three"},
+            )
+        if self.crs is None and any(given):
+            raise PydanticCustomError(
+                "geo_grid",
+                "eastings_m and northings_m need the map grid (crs) they are on",
+                {"allowed": 'crs = "EPSG:..." with eastings_m and northings_m, or none of the three'},
+            )
+        return self
+
+
 class SiteFile(Strict):
     format: Literal[1] = 1
     site: SiteInfo
@@ -271,6 +304,7 @@ class SiteFile(Strict):
     tray_add: list[TrayEdit] = Field(default_factory=list)
     margins: SiteMargins = SiteMargins()
     plant: Plant = Plant()
+    geo: Geo | None = None
 
     def halls(self) -> list[tuple[Building, Hall]]:
         return [(b, h) for b in self.building for h in b.hall]

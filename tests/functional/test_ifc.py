@@ -139,3 +139,56 @@ def test_the_cli_writes_it(dclayout: Any, tmp_path: Path) -> None:
     done = dclayout("design", "sites/superpod-4su.toml", "--no-svg", "--ifc", "--out", str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json", "superpod-4su.ifc"]
+
+
+def test_a_site_with_geo_is_georeferenced(tmp_path: Path) -> None:
+    """[geo]: the site's latitude, longitude and elevation on IfcSite, true north on the context and,
+    with a map grid, an IfcMapConversion onto it; read back by ifcopenshell (its georeference utility
+    too) and passing its schema validation."""
+    import ifcopenshell.util.geolocation as geoloc
+    import ifcopenshell.validate
+
+    from layout import design
+    from layout.export.ifc import compound_angle, write_ifc
+    from layout.load import load_site
+    from layout.scene import scene_of
+
+    root = Path(__file__).resolve().parents[2]
+    site = tmp_path / "superpod-4su.toml"
+    site.write_text(
+        (root / "sites" / "superpod-4su.toml").read_text()
+        + "\n[geo]\nlatitude_deg = 50.110924\nlongitude_deg = -8.682127\nelevation_m = 112.5\nnorth_deg = 30.0\n"
+        'crs = "EPSG:32632"\neastings_m = 476234.5\nnorthings_m = 5551012.25\n'
+    )
+    d = design.run(load_site(site))
+    model = ifcopenshell.open(str(write_ifc(d, tmp_path / "g.ifc", scene_of(d))))
+    log = ifcopenshell.validate.json_logger()
+    ifcopenshell.validate.validate(model, log, express_rules=True)
+    assert log.statements == []
+    s = model.by_type("IfcSite")[0]
+    # 50.110924 deg = 50 deg 6 min 39.3264 s; a negative angle has every part negative
+    assert tuple(s.RefLatitude) == (50, 6, 39, 326400) == compound_angle(50.110924)
+    assert tuple(s.RefLongitude) == (-8, -40, -55, -657200)
+    assert geoloc.dms2dd(*s.RefLatitude) == pytest.approx(50.110924, abs=1e-9)
+    assert s.RefElevation == 112.5
+    north = model.by_type("IfcGeometricRepresentationContext")[0].TrueNorth.DirectionRatios
+    # +y points 30 deg east of north: north is 30 deg to the left of +y
+    assert north[0] == pytest.approx(-0.5) and north[1] == pytest.approx(math.sqrt(3) / 2)
+    conv = model.by_type("IfcMapConversion")[0]
+    assert conv.TargetCRS.Name == "EPSG:32632"
+    assert (conv.Eastings, conv.Northings, conv.OrthogonalHeight) == (476234.5, 5551012.25, 112.5)
+    assert conv.XAxisAbscissa == pytest.approx(math.sqrt(3) / 2) and conv.XAxisOrdinate == pytest.approx(-0.5)
+    # a rack's site position goes onto the grid as the conversion says
+    rack = d.placement.racks.iloc[0]
+    e, n, _ = geoloc.local2global(
+        np.array([[1, 0, 0, rack.x_m], [0, 1, 0, rack.y_m], [0, 0, 1, 0], [0, 0, 0, 1]]),
+        conv.Eastings,
+        conv.Northings,
+        conv.OrthogonalHeight,
+        conv.XAxisAbscissa,
+        conv.XAxisOrdinate,
+        1.0,
+    )[:3, 3]
+    a = math.radians(30.0)
+    assert e == pytest.approx(476234.5 + rack.x_m * math.cos(a) + rack.y_m * math.sin(a))
+    assert n == pytest.approx(5551012.25 - rack.x_m * math.sin(a) + rack.y_m * math.cos(a))
