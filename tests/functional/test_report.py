@@ -380,3 +380,27 @@ def test_reliability_states_the_designs_own_figures(small: tuple[Design, bytes])
     assert round(1024 * 99 * 2 / 86400, 2) == 2.35
     assert "Checkpoint restart, GPU-days lost per failure 2.35" in text
     assert f"In-memory recovery, GPU-days lost per failure {ck['in_memory_gpu_days']:.2f}" in text
+
+
+def test_the_structured_cabling_section_states_the_plant(small: tuple[Design, bytes]) -> None:
+    """Issue 29: the plant in the PDF: trunks by size with their metres, the largest panel locations,
+    the highest-loss channels against their budget and the installation hours, as the design has them."""
+    design, data = small
+    text = pdf_text(data)
+    plant = design.cabling.plant
+    f = design.figures
+    assert "Structured cabling" in text
+    n = int(plant.channels["structured"].sum())
+    assert f"{n:,} of {len(plant.channels):,} optical links run through the panels" in text
+    assert f"{f['trunks'].line()}, {f['patch_panels'].line()}, {f['worst_channel_db'].line()}" in text
+    t = plant.trunks
+    for (fibres, connector, fibre), g in t.groupby(["fibres", "connector", "fibre"]):
+        row = f"{fibres:,}-fibre {fibre.upper()} {connector.upper()} {len(g):,} {g['length_m'].sum():,.0f} "
+        assert row in text, row
+    # the worst channel leads its table with its loss and budget
+    ch = plant.channels
+    worst = ch.sort_values(["loss_db", "link"], ascending=[False, True]).iloc[0]
+    assert f" {worst['loss_db']:.2f} {worst['budget_db']:.2f}" in text
+    assert worst["loss_db"] == design.figures.value("worst_channel_db")
+    install = design.summary()["install"]
+    assert f"{f['install_hours'].line()} ({install['days']:,} days for a crew of 10" in text

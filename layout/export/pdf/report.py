@@ -21,6 +21,7 @@ from layout.export.pdf.chapters import (
     network,
     optimization,
     plans,
+    plant,
     power,
     reliability,
     violations,
@@ -46,6 +47,7 @@ def build_story(
     story += power.story(design, summary)
     story += network.story(design, summary)
     story += cabling.story(design, summary)  # the network chapter's media, lengths and trays sections
+    story += plant.story(design, summary)  # and its structured cabling
     story += bom.story(design)
     story += reliability.story(design, summary)
     story += violations.story(design)
