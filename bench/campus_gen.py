@@ -44,6 +44,7 @@ class Profile:
 LIQUID_HALL = """\
   cooling = "liquid"
   cooling_mw = {cooling_mw}
+  air_cooling_mw = {air_mw}
   max_rack_kw = 145.0
   floor_load_kg_m2 = 2500.0
   row_axis = "x"
@@ -217,6 +218,7 @@ def site(
             lines.append(
                 p.hall_toml.format(
                     cooling_mw=p.hall_mw + 2.0,
+                    air_mw=round(0.35 * p.hall_mw, 1),  # fan walls: what the cold plates leave, network racks
                     x0=f"{hx1 - 18:g}",
                     x0k=f"{hx1:g}",
                     y1k=f"{min(far_y, y1k):g}",

@@ -38,3 +38,15 @@ def cooling_basis(hall: Hall, catalog: Catalog) -> str:
     if spec is None:
         return "no cooling figure"
     return f"{hall.cooling}, {spec.kw_per_m2:g} kW/m2 x {hall_area_m2(hall):,.0f} m2"
+
+
+def hall_air_mw(hall: Hall, catalog: Catalog) -> tuple[float | None, str]:
+    """Heat a liquid hall's room units can take from its air (MW): its ``air_cooling_mw``, or floor area x
+    the catalog's ``[cooling.air] kw_per_m2``; None when neither is known. With how it was arrived at."""
+    if hall.air_cooling_mw is not None:
+        return hall.air_cooling_mw, "its air_cooling_mw"
+    spec = catalog.cooling.get("air")
+    if spec is None:
+        return None, "no air cooling figure"
+    area = hall_area_m2(hall)
+    return area * spec.kw_per_m2 / 1000.0, f"air, {spec.kw_per_m2:g} kW/m2 x {area:,.0f} m2"

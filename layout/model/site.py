@@ -126,6 +126,9 @@ class Hall(Strict):
     it_mw: float | None = Field(default=None, gt=0, le=2000)
     # heat the hall can reject; None: its floor area x the catalog's kW per m2 for its cooling
     cooling_mw: float | None = Field(default=None, gt=0, le=2000)
+    # in a liquid hall, the heat its room units (CRAH, fan walls) can take from the air: what the cold
+    # plates leave (PSUs, fans, drives) and every air-cooled rack; None: floor area x [cooling.air]
+    air_cooling_mw: float | None = Field(default=None, gt=0, le=2000)
     power: HallPower = HallPower()
     row_axis: Literal["x", "y"] = "x"
     cold_aisle_m: float = Field(default=1.2, ge=0.6, le=5)

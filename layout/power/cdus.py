@@ -11,6 +11,9 @@
 - A CDU that finds no place is not bought: the rows it would serve are a ``cdu`` violation (their
   liquid load and what their placed CDUs carry), and a hall that loses its standby is one too.
 - Flow: a CDU moves ``flow_l_per_s`` of coolant at its rated heat, in proportion below it.
+- The air side: what a liquid hall's racks leave in the air (the heat the coolant does not take, and
+  every air-cooled rack) is checked against its room units (``air_cooling_mw``, default floor area x
+  ``[cooling.air] kw_per_m2``): a ``cooling`` violation when over.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import pandas as pd
 import shapely
 from shapely.geometry import Polygon
 
+from layout.capacity import hall_air_mw
 from layout.place import hall_floor, rack_polygons
 from layout.power.cooling import pack_in_order
 from layout.violations import Violation
@@ -247,9 +251,11 @@ def _cdu_loop(inp: FacilityInput, placement: Placement, rack_kw: np.ndarray) -> 
             continue
         if hall_col is None:
             hall_col = racks["hall"].to_numpy()
-        m = (hall_col == key) & (liq_kw > 0)
+        in_hall = hall_col == key
+        m = in_hall & (liq_kw > 0)
         if not m.any():
             continue
+        v += _air_side(key, h, cat, float(rack_kw[in_hall].sum()), float(liq_kw[in_hall].sum()))
         model_id = h.power.cdu or next(iter(cat.cdu))
         cdu = cat.cdu[model_id]
         per_row = pd.Series(liq_kw[m]).groupby(racks["row"].to_numpy()[m], sort=True).sum()
@@ -323,6 +329,27 @@ def _cdu_loop(inp: FacilityInput, placement: Placement, rack_kw: np.ndarray) -> 
     return LiquidLoop(
         pd.DataFrame(cdus, columns=CDU_COLUMNS), pd.DataFrame(row_recs, columns=LIQUID_ROW_COLUMNS), tuple(v)
     )
+
+
+def _air_side(key: str, hall: Hall, catalog: Catalog, it_kw: float, liquid_kw: float) -> list[Violation]:
+    """A liquid hall's air-side remainder (its racks' heat the coolant does not take) against what its
+    room units remove (:func:`layout.capacity.hall_air_mw`): a ``cooling`` violation when over."""
+    air_mw, basis = hall_air_mw(hall, catalog)
+    air_kw = it_kw - liquid_kw
+    if air_mw is None or air_kw <= air_mw * 1000.0 + 1e-6:
+        return []
+    return [
+        Violation(
+            "cooling",
+            key,
+            f"liquid hall {key} leaves {air_kw:,.0f} kW of its {it_kw:,.0f} kW in the air (what the cold "
+            f"plates do not take, and every air-cooled rack); its air cooling removes {air_mw * 1000:,.0f} kW "
+            f"({basis})",
+            "state the room units' capacity in the hall's air_cooling_mw, add CRAH or fan-wall capacity, or "
+            "use racks with a higher liquid fraction",
+            {"air_kw": round(air_kw, 1), "air_cooling_kw": round(air_mw * 1000, 1), "it_kw": round(it_kw, 1)},
+        )
+    ]
 
 
 def cdu_parts(catalog: Catalog, loop: LiquidLoop) -> list[tuple[str, str, str, int, str, float]]:
