@@ -3,12 +3,11 @@ scrolls."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from rich.text import Text
-from test_tui import ROOT, designed, settled, shown, sync
+from test_tui import designed, settled, shown, superpod, sync
 from test_tui_optimise import SMALL, until
 from textual.containers import VerticalScroll
 
@@ -17,12 +16,7 @@ from layout.tui import optimizer
 from layout.tui.app import DCLayoutApp
 from layout.tui.screens.help import HelpScreen
 
-
-@pytest.fixture
-def superpod(tmp_path: Path) -> Path:
-    dst = tmp_path / "superpod-4su.toml"
-    shutil.copy(ROOT / "sites" / "superpod-4su.toml", dst)
-    return dst
+__all__ = ["superpod"]  # the fixture, a copy of superpod-4su.toml in the test's folder
 
 
 @sync
