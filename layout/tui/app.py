@@ -79,6 +79,7 @@ class DCLayoutApp(
         Binding("T", "hall_template", "hall template", show=False, priority=True),
         Binding("g", "cluster_rack", "GPU rack", show=False, priority=True),
         Binding("C", "cluster_form", "cluster", show=False, priority=True),
+        Binding("B", "compare_saved", "A/B", show=False),
         Binding("k", "hall_kw", "kW", priority=True),
         Binding("o", "hall_cooling", "cooling", show=False, priority=True),
         Binding("d", "design_toggle", "rail/MoR", show=False),
@@ -132,6 +133,7 @@ class DCLayoutApp(
         self.status = ""
         self.figures_before = None
         self.export_dir: Path | None = None
+        self.baseline: Result | None = None
         self.result: Result | None = None  # the latest design shown
         self.designing = False  # a design run is in its worker thread
         self.design_pending = False  # the site changed while it ran: run again when it ends

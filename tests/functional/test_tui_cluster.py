@@ -24,6 +24,17 @@ async def pick(pilot: Any, value: str) -> None:
     await pilot.pause()
 
 
+def on_screen(app: DCLayoutApp, selector: str) -> str:
+    """The plain text a Static of the screen on top shows."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=150, record=True, color_system=None, file=io.StringIO())
+    console.print(app.screen.query_one(selector).content)  # type: ignore[attr-defined]
+    return console.export_text()
+
+
 def options(app: DCLayoutApp) -> dict[str, tuple[str, bool]]:
     """The open choice's options: value -> (label as shown, disabled)."""
     screen = app.screen
@@ -101,3 +112,32 @@ async def test_middle_of_rack_is_refused_where_no_rack_has_room_for_a_leaf(tmp_p
         await pilot.pause()
         assert app.editor is not None and app.editor.inputs.site.cluster.design == "rail"
         assert site.read_text() == text and not app.editor.dirty
+
+
+@sync
+async def test_the_ab_view_sets_every_figure_beside_the_site_as_saved(tmp_path: Path) -> None:
+    """Issue 28: B shows the design now beside the site as saved (opened), figure by figure."""
+    from layout.figures import SPECS
+    from layout.tui.screens.compare import CompareScreen
+
+    site = copy_site("superpod-4su", tmp_path)
+    app = DCLayoutApp(site)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await designed(pilot)
+        await pilot.press("k", *["backspace"] * 4, "3", "0", "enter")
+        await designed(pilot)
+        await pilot.press("B")
+        assert isinstance(app.screen, CompareScreen)
+        table = app.screen.query_one("#compare").content  # type: ignore[attr-defined]
+        cells = [[str(c) for c in col._cells] for col in table.columns]
+        assert cells[0] == [spec.label for spec in SPECS]  # every headline figure, in order
+        at = cells[0].index("racks")
+        assert [col[at] for col in cells[1:]] == ["47", "79", "▲ 32"]
+        assert cells[3][cells[0].index("GPUs")] == ""  # what did not move shows no move
+        await pilot.press("B")
+        assert not isinstance(app.screen, CompareScreen)
+        await pilot.press("ctrl+s")  # saved: A is now this design, nothing moved
+        await pilot.pause()
+        await pilot.press("B")
+        text = on_screen(app, "#compare")
+        assert "▲" not in text and "▼" not in text

@@ -126,3 +126,21 @@ def test_status_line_with_deltas(snap_compare: Any, tmp_path: Any) -> None:
         pilot.app.clear_notifications()
 
     assert snap_compare(DCLayoutApp(site), terminal_size=(160, 40), run_before=run)
+
+
+def test_ab_view(snap_compare: Any, tmp_path: Any) -> None:
+    """B after k 30: every headline figure as saved and now, with the move."""
+    import shutil
+
+    site = tmp_path / "superpod-4su.toml"
+    shutil.copy(SUPERPOD, site)
+
+    async def run(pilot: Pilot[Any]) -> None:
+        await designed(pilot)
+        await pilot.press("k", *["backspace"] * 4, "3", "0", "enter")
+        await designed(pilot)
+        pilot.app.clear_notifications()
+        await pilot.press("B")
+        await pilot.pause()
+
+    assert snap_compare(DCLayoutApp(site), terminal_size=(120, 40), run_before=run)

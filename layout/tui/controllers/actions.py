@@ -46,6 +46,11 @@ ACTIONS: tuple[Action, ...] = (
         "Edit: the cluster (GPUs, server, rack, switch, design, NIC, pods, oversubscription)…",
         "C: every cluster decision with its value; what cannot work is greyed out with the reason",
     ),
+    Action(
+        "compare_saved",
+        "View: A/B, the design now beside the site as saved",
+        "B: every headline figure as saved (or opened) and now, with the move",
+    ),
     Action("hall_kw", "Edit: hall max kW per rack…", "The hall's rack power limit"),
     Action("hall_cooling", "Edit: hall cooling…", "air, rear-door or liquid"),
     Action("design_toggle", "Edit: rail-optimized / middle-of-rack", "Switch cluster.design"),

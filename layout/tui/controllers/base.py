@@ -62,6 +62,7 @@ class AppBase(App[None]):
     status: str | Text
     figures_before: Figures | None  # the figures of the design before the one shown (its deltas)
     export_dir: Path | None  # the folder chosen for exports (None: beside the site file)
+    baseline: Result | None  # the design of the site as last saved or opened (the A/B view's A)
     result: Result | None  # the latest design shown
     designing: bool  # a design run is in its worker thread
     design_pending: bool  # the site changed while it ran: run again when it ends

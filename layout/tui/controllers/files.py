@@ -131,6 +131,8 @@ class FilesController(AppBase):
             self.notify("no edits to save: nothing written")
         else:
             self.notify(f"saved {path.name} (previous version: {editor.backup_path.name})")
+        if self.result is not None and self.result.text == editor.saved_text:
+            self.baseline = self.result  # the A/B view compares with what was just saved
         self.update_title()
         if then is not None:
             then()

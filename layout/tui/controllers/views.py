@@ -8,6 +8,7 @@ from layout.tui import optimizer
 from layout.tui.controllers.base import AppBase
 from layout.tui.panels import cabling, trace_links
 from layout.tui.results import Result
+from layout.tui.screens.compare import CompareScreen
 from layout.tui.status import NARROW_COLUMNS, behind, figures_line
 from layout.tui.widgets.hall_map import legend
 from layout.tui.widgets.inspector import Inspector
@@ -25,6 +26,8 @@ class ViewsController(AppBase):
             earlier.design.figures if earlier is not None and earlier is not result else None
         )
         self.result = result
+        if self.editor is not None and result.text == self.editor.saved_text:
+            self.baseline = result  # the site as saved (or opened): the A of the A/B view
         self.show_failure([])
         self.show_status_of(result)
         self.redraw()
@@ -90,6 +93,18 @@ class ViewsController(AppBase):
         compact = self.size.width < NARROW_COLUMNS
         self.status = figures_line(result.design.figures, self.figures_before, compact)
         self.update_title()
+
+    def action_compare_saved(self) -> None:
+        """B: the design now beside the site as last saved or opened, every headline figure."""
+        if self.editor is None or self.result is None:
+            return
+        if self.baseline is None:
+            self.notify("the site as saved has not been designed in this session", severity="warning")
+            return
+        title = f"{self.editor.path.name}: as saved (A) and now (B)"
+        if self.stale:
+            title += " (B is the last design: the newest edit is being designed)"
+        self.push_screen(CompareScreen(title, self.baseline.design.figures, self.result.design.figures))
 
     def show_status_behind(self, what: str) -> None:
         """``what`` is happening; the last design's figures stay on the status line, dimmed."""
