@@ -100,7 +100,7 @@ def test_xlsx_reads_back_is_site_dated_and_byte_stable(tmp_path: Path, superpod:
     assert wb.properties.creator == "dclayout"
     ws = wb["BOM"]
     values = list(ws.values)
-    assert list(values[0]) == bom.BOM_COLUMNS
+    assert list(values[0]) == [tables.BOM_HEADERS[c] for c in bom.BOM_COLUMNS]  # in words
     lines = [list(r) for r in values[1:] if not str(r[1]).startswith(("Subtotal ", "Total "))]
     assert lines == superpod.bom.astype(object).values.tolist()  # every line, between the subtotals
     assert ws["F2"].number_format == ws["G2"].number_format == "#,##0.00"  # the _usd columns
@@ -303,19 +303,21 @@ def _check_sheet(ws: Any, df: pd.DataFrame) -> None:
     assert ws.auto_filter.ref == f"A1:{last}{int(df.attrs.get('filter_rows', n)) + 1}", ws.title
     assert ws.max_row <= n + 1 and ws.max_column == m, ws.title  # (no cell for an empty value)
     header = ws[1]
-    assert [c.value for c in header] == [str(c) for c in df.columns]
+    heads = df.attrs.get("headers", {})  # a table's headers in words (the BOM's), else its names
+    assert [c.value for c in header] == [str(heads.get(c, c)) for c in df.columns]
     assert all(c.font.b and c.data_type == "s" for c in header)
     for j, name in enumerate(df.columns):
         col = df.iloc[:, j]
         fmt = _format_of(str(name), col)
         cells = [ws.cell(row=r, column=j + 1) for r in range(2, n + 2)]
-        for cell, v in zip(cells, col.tolist(), strict=True):
+        bold = set(df.attrs.get("bold_rows", []))  # the BOM's subtotals and total
+        for i, (cell, v) in enumerate(zip(cells, col.tolist(), strict=True)):
             value, kind = _want(v)
             where = f"{ws.title}!{cell.coordinate} {v!r}"
             assert cell.value == value and cell.data_type == (kind or cell.data_type), where
             assert cell.number_format == fmt, where
             assert cell.quotePrefix == (type(v) is str and tables.is_formula_like(v)), where
-            assert not cell.font.b, where
+            assert bool(cell.font.b) == (i in bold), where
 
 
 def _read_back(sheets: dict[str, pd.DataFrame], title: str = "") -> Any:
@@ -658,7 +660,33 @@ def test_bom_sheet_has_live_subtotals_and_a_total_that_read_back(tmp_path: Path,
     assert {ws.cell(r, 4).number_format for r in range(2, last + 1)} == {"#,##0"}
     # pandas reads the cached figures: the total row says what the BOM costs
     df = pd.read_excel(path, sheet_name="BOM")
-    assert df["extended_usd"].iloc[-1] == pytest.approx(bom.totals(superpod.bom)["total"])
+    assert df["Extended price (USD)"].iloc[-1] == pytest.approx(bom.totals(superpod.bom)["total"])
+    # as procurement prints it: headers in words, the subtotals and the total in bold, the lines not
+    assert [c.value for c in ws[1]] == [
+        "Category", "Description", "Part", "Quantity", "Unit", "Unit price (USD)", "Extended price (USD)",
+    ]  # fmt: skip
+    bold = {r for r in range(2, last + 1) if ws.cell(r, 2).font.b}
+    assert bold == {
+        r for r in range(2, last + 1) if str(ws.cell(r, 2).value).startswith(("Subtotal ", "Total "))
+    }
+    assert len(bold) == len(subtotals) + 1 and ws.cell(last, 7).font.b
+
+
+def test_every_sheet_prints_landscape_one_page_wide_with_its_header_on_each_page(
+    tmp_path: Path, superpod: Any
+) -> None:
+    (path,) = tables.write_design_tables(
+        tmp_path, "s", bom=superpod.bom, racks=superpod.design.placement.racks, links=superpod.links,
+        summary=superpod.summary, date="2026-11-29", csv=False,
+    )  # fmt: skip
+    for ws in openpyxl.load_workbook(path).worksheets:
+        last = openpyxl.utils.get_column_letter(ws.max_column)
+        assert ws.print_title_rows == "$1:$1", ws.title
+        assert ws.print_area == f"'{ws.title}'!$A$1:${last}${ws.max_row}", ws.title
+        setup = ws.page_setup
+        assert (setup.orientation, setup.fitToWidth, setup.fitToHeight) == ("landscape", 1, 0)
+        assert ws.sheet_properties.pageSetUpPr.fitToPage and str(setup.paperSize) == ws.PAPERSIZE_A4
+        assert ws.oddHeader.center.text.endswith("&A") and ws.oddFooter.center.text == "Page &P of &N"
 
 
 def test_every_sheet_has_a_frozen_header_an_autofilter_and_number_formats(

@@ -28,6 +28,7 @@ from layout.export.tables.csv import (
     write_parquet,
 )
 from layout.export.tables.design import (
+    BOM_HEADERS,
     POWER_COLUMNS,
     bom_sheet,
     links_summary,
@@ -67,6 +68,7 @@ __all__ = [
     "POWER_COLUMNS",
     "USD_FORMAT",
     "Formula",
+    "BOM_HEADERS",
     "bom_sheet",
     "csv_bytes",
     "decoded",

@@ -22,7 +22,7 @@ from layout import figures
 from layout.export.tables.csv import write_csv, write_parquet
 from layout.export.tables.jsonout import jsonable
 from layout.export.tables.ports import port_tables
-from layout.export.tables.xlsx import FILTER_ROWS, Formula, column_letter, write_xlsx
+from layout.export.tables.xlsx import BOLD_ROWS, FILTER_ROWS, HEADERS, Formula, column_letter, write_xlsx
 from layout.power.schedule import SCHEDULE_COLUMNS
 
 if TYPE_CHECKING:
@@ -162,7 +162,24 @@ def bom_sheet(bom: pd.DataFrame) -> pd.DataFrame:
     total[money] = Formula(f"SUBTOTAL(9,{letter}2:{letter}{last})", float(values.sum()))
     out = pd.DataFrame([*rows, [total[c] for c in cols]], columns=cols)
     out.attrs[FILTER_ROWS] = len(rows)
+    # as procurement prints it: the subtotals and the total in bold, the headers in words
+    out.attrs[BOLD_ROWS] = [
+        i for i, r in enumerate(out["item"].astype(str)) if r.startswith(("Subtotal ", "Total "))
+    ]
+    out.attrs[HEADERS] = BOM_HEADERS
     return out
+
+
+# the BOM sheet's column headers, in words
+BOM_HEADERS = {
+    "category": "Category",
+    "item": "Description",
+    "part_id": "Part",
+    "qty": "Quantity",
+    "unit": "Unit",
+    "unit_price_usd": "Unit price (USD)",
+    "extended_usd": "Extended price (USD)",
+}
 
 
 # The Summary sheet's words for summary.json keys: a whole key, else its first part, else any later part,

@@ -64,7 +64,8 @@ def xlsx_bytes(sheets: dict[str, pd.DataFrame], date: str, title: str = "") -> b
         else:
             bold_id = ws.cell(row=1, column=1).style_id
             styles, quoted, hits = _register_styles(ws, df)
-            rows = _sheet_rows(df, bold_id, styles, quoted, hits)
+            bold = _bold_styles(ws, df) if df.attrs.get(BOLD_ROWS) else []
+            rows = _sheet_rows(df, bold_id, styles, quoted, hits, bold)
             dim = f"A1:{column_letter(df.shape[1] - 1)}{len(df) + 1}"
         splice[f"xl/worksheets/sheet{i}.xml"] = functools.partial(_splice, rows=rows, dim=dim)
     data = _zip_workbook(wb)
@@ -117,6 +118,8 @@ def column_letter(j: int) -> str:
 
 
 FILTER_ROWS = "filter_rows"  # DataFrame.attrs key: the rows an autofilter spans (default: all)
+BOLD_ROWS = "bold_rows"  # DataFrame.attrs key: table rows (0-based) written in bold (totals)
+HEADERS = "headers"  # DataFrame.attrs key: column -> the header written for it (default: its name)
 
 
 def _workbook(sheets: dict[str, pd.DataFrame], stamp: datetime.datetime, title: str) -> Any:
@@ -146,10 +149,29 @@ def _workbook(sheets: dict[str, pd.DataFrame], stamp: datetime.datetime, title: 
             ws.auto_filter.ref = (
                 f"A1:{column_letter(len(cols) - 1)}{int(df.attrs.get(FILTER_ROWS, len(df))) + 1}"
             )
+        heads = df.attrs.get(HEADERS, {})
         for j, col in enumerate(cols):
-            longest = max([len(col), *(len(_shown(v)) for v in df.iloc[:, j].head(2000).tolist())])
+            head = str(heads.get(col, col))
+            longest = max([len(head), *(len(_shown(v)) for v in df.iloc[:, j].head(2000).tolist())])
             ws.column_dimensions[column_letter(j)].width = min(longest + 2, MAX_COLUMN_WIDTH)
+        _print_setup(ws, title, len(cols), len(df))
     return wb
+
+
+def _print_setup(ws: Any, title: str, n_cols: int, n_rows: int) -> None:
+    """Ready to print: A4 landscape, one page wide, the header row on every page, the table as the
+    print area, the workbook's title and the sheet's name in the page header, page numbers below."""
+    ws.page_setup.orientation = "landscape"
+    ws.page_setup.paperSize = ws.PAPERSIZE_A4
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    if n_cols:
+        ws.print_title_rows = "1:1"
+        ws.print_area = f"A1:{column_letter(n_cols - 1)}{n_rows + 1}"
+    name = _XML_BAD.sub("", title).replace("&", "&&")
+    ws.oddHeader.center.text = f"{name} - &A" if name else "&A"
+    ws.oddFooter.center.text = "Page &P of &N"
 
 
 def _zip_workbook(wb: Any) -> bytes:
@@ -283,16 +305,44 @@ def _text_cell(ref: str, s: str, text: str) -> str:
     return f'<c r="{ref}"{s} t="inlineStr"><is><t{space}>{text}</t></is></c>'
 
 
+def _bold_styles(ws: Any, df: pd.DataFrame) -> list[int]:
+    """Per column, the style of its cells in bold (with the column's number format)."""
+    from openpyxl.cell import Cell
+    from openpyxl.styles import Font
+
+    out = []
+    for j, c in enumerate(df.columns):
+        cell = Cell(ws)
+        cell.font = Font(bold=True)
+        fmt = number_format(str(c), df.iloc[:, j])
+        if fmt:
+            cell.number_format = fmt
+        out.append(cell.style_id)
+    return out
+
+
 def _sheet_rows(
-    df: pd.DataFrame, bold_id: int, styles: list[int], quoted: list[int], hits: list[np.ndarray | None]
+    df: pd.DataFrame,
+    bold_id: int,
+    styles: list[int],
+    quoted: list[int],
+    hits: list[np.ndarray | None],
+    bold: list[int] | None = None,
 ) -> str:
-    """The ``<row>`` elements of a sheet: the header in bold, then one row per table row."""
+    """The ``<row>`` elements of a sheet: the header in bold (its words: ``attrs["headers"]``), then one
+    row per table row; the rows ``attrs["bold_rows"]`` names in ``bold`` (per column, a bold style)."""
     letters = [column_letter(j) for j in range(df.shape[1])]
-    head = "".join(_xml_cell(f"{c}1", str(v), bold_id) for c, v in zip(letters, df.columns, strict=True))
+    heads = df.attrs.get(HEADERS, {})
+    head = "".join(
+        _xml_cell(f"{c}1", str(heads.get(v, v)), bold_id) for c, v in zip(letters, df.columns, strict=True)
+    )
     parts = [f'<row r="1">{head}</row>']
     columns = [
         _column_cells(df.iloc[:, j], letters[j], styles[j], quoted[j], hits[j]) for j in range(df.shape[1])
     ]
+    for r in df.attrs.get(BOLD_ROWS, []) if bold is not None else []:
+        for j, style in enumerate(bold or []):
+            columns[j][r] = _xml_cell(f"{letters[j]}{r + 2}", df.iat[r, j], style)
     for r, cells in enumerate(zip(*columns, strict=True), start=2):
         parts.append(f'<row r="{r}">{"".join(cells)}</row>')
     return "".join(parts)
