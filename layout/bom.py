@@ -62,7 +62,11 @@ CATEGORIES = (
     "cooling",
 )
 NETWORK_CATEGORIES = ("switches", "nics", "transceivers", "cables", "trays")  # the network's cost
-BOM_COLUMNS = ["category", "item", "part_id", "qty", "unit", "unit_price_usd", "extended_usd"]
+BOM_COLUMNS = [
+    "category", "item", "part_id", "qty", "unit", "unit_price_usd", "extended_usd", "part_number",
+    "part_number_source", "spares", "spares_usd",
+]  # fmt: skip
+DCL_PREFIX = "DCL-"  # a part the catalog gives no maker number: dclayout's own, from its id
 NETWORK_ORDER = ("backend", "frontend", "storage", "oob")
 ROLE_LABELS = {
     "leaf": "backend leaf", "spine": "backend spine", "core": "backend core", "super": "backend super-spine",
@@ -123,7 +127,28 @@ def build(
     df["qty"] = df["qty"].astype(np.int64)
     df["unit_price_usd"] = df["unit_price_usd"].astype(float).round(2)
     df["extended_usd"] = (df["qty"] * df["unit_price_usd"]).round(2)
-    return df[BOM_COLUMNS]
+    return orderable(inp.catalog, df)[BOM_COLUMNS]
+
+
+def orderable(catalog: Catalog, df: pd.DataFrame) -> pd.DataFrame:
+    """The lines as procurement orders them: each part's maker number where the catalog's
+    ``[part_number]`` gives one (with its source), else ``DCL-`` and its id; and the spares of its
+    category (the catalog's ``[spares]`` share of the quantity, rounded up per line), priced. Spares are
+    a line's own columns, outside the design's capital cost."""
+    ids = df["part_id"].astype(str)
+    known = catalog.part_number
+    df["part_number"] = [
+        known[i].number if i in known else DCL_PREFIX + i.upper().replace("/", "-") for i in ids
+    ]
+    df["part_number_source"] = [
+        known[i].source if i in known else "dclayout id (no maker number)" for i in ids
+    ]
+    share = df["category"].map(catalog.spares).fillna(0.0).to_numpy(float)
+    # rounded up, after dropping float noise (2 % of 150 is 3, not 4)
+    spares = np.ceil(np.round(df["qty"].to_numpy(float) * share, 6)).astype(np.int64)
+    df["spares"] = spares
+    df["spares_usd"] = (spares * df["unit_price_usd"].to_numpy(float)).round(2)
+    return df
 
 
 Row = tuple[str, str, str, int, str, float]  # category, item, part_id, qty, unit, unit_price_usd

@@ -75,6 +75,8 @@ def _partial_catalog(data: dict[str, Any]) -> _PartialCatalog:
         if not isinstance(raw, dict):
             continue
         model = get_args(spec)[1]
+        if not hasattr(model, "model_validate"):  # a table of plain values ([spares]): checked as empty
+            continue
         for key, entry in raw.items():
             try:
                 sections[section][key] = model.model_validate(entry)

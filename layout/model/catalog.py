@@ -299,6 +299,14 @@ class RearDoorSpec(Strict):
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
 
 
+class PartNumber(Strict):
+    """A BOM part's maker part number and where it comes from (``[part_number."ID"]``, ID a BOM part id
+    such as ``qm9700`` or ``mmf/x2``)."""
+
+    number: Text = Field(min_length=1, max_length=64)
+    source: Text = Field(min_length=1)
+
+
 class Margins(Strict):
     """Engineering margins (layout/power/chain.py, cdus.py): the share of its rating each kind of element
     may carry continuously, and the power factor of the IT load on current-rated parts (tap-offs,
@@ -344,6 +352,12 @@ class Catalog(Strict):
     cdu: dict[Id, CduSpec] = Field(default_factory=dict)
     rear_door: dict[Id, RearDoorSpec] = Field(default_factory=dict)
     margins: Margins = Margins()
+    # maker part numbers by BOM part id (the rest get a dclayout number, DCL-...)
+    part_number: dict[Annotated[str, Field(min_length=1, max_length=64)], PartNumber] = Field(
+        default_factory=dict
+    )
+    # spares bought per BOM category, as a share of its quantity (rounded up per line)
+    spares: dict[str, Annotated[float, Field(ge=0, le=0.5)]] = Field(default_factory=dict)
 
     def module_power_w(self, media_id: str, links_per_module: int) -> float:
         """Watts of one module of ``media_id`` carrying ``links_per_module`` links: the single-port figure

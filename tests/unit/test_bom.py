@@ -340,3 +340,41 @@ def test_middle_of_rack_has_no_node_optics(make_inputs: Any) -> None:
     assert set(be.loc[be["kind"] == "gpu_leaf", "media"].astype(str)) <= {"dac", "aec"}
     assert r["all_links"]["time_to_first_failure_min"] == round(MINUTES_PER_YEAR / rate, 2)
     assert r["all_links"]["node_side"]["modules"] == 0
+
+
+def test_orderable_lines_carry_part_numbers_and_spares_rounded_up() -> None:
+    """Issue 29: every line has a part number (the maker's where the catalog gives one, with its
+    source) and its category's spares, rounded up per line and priced; hand-worked."""
+    import pandas as pd
+
+    from layout.bom import orderable
+    from layout.load import DEFAULT_TEMPLATES_DIR, load_catalog
+
+    catalog = load_catalog(DEFAULT_TEMPLATES_DIR)
+    df = pd.DataFrame(
+        {
+            "category": ["transceivers", "transceivers", "cables", "switches", "nics"],
+            "part_id": ["mmf/x2", "mmf/x1", "dac/twin/0.5m", "qm9700", "cx7"],
+            "qty": [150, 151, 7, 48, 1024],
+            "unit_price_usd": [1400.0, 700.0, 320.0, 30000.0, 0.0],
+        }
+    )
+    out = orderable(catalog, df)
+    # 2 % of 150 is 3 exactly (not 4 from float noise); of 151, 3.02 -> 4; of 7 cables, 0.14 -> 1;
+    # switches have no spares share; 1 % of 1,024 NICs is 10.24 -> 11
+    assert out["spares"].tolist() == [3, 4, 1, 0, 11]
+    assert out["spares_usd"].tolist() == [4200.0, 2800.0, 320.0, 0.0, 0.0]
+    assert out["part_number"].tolist() == [
+        "MMA4Z00-NS", "MMA4Z00-NS400", "DCL-DAC-TWIN-0.5M", "MQM9700-NS2F", "MCX75310AAS-NEAT",
+    ]  # fmt: skip
+    assert out["part_number_source"].iloc[2] == "dclayout id (no maker number)"
+    assert out["part_number_source"].iloc[3].startswith("NVIDIA Quantum-2 QM9700")
+
+
+def test_every_bom_line_of_every_shipped_site_is_orderable(design_of: Any) -> None:
+    for stem in ("superpod-4su", "gb200-hall"):
+        bom = design_of(stem).bom
+        assert (bom["part_number"].str.len() > 0).all() and (bom["part_number_source"].str.len() > 0).all()
+        assert (bom["spares"] >= 0).all() and (bom["spares_usd"] >= 0).all()
+        # the capital cost stays the lines' own price: spares are apart
+        assert design_of(stem).figures.value("cost_total_usd") == pytest.approx(bom["extended_usd"].sum())

@@ -655,7 +655,7 @@ def test_bom_sheet_has_live_subtotals_and_a_total_that_read_back(tmp_path: Path,
     assert cached.cell(last, 7).value == pytest.approx(_subtotal_9(ws, f"G2:G{last - 1}"))
     assert cached.cell(last, 7).value == pytest.approx(bom.totals(superpod.bom)["total"])
     # the autofilter spans the lines and subtotals, not the total below them
-    assert ws.auto_filter.ref == f"A1:G{last - 1}"
+    assert ws.auto_filter.ref == f"A1:K{last - 1}"
     assert {ws.cell(r, 7).number_format for r in range(2, last + 1)} == {"#,##0.00"}
     assert {ws.cell(r, 4).number_format for r in range(2, last + 1)} == {"#,##0"}
     # pandas reads the cached figures: the total row says what the BOM costs
@@ -664,7 +664,13 @@ def test_bom_sheet_has_live_subtotals_and_a_total_that_read_back(tmp_path: Path,
     # as procurement prints it: headers in words, the subtotals and the total in bold, the lines not
     assert [c.value for c in ws[1]] == [
         "Category", "Description", "Part", "Quantity", "Unit", "Unit price (USD)", "Extended price (USD)",
+        "Part number", "Part number source", "Spares", "Spares price (USD)",
     ]  # fmt: skip
+    # the spares' price totals too (column K), and equals the lines' spares x unit price
+    assert ws.cell(last, 11).value == f"=SUBTOTAL(9,K2:K{last - 1})"
+    assert cached.cell(last, 11).value == pytest.approx(
+        float((superpod.bom["spares"] * superpod.bom["unit_price_usd"]).sum())
+    )
     bold = {r for r in range(2, last + 1) if ws.cell(r, 2).font.b}
     assert bold == {
         r for r in range(2, last + 1) if str(ws.cell(r, 2).value).startswith(("Subtotal ", "Total "))

@@ -131,15 +131,17 @@ def summary_rows(summary: dict[str, Any], sort: bool = True) -> pd.DataFrame:
 
 def bom_sheet(bom: pd.DataFrame) -> pd.DataFrame:
     """The BOM as finance reads it: each category's lines followed by its subtotal row, then a total row
-    below them; the subtotals and the total are live ``SUBTOTAL(9, ...)`` formulas over the money column
-    (SUBTOTAL skips the subtotals inside its range and the rows an autofilter hides, so a filtered sheet
-    totals what it shows). ``attrs["filter_rows"]``: the lines and subtotals, not the total."""
+    below them; the subtotals and the total are live ``SUBTOTAL(9, ...)`` formulas over the money columns
+    (the lines' price and their spares' price: the total with spares is their sum) (SUBTOTAL skips the
+    subtotals inside its range and the rows an autofilter hides, so a filtered sheet totals what it
+    shows). ``attrs["filter_rows"]``: the lines and subtotals, not the total."""
     cols = list(bom.columns)
     money = "extended_usd"
     if money not in cols or not len(bom):
         return bom
-    letter = column_letter(cols.index(money))
-    values = bom[money].to_numpy(float)
+    summed = [c for c in (money, "spares_usd") if c in cols]
+    letters = {c: column_letter(cols.index(c)) for c in summed}
+    values = {c: bom[c].to_numpy(float) for c in summed}
     cats = bom["category"].astype(str).to_numpy()
     rows: list[list[Any]] = []
     first = 0
@@ -152,14 +154,16 @@ def bom_sheet(bom: pd.DataFrame) -> pd.DataFrame:
             "category": cats[first],
             "item": f"Subtotal {cats[first]}",
         }
-        subtotal[money] = Formula(
-            f"SUBTOTAL(9,{letter}{top}:{letter}{len(rows) + 1})", float(values[first:i].sum())
-        )
+        for c in summed:
+            subtotal[c] = Formula(
+                f"SUBTOTAL(9,{letters[c]}{top}:{letters[c]}{len(rows) + 1})", float(values[c][first:i].sum())
+            )
         rows.append([subtotal[c] for c in cols])
         first = i
     last = len(rows) + 1
     total: dict[str, Any] = {c: None for c in cols} | {"category": "Total", "item": "Total of every line"}
-    total[money] = Formula(f"SUBTOTAL(9,{letter}2:{letter}{last})", float(values.sum()))
+    for c in summed:
+        total[c] = Formula(f"SUBTOTAL(9,{letters[c]}2:{letters[c]}{last})", float(values[c].sum()))
     out = pd.DataFrame([*rows, [total[c] for c in cols]], columns=cols)
     out.attrs[FILTER_ROWS] = len(rows)
     # as procurement prints it: the subtotals and the total in bold, the headers in words
@@ -179,6 +183,10 @@ BOM_HEADERS = {
     "unit": "Unit",
     "unit_price_usd": "Unit price (USD)",
     "extended_usd": "Extended price (USD)",
+    "part_number": "Part number",
+    "part_number_source": "Part number source",
+    "spares": "Spares",
+    "spares_usd": "Spares price (USD)",
 }
 
 
