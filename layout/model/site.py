@@ -46,10 +46,42 @@ def su_number(text: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
+def _calendar(v: str) -> str:
+    try:
+        datetime.date.fromisoformat(v)
+    except ValueError:
+        raise PydanticCustomError(
+            "calendar_date",
+            "must be a day of the calendar, got {got}",
+            {"got": f'"{v}"', "allowed": "a real date YYYY-MM-DD"},
+        ) from None
+    return v
+
+
+Day = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$"), AfterValidator(_calendar)]
+# the issue status printed in the drawings' title block
+Status = Literal["PRELIMINARY", "FOR COMMENT", "FOR APPROVAL", "FOR TENDER", "FOR CONSTRUCTION", "AS BUILT"]
+
+
+class Revision(Strict):
+    """One row of the drawings' revision table (``[[site.revisions]]``): its letter, day and what changed."""
+
+    rev: Text = Field(min_length=1, max_length=20)
+    date: Day
+    description: Text = Field(default="", max_length=80)
+    by: Text = Field(default="", max_length=20)
+
+
 class SiteInfo(Strict):
     name: Text = Field(min_length=1, max_length=200)
     revision: Text = Field(default="A", max_length=20)
     date: str = Field(default="2026-01-01", pattern=r"^\d{4}-\d{2}-\d{2}$")
+    # the title block's sign-off (initials or names), issue status and revision table; blank by default
+    drawn_by: Text = Field(default="", max_length=30)
+    checked_by: Text = Field(default="", max_length=30)
+    approved_by: Text = Field(default="", max_length=30)
+    status: Status = "PRELIMINARY"
+    revisions: list[Revision] = Field(default_factory=list, max_length=50)
     utility_mw: float = Field(gt=0, le=5000)
     pue: float = Field(ge=1.0, le=3.0)
     electricity_usd_per_kwh: float = Field(ge=0, le=2.0)
@@ -60,15 +92,7 @@ class SiteInfo(Strict):
     @field_validator("date")
     @classmethod
     def _calendar_date(cls, v: str) -> str:
-        try:
-            datetime.date.fromisoformat(v)
-        except ValueError:
-            raise PydanticCustomError(
-                "calendar_date",
-                "must be a day of the calendar, got {got}",
-                {"got": f'"{v}"', "allowed": "a real date YYYY-MM-DD"},
-            ) from None
-        return v
+        return _calendar(v)
 
 
 ColumnSide = Annotated[float, Field(ge=0.05, le=10)]  # a building column's side: 5 cm to 10 m

@@ -12,7 +12,11 @@ What a careful CAD technician would hand over:
   one polyline per tray segment and media class for the cable bundles (never one entity per cable);
   design-rule violations as revision clouds on their own layer, listed in the sheets' notes;
 - row labels, aisle dimensions (real DIMENSION entities), and paper space: a site overview, one sheet
-  per building (campuses) and one per hall on ISO A1 with a locked viewport at a standard scale.
+  per building (campuses) and one per hall on ISO A1 with a locked viewport at a standard scale;
+- what a contractor sets out from, on the hall sheets: the column grid with its bubbles and spacings,
+  every row's start dimensioned from the hall's reference corner (or the grid line before it) and its
+  length, one dimension per wall of a hall that is not a rectangle; over each title block the sign-off
+  (drawn, checked, approved), the issue status and the revision table from the site file.
 
 The output is deterministic: handles are given out in a fixed order, and the header dates and GUIDs are
 fixed (the dates come from the site file's ``site.date``), so the same design gives the same bytes.
@@ -20,7 +24,8 @@ fixed (the dates come from the site file's ``site.date``), so the same design gi
 The modules: :mod:`.layers` (layer table, linetypes, text and dimension styles), :mod:`.sheets` (paper,
 plot scales, which sheets), :mod:`.blocks` (block definitions), :mod:`.annotate` (notes and the label
 boards), :mod:`.model`, :mod:`.trays` and :mod:`.overlays` (model space), :mod:`.paper` (paper space),
-:mod:`.fastpath` (racks and trays written as DXF text: the one module that knows how ezdxf writes) and
+:mod:`.setout` (grid, setting-out and wall dimensions), :mod:`.issue` (sign-off and revision
+table), :mod:`.fastpath` (racks and trays written as DXF text: the one module that knows how ezdxf writes) and
 :mod:`.document` (the drawing in draw order, its bytes, the files).
 """
 

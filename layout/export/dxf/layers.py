@@ -61,6 +61,9 @@ LAYERS: tuple[Layer, ...] = (
     Layer("A-AREA-PATT", "keepout", "Continuous", 0.13, "Keep-out hatch"),
     Layer("A-DOOR-IDEN", "tray", "Continuous", 0.25, "Building entry (where the campus ducts come in)"),
     Layer("S-COLS", "column", "Continuous", 0.50, "Structural columns"),
+    Layer(
+        "S-GRID", "column", "CENTER", 0.18, "Column grid lines and their bubbles (1, 2, ... and A, B, ...)"
+    ),
     Layer("E-RACK-GPU", "gpu", "Continuous", 0.35, "GPU racks"),
     Layer("E-RACK-NETW", "network", "Continuous", 0.35, "Leaf network racks"),
     Layer("E-RACK-SPIN", "spine", "Continuous", 0.35, "Spine racks"),
@@ -92,7 +95,10 @@ LAYERS: tuple[Layer, ...] = (
     Layer("G-ANNO-VIOL", "violation", "Continuous", 0.50, "Design-rule violations (revision clouds)"),
     Layer("G-ANNO-TEXT", "ink", "Continuous", 0.25, "Notes at hall scale: hall and row labels"),
     Layer("G-ANNO-OVER", "ink", "Continuous", 0.35, "Site-scale notes: building and hall names, duct labels"),
-    Layer("G-ANNO-DIMS", "ink", "Continuous", 0.18, "Dimensions: aisles and halls"),
+    Layer("G-ANNO-DIMS", "ink", "Continuous", 0.18, "Dimensions: aisles, halls, walls and the column grid"),
+    Layer(
+        "G-ANNO-SETO", "ink", "Continuous", 0.18, "Setting-out: row starts from the hall corner, row lengths"
+    ),
     Layer("G-ANNO-LEGN", "ink", "Continuous", 0.25, "Legend"),
     Layer("G-ANNO-SYMB", "ink", "Continuous", 0.25, "North arrow and scale bars"),
     Layer("G-TTLB", "ink", "Continuous", 0.50, "Drawing border and title block"),
@@ -119,7 +125,15 @@ MEDIA_TAG = {m: layer.rsplit("-", 1)[1] for m, layer in MEDIA_LAYER.items()}  # 
 
 
 # Layers that only make sense at one of the two kinds of sheet: frozen in the other's viewports.
-HALL_ONLY_LAYERS = ("E-RACK-IDEN", "E-TRAY-IDEN", "G-ANNO-DIMS", "G-ANNO-TEXT", "E-POWR")
+HALL_ONLY_LAYERS = (
+    "E-RACK-IDEN",
+    "E-TRAY-IDEN",
+    "G-ANNO-DIMS",
+    "G-ANNO-SETO",
+    "G-ANNO-TEXT",
+    "E-POWR",
+    "S-GRID",
+)
 OVERVIEW_ONLY_LAYERS = ("G-ANNO-OVER",)
 
 # the power sheet of a hall shows the chain (busways on E-POWR) and leaves the cabling out

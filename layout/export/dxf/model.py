@@ -33,10 +33,13 @@ from layout.export.dxf.layers import (
     TITLE_MM,
     dimstyle,
 )
+from layout.export.dxf.setout import draw_edges, draw_grid, draw_setting_out, is_rectangle, take_dim_text
 from layout.export.dxf.sheets import Scales, bbox
 from layout.export.labels import Board, Box, grow, text_box, text_width
 from layout.model import RackTemplate
 from layout.scene import Scene
+
+HALL_DIM_MM = 8.0  # overall hall and wall dimensions, off the wall on paper (layout.export.dxf.setout)
 
 
 def _overview_label(msp: BaseLayout, text: str, at: tuple[float, float], height: float) -> None:
@@ -140,6 +143,8 @@ def draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: Scales, board
                 msp.add_blockref(
                     name, (c.at[0] * MM_PER_M, c.at[1] * MM_PER_M), dxfattribs={"layer": "S-COLS"}
                 )
+            others = [bbox(o.polygon) for _b, o in site.halls() if o is not h]
+            draw_grid(msp, doc, h, sc, boards.hall, others)
             for k in h.keepouts:
                 pts = to_mm(k.polygon)
                 msp.add_lwpolyline(pts, close=True, dxfattribs={"layer": "A-AREA-KOUT"})
@@ -147,7 +152,10 @@ def draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: Scales, board
                 hatch.set_pattern_fill("ANSI31", color=256, scale=0.5 * sc)  # by layer: the palette's colour
                 hatch.paths.add_polyline_path(pts, is_closed=True)
                 _keepout_text(msp, boards.hall, bbox(k.polygon), k.reason, sc)
-            _hall_dims(msp, doc, box, b.entry, sc, boards.hall)
+            if is_rectangle(h.polygon):
+                _hall_dims(msp, doc, box, b.entry, sc, boards.hall)
+            else:  # an L or any other shape: every wall its own dimension
+                draw_edges(msp, doc, h.polygon, HALL_DIM_MM * sc, sc, boards.hall)
     if scene.tray_edges is None:  # without cabling, draw the ducts' paths from the site file
         for d in site.duct:
             if d.path:
@@ -213,7 +221,7 @@ def _hall_dims(
     """Overall hall width and depth, on the sides away from the building entry (where the trunk comes in)."""
     x0, y0, x1, y1 = (v * MM_PER_M for v in box)
     style = dimstyle(doc, scale)
-    off = 6.0 * scale
+    off = HALL_DIM_MM * scale
     ex, ey = entry if entry is not None else (box[0], box[3])
     y = y0 - off if ey * MM_PER_M >= (y0 + y1) / 2 else y1 + off
     x = x1 + off if ex * MM_PER_M <= (x0 + x1) / 2 else x0 - off
@@ -221,6 +229,8 @@ def _hall_dims(
     t = DIMSTYLE_MM["dimtxt"] * scale  # the dimension lines and their texts, centred on them
     board.take((x0, y - t, x1, y + t))
     board.take((x - t, y0, x + t, y1))
+    take_dim_text(board, ((x0 + x1) / 2, y), x1 - x0, t)  # the texts read horizontally (DIMTIH, DIMTOH)
+    take_dim_text(board, (x, (y0 + y1) / 2), y1 - y0, t)
     msp.add_linear_dim(base=(x0, y), p1=(x0, y0), p2=(x1, y0), dimstyle=style, dxfattribs=attrs).render()
     msp.add_linear_dim(
         base=(x, y0), p1=(x0, y0), p2=(x0, y1), angle=90, dimstyle=style, dxfattribs=attrs
@@ -359,8 +369,11 @@ def draw_rows(msp: BaseLayout, doc: Drawing, scene: Scene, scales: Scales, board
                         )
                     )
             place_label(msp, board, layer, spots)
+    hall_of = {f"{b.id}/{h.id}": h for b in scene.site.building for h in b.hall}
     for hall, group in rows.groupby("hall", sort=True):
         sc = scales.of(str(hall))
+        if str(hall) in hall_of:
+            draw_setting_out(msp, doc, hall_of[str(hall)], group, sc, board)
         label_mm = 5 * 0.8 * _row_label_height(sc, aisle.get(str(hall), 1.2))
         aisle_dims(msp, doc, group, sc, label_mm, widest.get(str(hall), 3.6), board)
 

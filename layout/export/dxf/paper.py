@@ -24,6 +24,7 @@ from layout.export.dxf.blocks import (
     define_scale_bar,
     legend_layers,
 )
+from layout.export.dxf.issue import draw_issue
 from layout.export.dxf.layers import CABLING_LAYERS, HALL_ONLY_LAYERS, MM_PER_M, OVERVIEW_ONLY_LAYERS
 from layout.export.dxf.overlays import numbered_violations, records
 from layout.export.dxf.sheets import FRAME, PAPER_A1_MM, PLOT_FLAGS, SIDE_X, VIEW_BOX, Sheet
@@ -106,12 +107,13 @@ def draw_sheet(
     for attrib in title.attribs:  # a long site name shrinks to the block's width
         if attrib.dxf.tag == "TITLE":
             attrib.dxf.height = fit_height(attrib.dxf.text, TITLE_FIELDS["TITLE"][2], TITLE_W - 4.0)
+    above = TITLE_H + draw_issue(layout, site, fx1, fy0 + TITLE_H)  # sign-off and revision table
     layout.add_blockref(
-        blocks["north"], (SIDE_X + 20.0, fy0 + TITLE_H + 22.0), dxfattribs={"layer": "G-ANNO-SYMB"}
+        blocks["north"], (SIDE_X + 20.0, fy0 + above + 22.0), dxfattribs={"layer": "G-ANNO-SYMB"}
     )
     layout.add_blockref(
         define_scale_bar(doc, sheet.scale),
-        (SIDE_X + 45.0, fy0 + TITLE_H + 18.0),
+        (SIDE_X + 45.0, fy0 + above + 18.0),
         dxfattribs={"layer": "G-ANNO-SYMB"},
     )
     layout.add_blockref(blocks["legend"], (SIDE_X + 5.0, fy1 - 5.0), dxfattribs={"layer": "G-ANNO-LEGN"})
