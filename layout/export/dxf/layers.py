@@ -61,9 +61,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer("A-AREA-PATT", "keepout", "Continuous", 0.13, "Keep-out hatch"),
     Layer("A-DOOR-IDEN", "tray", "Continuous", 0.25, "Building entry (where the campus ducts come in)"),
     Layer("S-COLS", "column", "Continuous", 0.50, "Structural columns"),
-    Layer(
-        "S-GRID", "column", "CENTER", 0.18, "Column grid lines and their bubbles (1, 2, ... and A, B, ...)"
-    ),
+    Layer("S-GRID", "column", "CENTER", 0.18, "Column grid lines and bubbles (1, 2, ... and A, B, ...)"),
     Layer("E-RACK-GPU", "gpu", "Continuous", 0.35, "GPU racks"),
     Layer("E-RACK-NETW", "network", "Continuous", 0.35, "Leaf network racks"),
     Layer("E-RACK-SPIN", "spine", "Continuous", 0.35, "Spine racks"),

@@ -372,10 +372,10 @@ def draw_rows(msp: BaseLayout, doc: Drawing, scene: Scene, scales: Scales, board
     hall_of = {f"{b.id}/{h.id}": h for b in scene.site.building for h in b.hall}
     for hall, group in rows.groupby("hall", sort=True):
         sc = scales.of(str(hall))
-        if str(hall) in hall_of:
-            draw_setting_out(msp, doc, hall_of[str(hall)], group, sc, board)
         label_mm = 5 * 0.8 * _row_label_height(sc, aisle.get(str(hall), 1.2))
         aisle_dims(msp, doc, group, sc, label_mm, widest.get(str(hall), 3.6), board)
+        if str(hall) in hall_of:  # after the aisle dimensions: theirs are the places by the row labels
+            draw_setting_out(msp, doc, hall_of[str(hall)], group, sc, board)
 
 
 def _row_label_height(scale: int, cold_aisle_m: float) -> float:

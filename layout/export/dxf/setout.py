@@ -180,7 +180,8 @@ def draw_setting_out(
     and ``front_sign``), as :func:`setting_out` gives them: along the row's centre line from its
     reference (a grid line or the corner's wall) to its start; across the rows, on a chain outside the
     wall through the reference corner, from the corner to the row's centre line (the value beside the
-    row's arrow; one for the rows in series on one line); and the row's length along its rear face, its text where ``board`` has room (taken,
+    row's arrow; one for the rows in series on one line); and the row's length along its front face (else
+    its rear), its text where ``board`` has room (taken,
     so the tray labels placed later keep clear). Returns the number of dimensions."""
     if rows.empty:
         return 0
@@ -218,21 +219,20 @@ def draw_setting_out(
         a0, c0 = ra * MM_PER_M, rc * MM_PER_M
         sa, sc = a0 + d_along * MM_PER_M, c0 + d_across * MM_PER_M
         length = lengths[k] * MM_PER_M
-        face = depth[k] * MM_PER_M / 2.0 + 0.3 * text_h
+        face = depth[k] * MM_PER_M / 2.0  # a dimension along a face lies on the racks' outline
+        gap = face + 0.8 * text_h  # its text's centre, beside it in the aisle
         back = -1.0 if sign[k] >= 0 else 1.0  # the rear face's side
         if d_along > 1e-6:  # reference to start: on the centre line, else along a face
             w = text_width(f"{round(sa - a0)}", text_h)
             # in the aisles beside the stretch first: past the row's end, on its centre line, is where
             # the busways are labelled (draw_power)
-            cands = [
-                (a0 + f * (sa - a0), sc + s * (face + 0.6 * text_h)) for s in (back, -back) for f in fractions
-            ]
+            cands = [(a0 + f * (sa - a0), sc + s * gap) for s in (back, -back) for f in fractions]
             cands += [(a0 + f * (sa - a0), sc + 0.7 * text_h) for f in fractions]
             # a short stretch (the wall's clearance): the text past the start, beside the row
-            cands += [(sa + 0.5 * text_h + w / 2 + f * length, sc + s * (face + 0.6 * text_h))
-                      for s in (-back, back) for f in (0.0, 0.1, 0.2)]  # fmt: skip
+            cands += [(sa + 0.5 * text_h + w / 2 + f * length, sc + s * gap)
+                      for s in (-back, back) for f in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)]  # fmt: skip
             at = spot(cands, w)
-            line = sc if abs(at[1] - sc) < face else sc + (face if at[1] > sc else -face)
+            line = sc if abs(at[1] - sc) < 0.5 * gap else sc + (face if at[1] > sc else -face)
             dim = msp.add_linear_dim(base=xy(a0, line), p1=xy(a0, sc), p2=xy(sa, sc), angle=0 if along_x else 90,
                                      text_rotation=rot, dimstyle=style, dxfattribs=attrs)  # fmt: skip
             dim.set_location(xy(*at), leader=False)
@@ -258,9 +258,9 @@ def draw_setting_out(
             dim.render()
             count += 1
         w = text_width(f"{round(length)}", text_h)
-        at = spot(
-            [(sa + f * length, sc + s * (face + 0.6 * text_h)) for s in (back, -back) for f in fractions], w
-        )
+        # the front (cold aisle) side first: the tray labels sit along the rear (hot aisle) side
+        at = spot([(sa + f * length, sc + s * gap)
+                   for s in (-back, back) for f in (0.5, 0.25, 0.75, 0.1, 0.9)], w)  # fmt: skip
         line = sc + (face if at[1] > sc else -face)
         dim = msp.add_linear_dim(base=xy(sa, line), p1=xy(sa, sc), p2=xy(sa + length, sc),
                                  angle=0 if along_x else 90, text_rotation=rot, dimstyle=style,
