@@ -159,3 +159,36 @@ def test_bytes_do_not_depend_on_the_process(tmp_path: Path) -> None:
                        cwd=ROOT, env=env, check=True, timeout=300)  # fmt: skip
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
+
+
+def test_cdu_headers_run_to_the_rows_each_cdu_serves(tmp_path: Path) -> None:
+    """Issue 27: CDUs were plain boxes. Each working CDU now has a supply and a return header to each
+    row it serves, ending at that row's nearer end (0.15 m either side), read back from the DXF; the
+    notes give each CDU's flow."""
+    import math
+
+    import ezdxf
+
+    from layout import design
+    from layout.export.dxf import write_scene
+    from layout.load import load_site
+    from layout.scene import scene_of
+
+    d = design.run(load_site(Path(__file__).resolve().parents[2] / "sites" / "gb200-hall.toml"))
+    doc = ezdxf.readfile(str(write_scene(scene_of(d), tmp_path / "g.dxf")))
+    cdus = d.liquid.cdus
+    work = cdus[cdus["placed"].astype(bool) & ~cdus["standby"].astype(bool)]
+    served = sum(len(str(r).split()) for r in work["rows"])
+    supply = doc.modelspace().query('LWPOLYLINE[layer=="M-HYDR-SUPP"]')
+    ret = doc.modelspace().query('LWPOLYLINE[layer=="M-HYDR-RETN"]')
+    assert served > 0 and len(supply) == len(ret) == served
+    rows = d.placement.rows
+    ends = [(x * 1000, y * 1000) for x, y in zip(rows["x0_m"], rows["y0_m"], strict=True)] + [
+        (x * 1000, y * 1000) for x, y in zip(rows["x1_m"], rows["y1_m"], strict=True)
+    ]
+    for line in [*supply, *ret]:
+        end = line.get_points("xy")[-1]
+        assert min(math.hypot(end[0] - ex, end[1] - ey) for ex, ey in ends) == pytest.approx(150, abs=1)
+    notes = " ".join(t.dxf.text for t in doc.query("TEXT MTEXT") if hasattr(t.dxf, "text"))
+    first = work.iloc[0]
+    assert f"{float(first['load_flow_l_per_s']):,.1f} L/s" in notes

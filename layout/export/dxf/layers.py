@@ -69,6 +69,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("E-RACK-STOR", "storage", "Continuous", 0.35, "Storage racks"),
     Layer("E-RACK-MGMT", "management", "Continuous", 0.35, "Management racks"),
     Layer("M-EQPM-CDU", "cdu", "Continuous", 0.35, "Coolant distribution units"),
+    Layer("M-HYDR-SUPP", "cdu", "Continuous", 0.35, "Coolant supply headers, CDU to the rows it serves"),
+    Layer("M-HYDR-RETN", "cdu", "DASHED", 0.35, "Coolant return headers, rows back to their CDU"),
     Layer(
         "E-RACK-IDEN",
         "ink",
@@ -131,6 +133,8 @@ HALL_ONLY_LAYERS = (
     "G-ANNO-TEXT",
     "E-POWR",
     "S-GRID",
+    "M-HYDR-SUPP",
+    "M-HYDR-RETN",
 )
 OVERVIEW_ONLY_LAYERS = ("G-ANNO-OVER",)
 

@@ -124,6 +124,45 @@ def draw_power(msp: BaseLayout, scene: Scene, scales: Scales, board: Board) -> N
         ])  # fmt: skip
 
 
+HEADER_OFFSET_M = 0.15  # supply and return either side of the line from a CDU to its row (drawn apart)
+
+
+def coolant_headers(scene: Scene) -> list[tuple[str, str, tuple[float, float], tuple[float, float]]]:
+    """Each working CDU's headers to the rows it serves: (layer, cdu_id, start, end) in site metres, a
+    supply (``M-HYDR-SUPP``) and a return (``M-HYDR-RETN``) from the CDU's centre to the nearer end of
+    each of its rows, ``HEADER_OFFSET_M`` either side of the straight line between them (schematic:
+    their route is the mechanical contractor's)."""
+    cdus, rows = scene.cdus, scene.rows
+    if cdus is None or not len(cdus) or not len(rows):
+        return []
+    ends = {
+        str(r.row): ((float(r.x0_m), float(r.y0_m)), (float(r.x1_m), float(r.y1_m))) for r in records(rows)
+    }
+    out = []
+    for c in records(cdus):
+        if bool(c.standby) or not str(c.rows):
+            continue
+        cx, cy = float(c.x_m), float(c.y_m)
+        for tail in str(c.rows).split():
+            row = ends.get(f"{c.hall}/{tail}")
+            if row is None:
+                continue
+            ex, ey = min(row, key=lambda p: math.hypot(p[0] - cx, p[1] - cy))
+            length = math.hypot(ex - cx, ey - cy)
+            if length < 1e-9:
+                continue
+            nx, ny = -(ey - cy) / length * HEADER_OFFSET_M, (ex - cx) / length * HEADER_OFFSET_M
+            out.append(("M-HYDR-SUPP", str(c.cdu_id), (cx + nx, cy + ny), (ex + nx, ey + ny)))
+            out.append(("M-HYDR-RETN", str(c.cdu_id), (cx - nx, cy - ny), (ex - nx, ey - ny)))
+    return out
+
+
+def draw_coolant(msp: BaseLayout, scene: Scene) -> None:
+    """The CDUs' supply and return headers (:func:`coolant_headers`) in model space."""
+    for layer, _, a, b in coolant_headers(scene):
+        msp.add_lwpolyline(to_mm([a, b]), dxfattribs={"layer": layer})
+
+
 def _tail(part_id: Any) -> str:
     """A power part's id without its hall: B1/H1/R03/A1 -> A1, B1/H1/UPS-A1 -> UPS-A1."""
     return str(part_id).rsplit("/", 1)[-1]

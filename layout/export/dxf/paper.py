@@ -205,7 +205,8 @@ def _power_notes(layout: Paperspace, scene: Scene, sheet: Sheet, x: float, y: fl
             what = (
                 "standby"
                 if r.standby
-                else f"{float(r.load_kw):,.0f} / {float(r.rating_kw):,.0f} kW, rows {r.rows}"
+                else f"{float(r.load_kw):,.0f} / {float(r.rating_kw):,.0f} kW, {float(r.load_flow_l_per_s):,.1f} L/s, "
+                f"rows {r.rows}"
             )
             lines.append(f"   {str(r.cdu_id).rsplit('/', 1)[-1]} {r.model}: {what}")
     for line in lines:
