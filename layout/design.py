@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the later stages are imported where they run: `validate` ne
     from layout.power.cdus import LiquidLoop
     from layout.power.chain import PowerChain
     from layout.power.loads import PowerReport
+    from layout.power.sld import SldBlock
 
 STAGES = ("fabric", "place", "cable", "power", "bom")
 
@@ -62,6 +63,14 @@ class Design:
 
         margins = FacilityInput.of(self.inputs).margins
         return schedule(self.chain, self.power.rack_kw, self.inputs.catalog, margins)
+
+    @cached_property
+    def sld(self) -> dict[str, tuple[SldBlock, ...]]:
+        """Each hall's single-line tree (layout/power/sld.py) from :attr:`schedule`: worked out once,
+        drawn by the DXF sheet and the PDF page alike."""
+        from layout.power.sld import sld_trees
+
+        return sld_trees(self.schedule)
 
     @cached_property
     def inter_building(self) -> dict[str, Any]:

@@ -143,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
 
     from layout import design as design_mod
     from layout import export
+    from layout.export import lanes
     from layout.errors import EXIT_EXPORT_FAILED, EXIT_OK, EXIT_VIOLATIONS
     from layout.files import safe_name
 
@@ -164,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     summary = design.summary()
     kinds = ["summary"] + [k for k in EXPORT_FLAGS if getattr(args, k)]
     try:
-        written = export.write(design, kinds, out_dir, summary=summary)
+        written = export.write(design, kinds, out_dir, summary=summary, jobs=lanes.default_jobs())
     except Exception as e:  # noqa: BLE001 - any exporter failure is exit 3, never a traceback
         print(printable(f"{args.site}: export failed: {type(e).__name__}: {e}"), file=sys.stderr)
         return EXIT_EXPORT_FAILED

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,12 +44,14 @@ def write(
     *,
     summary: Mapping[str, Any] | None = None,
     scene: Scene | None = None,
+    jobs: int = 0,
 ) -> list[Path]:
     """Write the exports ``kinds`` (of :data:`KINDS`) of ``design`` into ``out_dir`` and return the paths,
     in the order of :data:`KINDS`: ``summary`` is ``summary.json``, ``svg`` one plan per hall, ``dxf`` and
     ``pdf`` ``STEM.dxf`` and ``STEM.pdf``, ``csv``, ``xlsx`` and ``parquet`` the tables, ``slurm`` the
     scheduler's topology files, ``dot`` the fabric graph, ``ifc`` the BIM model ``STEM.ifc``, ``usd`` the twin's stage ``STEM.usda``, ``labels`` the installers' labels and pull sheets, ``turnup`` the bring-up cable map, ``dcim`` the DCIM import files (STEM: the site file's stem as :func:`layout.files.safe_name` makes it). ``summary`` and ``scene``: the design's, if
-    the caller has them already.
+    the caller has them already. ``jobs``: how many of them may be written by forked worker processes
+    meanwhile (layout/export/lanes.py; 0, the default: all here, as a process running threads must).
 
     The files are one set (:class:`layout.files.StagedSet`): all are written into a hidden staging folder
     in ``out_dir`` and renamed into place only when every one is written (``summary.json`` last), so a
@@ -58,16 +61,11 @@ def write(
     if unknown:
         raise ValueError(f"unknown export kind(s) {', '.join(unknown)} (allowed: {', '.join(KINDS)})")
     from layout.files import StagedSet
+    from layout.gcpause import collections_paused
 
     summary = dict(design.summary() if summary is None else summary)
-    if wanted & {"svg", "dxf", "pdf", "ifc", "usd"}:
-        from layout.scene import scene_of
-
-        scene = scene_of(design, summary) if scene is None else scene
-        if not scene.summary:
-            scene = dataclasses.replace(scene, summary=summary)
-    with StagedSet(out_dir) as staged:
-        written = _write_into(design, wanted, staged.folder, summary, scene)
+    with StagedSet(out_dir) as staged, collections_paused():
+        written = _write_into(design, wanted, staged.folder, summary, scene, jobs)
         names = [p.name for p in written]
         # the summary last: a summary.json newer than the other files marks a set whole
         order = [n for n in names if n != "summary.json"] + [n for n in names if n == "summary.json"]
@@ -75,32 +73,93 @@ def write(
     return [Path(out_dir) / n for n in names]
 
 
+DRAWINGS = frozenset({"svg", "dxf", "pdf", "ifc", "usd"})  # the kinds drawn from the scene
+TABLES = ("csv", "xlsx", "parquet")  # written by one call (they share the links table)
+# the calls in the order of KINDS: a kind's own, "tables" for TABLES
+_CALLS = ("svg", "dxf", "pdf", "tables", "slurm", "dot", "ifc", "usd", "labels", "turnup", "dcim")
+
+
 def _write_into(
-    design: Design, wanted: set[str], out: Path, summary: dict[str, Any], scene: Scene | None
+    design: Design, wanted: set[str], out: Path, summary: dict[str, Any], scene: Scene | None, jobs: int
 ) -> list[Path]:
-    """Write the exports ``wanted`` into the folder ``out``, in the order of :data:`KINDS`."""
+    """Write the exports ``wanted`` into the folder ``out`` (``jobs`` > 0: up to that many in forked
+    workers, layout/export/lanes.py), and return their paths in the order of :data:`KINDS`."""
+    from layout.export import lanes
+
+    workers: list[lanes.Worker] = []
+    done: dict[str, list[Path]] = {}
+    here = set(wanted) - {"summary"}
+    parallel = jobs > 0 and lanes.can_fork()
+    try:
+        for kinds, needs_scene in lanes.LANES:
+            mine = kinds & here
+            if not parallel or len(workers) >= jobs or not mine or mine == here:
+                continue
+            if needs_scene:
+                scene = _scene(design, summary, scene)
+
+            workers.append(lanes.fork(mine, partial(_write_names, design, out, summary, scene)))
+            here -= mine
+        if here & DRAWINGS:
+            scene = _scene(design, summary, scene)
+        done = _write_calls(design, frozenset(here), out, summary, scene)
+        for part in lanes.join(workers):
+            done.update({c: [out / n for n in ns] for c, ns in part.items()})
+    except BaseException:
+        lanes.stop(workers)
+        raise
+    written = [p for c in _CALLS for p in done.get(c, [])]
+    if "summary" in wanted:  # last: it lists the set's other files with their SHA-256
+        from layout.files import file_digests, write_text
+
+        whole = {**summary, "files": file_digests(written)}
+        written.insert(
+            0, write_text(out / "summary.json", json.dumps(whole, indent=2, sort_keys=True) + "\n")
+        )
+    return written
+
+
+def _scene(design: Design, summary: dict[str, Any], scene: Scene | None) -> Scene:
+    """The drawings' scene: the one given (with the summary), else worked out from the design."""
+    from layout.scene import scene_of
+
+    scene = scene_of(design, summary) if scene is None else scene
+    return scene if scene.summary else dataclasses.replace(scene, summary=summary)
+
+
+def _write_names(
+    design: Design, out: Path, summary: dict[str, Any], scene: Scene | None, wanted: frozenset[str]
+) -> dict[str, list[str]]:
+    """:func:`_write_calls` in a worker: the file names per call, for the parent."""
+    return {c: [p.name for p in ps] for c, ps in _write_calls(design, wanted, out, summary, scene).items()}
+
+
+def _write_calls(
+    design: Design, wanted: frozenset[str], out: Path, summary: dict[str, Any], scene: Scene | None
+) -> dict[str, list[Path]]:
+    """Write the exports ``wanted`` (not ``summary``) into ``out``: the paths per call of :data:`_CALLS`."""
     from layout.files import safe_name
 
     stem = safe_name(design.inputs.stem)
-    written: list[Path] = []
+    w: dict[str, list[Path]] = {}
     if "svg" in wanted:
         from layout.export.svg import write_svgs
 
         assert scene is not None
-        written += write_svgs(scene, out, stem)
+        w["svg"] = write_svgs(scene, out, stem)
     if "dxf" in wanted:
         from layout.export.dxf import write_scene
 
         assert scene is not None
-        written.append(write_scene(scene, out / f"{stem}.dxf"))
+        w["dxf"] = [write_scene(scene, out / f"{stem}.dxf")]
     if "pdf" in wanted:
         from layout.export.pdf import write_pdf
 
-        written.append(write_pdf(design, out / f"{stem}.pdf", scene=scene))
-    if wanted & {"csv", "xlsx", "parquet"}:
+        w["pdf"] = [write_pdf(design, out / f"{stem}.pdf", scene=scene)]
+    if wanted & set(TABLES):
         from layout.export import tables
 
-        written += tables.write_tables_of(
+        w["tables"] = tables.write_tables_of(
             design,
             out,
             csv="csv" in wanted,
@@ -112,38 +171,31 @@ def _write_into(
     if "slurm" in wanted:
         from layout.export.slurm import write_slurm
 
-        written += write_slurm(design, out, stem)
+        w["slurm"] = write_slurm(design, out, stem)
     if "dot" in wanted:
         from layout.export.dot import write_dot
 
-        written += write_dot(design, out, stem)
+        w["dot"] = write_dot(design, out, stem)
     if "ifc" in wanted:
         from layout.export.ifc import write_ifc
 
         assert scene is not None
-        written.append(write_ifc(design, out / f"{stem}.ifc", scene))
+        w["ifc"] = [write_ifc(design, out / f"{stem}.ifc", scene)]
     if "usd" in wanted:
         from layout.export.usd import write_usd
 
         assert scene is not None
-        written.append(write_usd(design, out / f"{stem}.usda", scene))
+        w["usd"] = [write_usd(design, out / f"{stem}.usda", scene)]
     if "labels" in wanted:
         from layout.export.plant_files import write_labels
 
-        written += write_labels(design, out, stem)
+        w["labels"] = write_labels(design, out, stem)
     if "turnup" in wanted:
         from layout.export.plant_files import write_turnup
 
-        written += write_turnup(design, out, stem)
+        w["turnup"] = write_turnup(design, out, stem)
     if "dcim" in wanted:
         from layout.export.dcim import write_dcim
 
-        written += write_dcim(design, out, stem)
-    if "summary" in wanted:  # last: it lists the set's other files with their SHA-256
-        from layout.files import file_digests, write_text
-
-        whole = {**summary, "files": file_digests(written)}
-        written.insert(
-            0, write_text(out / "summary.json", json.dumps(whole, indent=2, sort_keys=True) + "\n")
-        )
-    return written
+        w["dcim"] = write_dcim(design, out, stem)
+    return w

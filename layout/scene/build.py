@@ -105,7 +105,8 @@ class Scene:
     power_chain: Any = None  # layout.power.chain.PowerChain
     ups: pd.DataFrame | None = None
     cdus: pd.DataFrame | None = None
-    schedule: pd.DataFrame | None = None  # the electrical schedule (layout/power/schedule.py): the SLDs
+    # each hall's single-line tree (layout/power/sld.py, Design.sld): the SLD sheets; {} without a chain
+    sld: Mapping[str, Any] = field(default_factory=dict)
 
     @cached_property
     def busways(self) -> pd.DataFrame | None:
@@ -561,7 +562,7 @@ def scene_of(design: Design, summary: Mapping[str, Any] | None = None) -> Scene:
         power_chain=chain,
         ups=chain.ups if len(chain.ups) else None,
         cdus=cdus,
-        schedule=design.schedule if len(chain.ups) else None,
+        sld=design.sld if len(chain.ups) else {},
     )
 
 

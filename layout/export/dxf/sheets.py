@@ -115,7 +115,7 @@ def plan_sheets(scene: Scene) -> list[Sheet]:
                             f"{b.id}/{h.id}",
                         )
                     )
-    if scene.schedule is not None and len(scene.schedule):  # a single-line diagram per hall, last
+    if scene.sld:  # a single-line diagram per hall, last
         sheets += sld_sheets(scene, site_box, sheets[0].scale)
     return sheets
 
@@ -129,8 +129,7 @@ def sld_sheets(scene: Scene, site_box: tuple[float, float, float, float], site_s
     """One sheet per hall with a power chain: its single-line diagram, drawn east of the site in model
     space at 1:100, each in its own area: a whole site viewport's width clear of the site (so no plan's
     viewport, at most the site's scale, shows a diagram) and ``SLD_GAP_M`` apart."""
-    assert scene.schedule is not None
-    chained = set(scene.schedule["hall"].astype(str))
+    chained = set(scene.sld)
     w_m, h_m = SLD_W_MM * SLD_SCALE / MM_PER_M, SLD_H_MM * SLD_SCALE / MM_PER_M
     out: list[Sheet] = []
     x = site_box[2] + max(SLD_GAP_M, (VIEW_BOX[2] - VIEW_BOX[0]) * site_scale / MM_PER_M)

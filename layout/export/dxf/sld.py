@@ -1,23 +1,21 @@
 """The single-line diagram of each hall in model space (layer E-POWR-SLD), in the area its SLD sheet views
 (layout/export/dxf/sheets.py ``sld_sheets``): MV -> UPS blocks -> their switchboards -> busways, the
 tap-offs counted per busway, every box with the figures of the design's electrical schedule
-(layout/power/schedule.py, ``Design.schedule``: the XLSX Power sheet and the PDF's diagrams print the
+(layout/power/schedule.py, ``Design.schedule``, as the tree of layout/power/sld.py: the XLSX Power sheet and the PDF's diagrams print the
 same), laid out in paper mm (:func:`sld_items`) and drawn at the sheet's scale."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-import pandas as pd
 from ezdxf.enums import TextEntityAlignment
 from ezdxf.layouts import BaseLayout
 
 from layout.export.dxf.annotate import note
 from layout.export.dxf.layers import MM_PER_M
 from layout.export.dxf.sheets import SLD_H_MM, SLD_W_MM, Sheet
-from layout.power.schedule import KINDS
+from layout.power.sld import SldBlock
 from layout.scene import Scene
 
 SLD_MAX_BLOCKS = 16  # UPS blocks drawn; the rest summarised
@@ -25,25 +23,6 @@ SLD_MAX_BUSWAYS = 40  # busways drawn on a sheet; the rest summarised per block 
 TEXT_MM = 1.8  # paper height of the box texts
 PITCH_MM = 2.9  # between their lines
 LAYER = "E-POWR-SLD"
-
-
-def hall_tree(sched: pd.DataFrame, hall: str) -> dict[str, object]:
-    """One hall's single-line tree from the schedule: its UPS blocks (each with its switchboard row and
-    busway rows) and per busway its tap-offs' count and largest load; for the drawings."""
-    s = sched[sched["hall"] == hall]
-    by_kind = {k: s[s["part"] == k] for k in KINDS}
-    taps = by_kind["tap-off"]
-    tap_n = taps.groupby("fed_from")["load_kw"].agg(["count", "max"])
-    blocks = []
-    swbs = {str(r["fed_from"]): r for r in by_kind["switchboard"].to_dict("records")}
-    for u in by_kind["UPS block"].to_dict("records"):
-        swb = swbs[str(u["part_id"])]
-        busways = by_kind["busway"][by_kind["busway"]["fed_from"] == swb["part_id"]].to_dict("records")
-        for b in busways:
-            n, mx = tap_n.loc[b["part_id"]] if b["part_id"] in tap_n.index else (0, 0.0)
-            b["taps"], b["tap_max_kw"] = int(n), float(mx)
-        blocks.append({"ups": u, "switchboard": swb, "busways": busways})
-    return {"hall": hall, "blocks": blocks}
 
 
 @dataclass(frozen=True)
@@ -69,13 +48,11 @@ def _fig(r: dict[str, object]) -> str:
     return f"{kw} {100 * float(r['use_of_limit']):.0f} % {brk}"  # type: ignore[arg-type]
 
 
-def sld_items(sched: pd.DataFrame, hall: str) -> list[SldItem]:
+def sld_items(blocks: Sequence[SldBlock], hall: str) -> list[SldItem]:
     """The single-line diagram of ``hall`` (MV -> UPS blocks -> their switchboards -> busways, tap-offs
     summarised per busway), laid out in a ``SLD_W_MM`` x ``SLD_H_MM`` box: at most ``SLD_MAX_BLOCKS``
     blocks (8 a tier) and ``SLD_MAX_BUSWAYS`` busways drawn. Each box: id and model; rating and limit;
     design load (a UPS block's normal / design), % of what it may carry, breaker."""
-    tree = hall_tree(sched, hall)
-    blocks: list[dict[str, Any]] = tree["blocks"]  # type: ignore[assignment]
     out: list[SldItem] = []
     drawn = blocks[:SLD_MAX_BLOCKS]
     nd = max(1, len(drawn))
@@ -85,7 +62,7 @@ def sld_items(sched: pd.DataFrame, hall: str) -> list[SldItem]:
     bw_w = cell_w - 6.0
     ups_h, bw_h, gap = 12.0, 9.0, 4.0
     cell_h = 2 * ups_h + 2 * gap + k * (bw_h + 2.0) + 8.0
-    it_kw = sum(float(b["ups"]["normal_kw"]) for b in blocks)
+    it_kw = sum(float(b.ups["normal_kw"]) for b in blocks)
     mx0, mx1 = SLD_W_MM / 2 - 45.0, SLD_W_MM / 2 + 45.0
     out.append(SldItem("box", ((mx0, SLD_H_MM - 14.0), (mx1, SLD_H_MM)),
                        (f"MV / UTILITY  HALL {hall}", f"IT {it_kw:.0f} kW on {len(blocks)} UPS blocks",
@@ -108,7 +85,7 @@ def sld_items(sched: pd.DataFrame, hall: str) -> list[SldItem]:
                 out.append(SldItem("line", ((lo, bar_y), (max(xe, SLD_W_MM / 2), bar_y))))
                 out.append(SldItem("line", ((xc, bar_y), (xc, top + 4.0))))
         out.append(SldItem("line", ((xc, top + 4.0), (xc, top))))
-        u, s = b["ups"], b["switchboard"]
+        u, s = b.ups, b.switchboard
         out.append(SldItem("box", ((x0, top - ups_h), (x0 + bw_w, top)),
                            (f"{_short(str(u['part_id']), hall)} {u['model']}",
                             f"{float(u['rating_kw']):.0f} kW x {float(u['limit']):g}", _fig(u))))  # fmt: skip
@@ -120,7 +97,7 @@ def sld_items(sched: pd.DataFrame, hall: str) -> list[SldItem]:
         y -= ups_h
         spine_x = x0 + 2.0
         ys = []
-        for bw in b["busways"][:k]:
+        for bw in b.busways[:k]:
             y -= 2.0
             ys.append(y - bw_h / 2)
             out.append(SldItem("box", ((x0 + 5.0, y - bw_h), (x0 + bw_w, y)),
@@ -131,19 +108,19 @@ def sld_items(sched: pd.DataFrame, hall: str) -> list[SldItem]:
             out.append(SldItem("line", ((spine_x, top - 2 * ups_h - gap), (spine_x, ys[-1]))))
             for yy in ys:
                 out.append(SldItem("line", ((spine_x, yy), (x0 + 5.0, yy))))
-        more = len(b["busways"]) - k
+        more = len(b.busways) - k
         if more > 0:
             out.append(SldItem("text", ((x0 + 5.0, y - 4.0),), (f"+{more} more busways",)))
     if len(blocks) > len(drawn):
         rest = blocks[len(drawn) :]
-        nbw = sum(len(b["busways"]) for b in rest)
+        nbw = sum(len(b.busways) for b in rest)
         out.append(SldItem("text", ((3.0, 6.0),),
                            (f"+{len(rest)} more UPS blocks with {nbw} busways: see the Electrical schedule",)))  # fmt: skip
     return out
 
 
 def draw_sld(msp: BaseLayout, scene: Scene, sheets: Sequence[Sheet]) -> None:
-    if scene.schedule is None:
+    if not scene.sld:
         return
     for sheet in sheets:
         if sheet.kind != "sld":
@@ -154,7 +131,7 @@ def draw_sld(msp: BaseLayout, scene: Scene, sheets: Sequence[Sheet]) -> None:
         def at(p: tuple[float, float], ox: float = ox, oy: float = oy, n: int = n) -> tuple[float, float]:
             return (ox + p[0] * n, oy + p[1] * n)
 
-        for it in sld_items(scene.schedule, sheet.hall):
+        for it in sld_items(scene.sld[sheet.hall], sheet.hall):
             if it.kind == "line":
                 msp.add_lwpolyline([at(p) for p in it.points], dxfattribs={"layer": LAYER})
             elif it.kind == "box":

@@ -6,12 +6,14 @@ busways lists ``BUSWAYS_SHOWN`` of them (the most loaded) and how many more."""
 
 from __future__ import annotations
 
-import pandas as pd
+from collections.abc import Sequence
+
 from reportlab.graphics.shapes import Drawing, Line, Rect, String
 from reportlab.lib import colors
 
 from layout.export.pdf.charts import use_colour
 from layout.export.pdf.theme import FONT, FRAME_W, INK, MUTED, RULE
+from layout.power.sld import SldBlock
 
 PER_BAND = 4  # UPS blocks side by side in one drawing
 BUSWAYS_SHOWN = 6  # busway lines under a switchboard
@@ -37,27 +39,19 @@ def _kw(v: float) -> str:
     return f"{v / 1000:,.2f} MW" if v >= 1000 else f"{v:,.0f} kW"
 
 
-def hall_diagrams(hall: str, table: pd.DataFrame, width: float = FRAME_W) -> list[Drawing]:
-    """The single-line diagram of one hall (its rows of the schedule), one drawing per band of blocks."""
-    ups = table[table["part"] == "UPS block"]
-    swb = table[table["part"] == "switchboard"].set_index("fed_from")
-    bw = table[table["part"] == "busway"]
-    taps = table[table["part"] == "tap-off"]
-    taps_per_bw = taps.groupby("fed_from").size()
+def hall_diagrams(hall: str, blocks: Sequence[SldBlock], width: float = FRAME_W) -> list[Drawing]:
+    """The single-line diagram of one hall (its tree of layout/power/sld.py), one drawing per band of
+    blocks."""
     out: list[Drawing] = []
-    blocks = ups["part_id"].tolist()
     for start in range(0, len(blocks), PER_BAND):
         band = blocks[start : start + PER_BAND]
         col_w = width / max(len(band), 1)
         box_w = col_w - GAP
         n_lines = 0
-        feeds = {}
-        for u in band:
-            s = swb.loc[u]
-            mine = bw[bw["fed_from"] == s["part_id"]].sort_values(
-                ["use_of_limit", "part_id"], ascending=[False, True]
-            )
-            feeds[u] = (s, mine)
+        feeds = []
+        for b in band:
+            mine = sorted(b.busways, key=lambda r: (-float(r["use_of_limit"]), str(r["part_id"])))
+            feeds.append(mine)
             n_lines = max(
                 n_lines, min(len(mine), BUSWAYS_SHOWN) + (1 if len(mine) > BUSWAYS_SHOWN else 0) + 1
             )
@@ -75,9 +69,8 @@ def hall_diagrams(hall: str, table: pd.DataFrame, width: float = FRAME_W) -> lis
             )
         )
         d.add(Line(col_w / 2, util_y, width - col_w / 2, util_y, strokeColor=INK, strokeWidth=1.0))
-        for i, u in enumerate(band):
-            row = ups[ups["part_id"] == u].iloc[0]
-            s, mine = feeds[u]
+        for i, (b, mine) in enumerate(zip(band, feeds, strict=True)):
+            row, s = b.ups, b.switchboard
             x = i * col_w + GAP / 2
             cx = x + box_w / 2
             y_ups = util_y - 10 - BOX_H
@@ -88,7 +81,7 @@ def hall_diagrams(hall: str, table: pd.DataFrame, width: float = FRAME_W) -> lis
                 y_ups,
                 box_w,
                 [
-                    u.rsplit("/", 1)[-1] + f" ({row['side']})",
+                    str(row["part_id"]).rsplit("/", 1)[-1] + f" ({row['side']})",
                     f"{row['model']} {_kw(row['rating_kw'])}",
                     f"normal {row['normal_kw'] / 1000:,.2f} / design {row['load_kw'] / 1000:,.2f} MW",
                 ],
@@ -110,7 +103,7 @@ def hall_diagrams(hall: str, table: pd.DataFrame, width: float = FRAME_W) -> lis
             )
             y_bus = y_swb - 14 - BOX_H
             d.add(Line(cx, y_swb, cx, y_bus + BOX_H, strokeColor=INK, strokeWidth=0.8))
-            n_taps = int(sum(taps_per_bw.get(b, 0) for b in mine["part_id"]))
+            n_taps = sum(int(r["taps"]) for r in mine)
             _box(
                 d,
                 x,
@@ -119,18 +112,18 @@ def hall_diagrams(hall: str, table: pd.DataFrame, width: float = FRAME_W) -> lis
                 [
                     f"{len(mine)} busway run(s)",
                     f"{n_taps} tap-off boxes",
-                    f"design {_kw(float(mine['load_kw'].sum()))}",
+                    f"design {_kw(sum(float(r['load_kw']) for r in mine))}",
                 ],
                 None,
             )
             y = y_bus - 8
-            for b in mine.head(BUSWAYS_SHOWN).itertuples():
-                name = str(b.part_id).split("/", 2)[-1]
+            for r in mine[:BUSWAYS_SHOWN]:
+                name = str(r["part_id"]).split("/", 2)[-1]
                 d.add(
                     _text(
                         x + 2,
                         y,
-                        f"{name}: {b.load_kw:,.0f} of {b.rating_kw:,.0f} kW, {b.breaker_a} A",
+                        f"{name}: {r['load_kw']:,.0f} of {r['rating_kw']:,.0f} kW, {r['breaker_a']} A",
                         5.6,
                         INK,
                         "start",
@@ -142,7 +135,7 @@ def hall_diagrams(hall: str, table: pd.DataFrame, width: float = FRAME_W) -> lis
                         y - 1,
                         4,
                         5,
-                        fillColor=use_colour(float(b.use_of_limit)),
+                        fillColor=use_colour(float(r["use_of_limit"])),
                         strokeColor=None,
                     )
                 )

@@ -263,8 +263,8 @@ def _chain(design: Any) -> list[Flowable]:
                 "XLSX Power sheet."
             ),
         ]
-        for hall, part in sched.groupby("hall", sort=True):
-            out += [para(f"Hall {hall}", "small"), *hall_diagrams(str(hall), part)]
+        for hall, blocks in design.sld.items():
+            out += [para(f"Hall {hall}", "small"), *hall_diagrams(hall, blocks)]
     cdus = design.liquid.cdus
     if len(cdus):
         rows = []
