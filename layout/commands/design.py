@@ -143,8 +143,8 @@ def run(args: argparse.Namespace) -> int:
 
     from layout import design as design_mod
     from layout import export
-    from layout.export import lanes
     from layout.errors import EXIT_EXPORT_FAILED, EXIT_OK, EXIT_VIOLATIONS
+    from layout.export import lanes
     from layout.files import safe_name
 
     started = time.monotonic()

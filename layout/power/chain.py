@@ -22,7 +22,8 @@ Per hall (``[building.hall.power]``, defaults in brackets; parts from the catalo
   its rating, naming the worst and the count per hall and kind of part.
 - **Stranded capacity** per hall: what the hall was given (its ``it_mw``, else what its UPS blocks carry
   with their redundancy) less the IT it carries; the part of it that its cooling cannot carry is
-  stranded by cooling, the rest by space (floor, or load the placer did not put there).
+  stranded by cooling; the rest is stranded by space when some of the design's racks found no floor,
+  else unused (every rack is placed: the cluster needs no more of the hall).
 
 Ids: busways ``B1/H1/R03/A1`` (row, side, number), rack feeds the same, UPS blocks ``B1/H1/UPS-A1`` (2N)
 or ``B1/H1/UPS-1``, switchboards ``B1/H1/SWB-A1`` beside their block.
@@ -62,7 +63,7 @@ UPS_COLUMNS = [
 ]  # fmt: skip
 HALL_COLUMNS = [
     "hall", "redundancy", "it_mw", "cooling_mw", "ups_model", "ups_blocks", "busways", "chain_mw",
-    "provisioned_mw", "stranded_mw", "stranded_cooling_mw", "stranded_space_mw",
+    "provisioned_mw", "stranded_mw", "stranded_cooling_mw", "stranded_space_mw", "unused_mw",
 ]  # fmt: skip
 FEED_COLUMNS = ["rack_id", "feed_a", "feed_b", "tap_off", "tap_kw"]
 
@@ -231,7 +232,8 @@ def build(
         if idx is None:
             continue
         hall_racks = (rack_ids[idx], row_col[idx], pos[idx], width[idx], rack_kw[idx])
-        pieces.append((key, idx, _hall_chain(cat, inp.margins, key, h, hall_racks)))
+        chain = _hall_chain(cat, inp.margins, key, h, hall_racks, placement.racks_missing == 0)
+        pieces.append((key, idx, chain))
     return _chain(racks, pieces)
 
 
@@ -263,10 +265,13 @@ def _chain(racks: pd.DataFrame, pieces: list[tuple[str, np.ndarray, HallChain]])
     )  # fmt: skip
 
 
-def _hall_chain(cat: Catalog, m: Margins, key: str, h: Hall, racks: tuple[np.ndarray, ...]) -> HallChain:
+def _hall_chain(
+    cat: Catalog, m: Margins, key: str, h: Hall, racks: tuple[np.ndarray, ...], all_placed: bool
+) -> HallChain:
     """One hall's chain (see the module docstring) from its racks' ids, rows, places, widths and kW. Every
     element is sized to carry its load within its margin (``m``: rating x continuous-load limit, x the
-    IT power factor on current-rated parts)."""
+    IT power factor on current-rated parts). ``all_placed``: the placer found room for every rack of the
+    design, so what the hall was given beyond its IT and its cooling is unused, not stranded by space."""
     rack_ids, row_col, pos, width, kw = racks
     cool = hall_cooling_mw(h, cat)
     tap_ids = np.array(sorted(cat.tap_off, key=lambda t: (cat.tap_off[t].rating_kw, t)))
@@ -388,7 +393,9 @@ def _hall_chain(cat: Catalog, m: Margins, key: str, h: Hall, racks: tuple[np.nda
         "cooling_mw": round(cool, 4) if cool is not None else math.nan, "ups_model": ups_id,
         "ups_blocks": n_blocks, "busways": 2 * n_bw, "chain_mw": round(chain_mw, 4),
         "provisioned_mw": round(prov, 4), "stranded_mw": round(stranded, 4),
-        "stranded_cooling_mw": round(by_cooling, 4), "stranded_space_mw": round(stranded - by_cooling, 4),
+        "stranded_cooling_mw": round(by_cooling, 4),
+        "stranded_space_mw": 0.0 if all_placed else round(stranded - by_cooling, 4),
+        "unused_mw": round(stranded - by_cooling, 4) if all_placed else 0.0,
     }  # fmt: skip
     # this hall's busway rows as the table sorts them: by row, side and id
     cols = [np.concatenate([bw[j] for bw in busways]) for j in range(len(BUSWAY_COLUMNS))]

@@ -96,8 +96,11 @@ def budgets(result: Result) -> RenderableType:
             float(r["chain_mw"]),
             "MW",
         )
+    causes = {"stranded_cooling_mw": "cooling", "stranded_space_mw": "space", "unused_mw": "unused"}
     stranded = [
-        f"{r['hall']} {float(r['stranded_mw']):,.2f}"
+        f"{r['hall']} {float(r['stranded_mw']):,.2f} ("
+        + ", ".join(f"{word} {float(r[c]):,.2f}" for c, word in causes.items() if float(r[c]) > 0.005)
+        + ")"
         for r in d.chain.halls.to_dict("records")
         if float(r["stranded_mw"]) > 0.005
     ]

@@ -23,9 +23,7 @@ def _listing(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
-def test_workers_write_the_bytes_one_process_writes(
-    tmp_path: Path, design_of: Callable[[str], Any]
-) -> None:
+def test_workers_write_the_bytes_one_process_writes(tmp_path: Path, design_of: Callable[[str], Any]) -> None:
     d = design_of("superpod-4su")
     one = export.write(d, ALL, tmp_path / "one")
     many = export.write(d, ALL, tmp_path / "many", jobs=2)

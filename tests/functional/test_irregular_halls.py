@@ -68,3 +68,13 @@ def test_an_l_shaped_hall_fills_its_wing_in_whole_rows(l_hall: design.Design) ->
     assert set(racks.loc[racks["row"] == spine_row, "kind"]) >= {"gpu", "spine"}
     # every row within max_row_racks
     assert sizes.max() <= d.inputs.site.building[0].hall[0].max_row_racks
+
+
+def test_the_empty_part_of_the_hall_is_unused_not_stranded_by_space(l_hall: design.Design) -> None:
+    """The hall was given more power than its 36 racks draw, and every rack found floor: what is left
+    is unused (the cluster needs no more), not stranded by space (the PDF said "space" for the 2.27 MW
+    of a hall that was mostly empty)."""
+    (h,) = l_hall.chain.halls.to_dict("records")
+    assert h["stranded_mw"] > 1.0
+    assert h["stranded_space_mw"] == 0.0
+    assert h["unused_mw"] + h["stranded_cooling_mw"] == pytest.approx(h["stranded_mw"], abs=1e-3)

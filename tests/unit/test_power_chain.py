@@ -152,18 +152,30 @@ def test_a_ups_block_too_small_is_a_violation_naming_it(make_inputs: Make) -> No
     assert list(ch.ups["ups_id"]) == ["B1/H1/UPS-A1", "B1/H1/UPS-B1"]
 
 
-def test_stranded_capacity_by_cooling_and_by_space(make_inputs: Make) -> None:
+def test_stranded_capacity_by_cooling_by_space_and_unused(make_inputs: Make) -> None:
     # it_mw 1.0 given, 0.7 MW used, cooling 0.5 MW: 0.3 MW stranded, all of it by cooling (1.0 - 0.7)
     inputs = make_inputs({"building": {0: {"hall": {0: {"it_mw": 1.0, "cooling_mw": 0.5}}}}})
     ch = power_chain.build(FacilityInput.of(inputs), rows_of([10, 10]), np.asarray([40.0] * 10 + [30.0] * 10))
     (h,) = ch.halls.to_dict("records")
     assert (h["provisioned_mw"], h["stranded_mw"]) == pytest.approx((1.0, 0.3))
-    assert (h["stranded_cooling_mw"], h["stranded_space_mw"]) == pytest.approx((0.3, 0.0))
-    # cooling 2 MW: nothing stranded by cooling, 0.3 MW by space
+    assert (h["stranded_cooling_mw"], h["stranded_space_mw"], h["unused_mw"]) == pytest.approx(
+        (0.3, 0.0, 0.0)
+    )
+    # cooling 2 MW: nothing stranded by cooling; every rack of the design placed, so 0.3 MW is unused
     inputs = make_inputs({"building": {0: {"hall": {0: {"it_mw": 1.0, "cooling_mw": 2.0}}}}})
-    ch = power_chain.build(FacilityInput.of(inputs), rows_of([10, 10]), np.asarray([40.0] * 10 + [30.0] * 10))
+    kw = np.asarray([40.0] * 10 + [30.0] * 10)
+    ch = power_chain.build(FacilityInput.of(inputs), rows_of([10, 10]), kw)
     (h,) = ch.halls.to_dict("records")
-    assert (h["stranded_cooling_mw"], h["stranded_space_mw"]) == pytest.approx((0.0, 0.3))
+    assert (h["stranded_cooling_mw"], h["stranded_space_mw"], h["unused_mw"]) == pytest.approx(
+        (0.0, 0.0, 0.3)
+    )
+    # the same hall while 3 of the design's racks found no floor: the 0.3 MW is stranded by space
+    short = rows_of([10, 10])
+    short.racks_missing = 3
+    (h,) = power_chain.build(FacilityInput.of(inputs), short, kw).halls.to_dict("records")
+    assert (h["stranded_cooling_mw"], h["stranded_space_mw"], h["unused_mw"]) == pytest.approx(
+        (0.0, 0.3, 0.0)
+    )
 
 
 def test_unknown_power_parts_are_refused(make_inputs: Make) -> None:

@@ -103,6 +103,7 @@ def placement(
         device_rack=np.asarray(device_rack),
         device_ru=np.asarray(device_ru),
         violations=[],
+        racks_missing=0,
     )
 
 

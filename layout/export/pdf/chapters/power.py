@@ -190,8 +190,9 @@ def _chain(design: Any) -> list[Flowable]:
                 f"Redundancy {', '.join(red)}: in 2N the A and the B side are separate UPS systems and each "
                 "alone carries every rack; in N+1 each row's two sides hang on two different blocks and any one "
                 "block may fail. Chain MW is what the blocks carry with that redundancy; stranded is what the "
-                "hall was given (its IT limit, else the chain) less the IT it carries, by cooling where the "
-                "hall cannot reject more heat, else by space."
+                "hall was given (its IT limit, else the chain) less the IT it carries: by cooling where the "
+                "hall cannot reject more heat; by space where some of the design's racks found no floor; "
+                "unused where every rack is placed and the cluster needs no more of the hall."
             ),
         ]
         rows: list[list[Cell]] = []
@@ -206,7 +207,8 @@ def _chain(design: Any) -> list[Flowable]:
                     fmt_int(r.busways),
                     fmt_num(r.chain_mw, 1),
                     fmt_num(r.stranded_mw, 2),
-                    f"{fmt_num(r.stranded_cooling_mw, 2)} / {fmt_num(r.stranded_space_mw, 2)}",
+                    f"{fmt_num(r.stranded_cooling_mw, 2)} / {fmt_num(r.stranded_space_mw, 2)}"
+                    f" / {fmt_num(r.unused_mw, 2)}",
                 ]
             )
         cols = [
@@ -218,7 +220,7 @@ def _chain(design: Any) -> list[Flowable]:
             Col("Busways", 45, True),
             Col("Chain MW", 50, True),
             Col("Stranded MW", 60, True),
-            Col("by cooling / space", FRAME_W - 425, True),
+            Col("cooling / space / unused", FRAME_W - 425, True),
         ]
         out.append(data_table(cols, rows))
         ups = ch.ups
