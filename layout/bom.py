@@ -14,8 +14,8 @@ and model; catalog media order and length), so the table and its exports are byt
 - **cables** per medium and stock length (the links, one cable each), and the cable plant's trunks,
   panels, cassettes and patch cords (layout/cable/plant.py) for the links that run through it;
 - **trays** per tray kind, in whole metres (``rack_part.tray_usd_per_m``, campus ducts included);
-- **power**: the power chain's busways (runs and metres) per rating, tap-off boxes, UPS blocks and
-  switchboards (layout/power/chain.py); **cooling**: the CDUs of liquid halls (layout/power/cooling.py).
+- **power**: the power chain's busways (runs and metres) per rating, tap-off boxes, rack PDUs, UPS
+  blocks and switchboards (layout/power/chain.py), and the PSU cords of every device (:func:`power_cords`); **cooling**: the CDUs of liquid halls (layout/power/cooling.py).
 
 Prices: a medium's catalog ``price_usd`` is one 400G link at its typical length: for copper the cable
 assembly, for optics two module ends and the patch fibre. So a copper cable costs ``price_usd +
@@ -119,6 +119,7 @@ def build(
         *switches,
         *cabling_parts(inp.catalog, cabling),
         *(part_counts(inp.catalog, chain) if chain is not None else []),
+        *power_cords(inp.catalog, fabric),
         *(cdu_parts(inp.catalog, liquid) if liquid is not None else []),
         *(rear_door_parts(inp.catalog, liquid) if liquid is not None else []),
     ]
@@ -158,6 +159,27 @@ FabricParts = tuple[list[Row], list[Row], list[Row]]  # servers (GPUs, NIC ports
 def fabric_parts(catalog: Catalog, fabric: Fabric) -> FabricParts:
     """The BOM rows of the fabric's servers (with their GPUs and NIC ports), nodes and switches."""
     return _servers(catalog, fabric), _nodes(catalog, fabric), _switches(catalog, fabric)
+
+
+def power_cords(catalog: Catalog, fabric: Fabric) -> list[Row]:
+    """BOM rows of category ``power``: the PSU cords of every server, node and switch to its rack PDUs
+    (each model's ``power_cords``, else 2: one per side), per cord form, in catalog order; none without
+    a ``[power_cord]`` in the catalog."""
+    if not catalog.power_cord:
+        return []
+    need: dict[str, int] = {}
+    counts = fabric.devices["model"].astype(str).value_counts()
+    for model, n in zip(counts.index.tolist(), counts.tolist(), strict=True):
+        spec = catalog.server.get(model) or catalog.switch.get(model) or catalog.node.get(model)
+        if spec is None:
+            continue
+        cords = 2 if spec.power_cords is None else spec.power_cords
+        need[spec.power_cord] = need.get(spec.power_cord, 0) + cords * int(n)
+    return [
+        ("power", cord.name, f"cord/{form}", need[form], "each", cord.price_usd)
+        for form, cord in catalog.power_cord.items()
+        if need.get(form, 0) > 0
+    ]
 
 
 def cabling_parts(catalog: Catalog, cabling: Cabling) -> list[Row]:

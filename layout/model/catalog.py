@@ -11,6 +11,7 @@ MediaClass = Literal["dac", "aec", "mmf", "smf", "coherent", "utp"]
 MEDIA_CLASSES: tuple[MediaClass, ...] = ("dac", "aec", "mmf", "smf", "coherent", "utp")
 COPPER_CLASSES: tuple[MediaClass, ...] = ("dac", "aec", "utp")
 CageForm = Literal["osfp", "qsfp", "sfp", "rj45"]
+PowerCordForm = Literal["c13", "c19"]  # IEC 60320: C13/C14 (10 A) or C19/C20 (16 A) PSU cords
 CAGE_FORMS: tuple[CageForm, ...] = ("osfp", "qsfp", "sfp", "rj45")
 # A price above this is a typo (the dearest rack system is a few million): a BOM of such parts would not
 # add up to a finite total (1e308 x 2 is inf), and every export prints that total.
@@ -58,6 +59,9 @@ class ServerSpec(Strict):
     # the share of its heat a liquid-cooled system puts into the coolant (the rest to the room's air);
     # None: the [cooling.liquid] figure
     liquid_fraction: float | None = Field(default=None, ge=0, le=1)
+    # power cords from its PSUs to the rack PDUs (None: 2, one per side); ``power_cord``: their form
+    power_cords: int | None = Field(default=None, ge=0, le=64)
+    power_cord: PowerCordForm = "c19"
 
     @property
     def ports_per_rail(self) -> int:
@@ -89,6 +93,9 @@ class SwitchSpec(Strict):
     power_w_optics: float = Field(gt=0, le=50000)
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
 
+    power_cords: int | None = Field(default=None, ge=0, le=64)  # PSU cords (None: 2, one per side)
+    power_cord: PowerCordForm = "c13"
+
     @property
     def fastest_gbps(self) -> int:
         return self.max_link_gbps or self.port_gbps
@@ -118,6 +125,8 @@ class NodeSpec(Strict):
     throughput_gbps: float | None = Field(
         default=None, ge=1, le=100_000
     )  # storage: read throughput it delivers
+    power_cords: int | None = Field(default=None, ge=0, le=64)  # PSU cords (None: 2, one per side)
+    power_cord: PowerCordForm = "c13"
 
 
 class NicSpec(Strict):
@@ -271,6 +280,23 @@ class TapOffSpec(Strict):
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
 
 
+class RackPduSpec(Strict):
+    """A rack PDU: one side of a rack, fed by that side's tap-off; a rack takes per side as many of the
+    model as carry the rack within the tap-off margin (layout/power/chain.py)."""
+
+    name: Text
+    rating_kw: float = Field(ge=MIN_RATING_KW, le=1000)
+    outlets: int = Field(ge=1, le=96)
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+
+class PowerCordSpec(Strict):
+    """A PSU power cord of one form (IEC 60320 C13/C14 or C19/C20), as bought."""
+
+    name: Text
+    price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+
 class BlockSpec(Strict):
     """A UPS block or a switchboard: the MW it carries and its price."""
 
@@ -351,6 +377,8 @@ class Catalog(Strict):
     switchboard: dict[Id, BlockSpec] = Field(default_factory=dict)
     cdu: dict[Id, CduSpec] = Field(default_factory=dict)
     rear_door: dict[Id, RearDoorSpec] = Field(default_factory=dict)
+    rack_pdu: dict[Id, RackPduSpec] = Field(default_factory=dict)
+    power_cord: dict[PowerCordForm, PowerCordSpec] = Field(default_factory=dict)
     margins: Margins = Margins()
     # maker part numbers by BOM part id (the rest get a dclayout number, DCL-...)
     part_number: dict[Annotated[str, Field(min_length=1, max_length=64)], PartNumber] = Field(

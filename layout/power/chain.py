@@ -65,7 +65,7 @@ HALL_COLUMNS = [
     "hall", "redundancy", "it_mw", "cooling_mw", "ups_model", "ups_blocks", "busways", "chain_mw",
     "provisioned_mw", "stranded_mw", "stranded_cooling_mw", "stranded_space_mw", "unused_mw",
 ]  # fmt: skip
-FEED_COLUMNS = ["rack_id", "feed_a", "feed_b", "tap_off", "tap_kw"]
+FEED_COLUMNS = ["rack_id", "feed_a", "feed_b", "tap_off", "tap_kw", "rack_pdu", "rack_pdus"]
 
 
 def bought_m(length_m: npt.ArrayLike) -> np.ndarray:
@@ -99,6 +99,21 @@ class PowerChain:
                 "stranded_mw": round(float(r["stranded_mw"]), 4),
             }
         return out
+
+
+def rack_pdus(cat: Catalog, m: Margins, need_kw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each rack side's PDUs for the load ``need_kw`` it carries: the model needing the fewest units
+    within the tap-off margin (a PDU is a branch circuit like its tap-off: rating x limit x PF), the
+    smaller model on a tie; ("", 0) without a ``[rack_pdu]`` in the catalog or a load."""
+    ids = sorted(cat.rack_pdu, key=lambda t: (cat.rack_pdu[t].rating_kw, t))
+    n = len(need_kw)
+    if not ids:
+        return np.full(n, "", dtype=object), np.zeros(n, np.int64)
+    caps = np.array([m.kw("tap_off", cat.rack_pdu[t].rating_kw) for t in ids])
+    units = np.maximum(1, np.ceil(need_kw[:, None] / caps[None, :] - 1e-9)).astype(np.int64)
+    best = np.argmin(units, axis=1)  # the first (smallest) model of the fewest units
+    count = np.where(need_kw > 0, units[np.arange(n), best], 0)
+    return np.where(count > 0, np.array(ids, dtype=object)[best], ""), count
 
 
 def _smallest(ratings: np.ndarray, need: np.ndarray) -> np.ndarray:
@@ -193,6 +208,8 @@ class HallChain:
     feed_b: np.ndarray
     tap: np.ndarray
     tap_kw: np.ndarray
+    pdu: np.ndarray  # each rack's PDU model (per side), "" without one
+    pdus: np.ndarray  # how many of it per side
     busways: tuple[np.ndarray, ...]  # BUSWAY_COLUMNS
     ups_rows: tuple[dict[str, Any], ...]
     hall_row: dict[str, Any]
@@ -209,7 +226,15 @@ def build(
     racks = placement.racks
     if not (cat.busway and cat.tap_off and cat.ups and cat.switchboard):
         feeds = pd.DataFrame(
-            {"rack_id": racks["rack_id"], "feed_a": "", "feed_b": "", "tap_off": "", "tap_kw": 0.0},
+            {
+                "rack_id": racks["rack_id"],
+                "feed_a": "",
+                "feed_b": "",
+                "tap_off": "",
+                "tap_kw": 0.0,
+                "rack_pdu": "",
+                "rack_pdus": 0,
+            },
             columns=FEED_COLUMNS,
         )
         return PowerChain(
@@ -244,12 +269,16 @@ def _chain(racks: pd.DataFrame, pieces: list[tuple[str, np.ndarray, HallChain]])
     feed_b = np.full(nr, "", dtype=object)
     tap = np.full(nr, "", dtype=object)
     tap_kw = np.zeros(nr)
+    pdu = np.full(nr, "", dtype=object)
+    pdus = np.zeros(nr, np.int64)
     for _, idx, p in pieces:
         feed_a[idx], feed_b[idx], tap[idx], tap_kw[idx] = p.feed_a, p.feed_b, p.tap, p.tap_kw
+        pdu[idx], pdus[idx] = p.pdu, p.pdus
     feeds = pd.DataFrame(
-        {"rack_id": racks["rack_id"], "feed_a": feed_a, "feed_b": feed_b, "tap_off": tap, "tap_kw": tap_kw},
+        {"rack_id": racks["rack_id"], "feed_a": feed_a, "feed_b": feed_b, "tap_off": tap, "tap_kw": tap_kw,
+         "rack_pdu": pdu, "rack_pdus": pdus},
         columns=FEED_COLUMNS,
-    )
+    )  # fmt: skip
     if pieces:
         # the busway table sorted by hall, row, side and id: each hall's rows come sorted, halls by key
         ordered = [p for _, _, p in sorted(pieces, key=lambda kp: kp[0])]
@@ -293,6 +322,7 @@ def _hall_chain(
     v += _over(
         "tap-off", rack_ids + "/A", need, tap_ratings[ti], key, "kW", "each side of the rack", m, "tap_off"
     )
+    pdu, pdus = rack_pdus(cat, m, need)
     # busways: per row and side
     rows, inv = np.unique(row_col, return_inverse=True)
     row_kw = np.bincount(inv, kw, len(rows))
@@ -405,6 +435,8 @@ def _hall_chain(
         feed_b=sides[1][bw_no],
         tap=tap,
         tap_kw=tap_kw,
+        pdu=pdu,
+        pdus=pdus,
         busways=tuple(c[rank] for c in cols),
         ups_rows=tuple(ups_rows),
         hall_row=hall_row,
@@ -443,6 +475,14 @@ def part_counts(catalog: Catalog, chain: PowerChain) -> list[tuple[str, str, str
             out.append(
                 ("power", catalog.tap_off[t].name, t, 2 * int(taps[t]), "each", catalog.tap_off[t].price_usd)
             )
+    f = chain.feeds
+    if len(f) and "rack_pdus" in f:
+        per = f.groupby("rack_pdu", sort=False)["rack_pdus"].sum()
+        for t, pdu in catalog.rack_pdu.items():
+            if int(per.get(t, 0)) > 0:  # both sides of every rack
+                out.append(
+                    ("power", f"{pdu.name}, A and B side", t, 2 * int(per[t]), "each", pdu.price_usd)
+                )
     ups = chain.ups
     if len(ups):
         for col, parts in (("model", catalog.ups), ("switchboard_model", catalog.switchboard)):
