@@ -12,7 +12,8 @@ frontend and storage leaves to the MDF, ...): its end moves from its rack to the
 of slot t's SU (the same place in the block). A link along the trays then runs the shortest tray path
 between its other rack and that rack (layout.cable.route.tray_paths, the router's own distances over the
 design's tray network, which the permutation leaves as it is: the racks stand where they stood), its
-drops and slack unchanged; any other link (a jumper) changes by the axis distance (``|dx| + |dy|``)
+drops and slack unchanged; a link with a fibre between two rows runs as its channel through the cable
+plant does (rack to its row's panel, panel to panel, panel to rack: :func:`tray_runs`); any other link (a jumper) changes by the axis distance (``|dx| + |dy|``)
 between the racks. Each length is priced at the cheapest medium for it (layout.cable.media.MediaTable, as the
 design prices a link). A link between two SUs of the hall keeps its other end where it is (rail designs
 have none: an SU's GPU links stay in the SU). What the model leaves out (cages shared by links of
@@ -30,8 +31,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
+from layout.cable.plant import CORD_SLACK_M, PANEL_DROP_M
 from layout.place.su_order import label_width, order_of, ordered, su_keys, su_label
 
 if TYPE_CHECKING:
@@ -82,15 +85,57 @@ def axis_lengths(
 
 
 def slot_costs(
-    su_of: np.ndarray, lengths: np.ndarray, price: Callable[[np.ndarray], np.ndarray]
+    su_of: np.ndarray,
+    lengths: np.ndarray,
+    price: Callable[[np.ndarray], np.ndarray],
+    through: np.ndarray | None = None,
+    price_through: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> np.ndarray:
     """The cost matrix ``C[i, t]``: SU i's links with its block in slot t, from ``lengths[l, t]`` (link
-    end l of SU ``su_of[l]`` with that SU in slot t) and ``price(lengths of every link end)``."""
+    end l of SU ``su_of[l]`` with that SU in slot t) and ``price(lengths of every link end)``; where
+    ``through[l, t]`` (the link runs through the cable plant) ``price_through(lengths, which ends)``."""
     n = lengths.shape[1]
     cost = np.zeros((n, n))
     for t in range(n):
-        cost[:, t] = np.bincount(su_of, weights=price(lengths[:, t]), minlength=n)
+        p = price(lengths[:, t])
+        if through is not None and price_through is not None:
+            m = through[:, t]
+            if m.any():
+                p[m] = price_through(lengths[m, t], m)
+        cost[:, t] = np.bincount(su_of, weights=p, minlength=n)
     return cost
+
+
+# what a link through the cable plant adds to its tray runs (layout/cable/plant.py): the trunk's drop at
+# each panel, and each patch cord's drop to its panel and dressing
+PLANT_EXTRA_M = 4 * PANEL_DROP_M + 2 * CORD_SLACK_M
+
+
+def tray_runs(
+    trays: Any, src: np.ndarray, dst: np.ndarray, plant: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The tray run of a link between racks ``src`` and ``dst``: the shortest tray path; with ``plant``
+    (each rack's row code and panel rack, layout/cable/plant.py ``panel_racks``) a link between two rows
+    runs as its channel does, rack to its panel, panel to panel, panel to rack, + ``PLANT_EXTRA_M`` (less
+    a cord's drop to the panel at an end whose rack holds its own panel). Also which runs are through
+    the panels."""
+    from layout.cable.route import tray_paths
+
+    def dist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        paths = tray_paths(trays, a, b)
+        return np.asarray(paths.dist_m[paths.pair], float)
+
+    run = dist(src, dst)
+    apart = np.zeros(len(src), bool)
+    if plant is not None:
+        row, panel = plant
+        apart = row[src] != row[dst]
+        if apart.any():
+            s, d = src[apart], dst[apart]
+            ps, pd_ = panel[s], panel[d]
+            own = (s == ps).astype(float) + (d == pd_)  # a cord in its panel's own rack: no drop to it
+            run[apart] = dist(s, ps) + dist(ps, pd_) + dist(d, pd_) + PLANT_EXTRA_M - 2 * PANEL_DROP_M * own
+    return run, apart
 
 
 def tray_lengths(
@@ -100,12 +145,13 @@ def tray_lengths(
     slot_rack: np.ndarray,
     length_m: np.ndarray,
     tray_m: np.ndarray,
-) -> np.ndarray:
-    """``L[l, t]`` for links along the trays: the length less its tray run now, plus the shortest tray
-    run from its fixed rack to the rack of its place in slot t (``slot_rack[t, k]``). Each distinct
-    (fixed rack, place) pair is routed once for every slot."""
+    plant: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``L[l, t]`` for links along the trays: the length less its tray run now (``tray_m``), plus the
+    run (:func:`tray_runs`, through the panels with ``plant``) from its fixed rack to the rack of its
+    place in slot t (``slot_rack[t, k]``). Each distinct (fixed rack, place) pair is routed once for
+    every slot. Also ``through[l, t]``: that run is through the panels."""
     from layout.arrays import unique_inverse
-    from layout.cable.route import tray_paths
 
     width = int(slot_rack.shape[1])
     keys, inv = unique_inverse(fixed_rack * width + k_of)
@@ -113,9 +159,8 @@ def tray_lengths(
     n = slot_rack.shape[0]
     src = np.repeat(uf, n)
     dst = slot_rack[:, uk].T.ravel()  # (pair, slot) row-major
-    paths = tray_paths(trays, src, dst)
-    dist = paths.dist_m[paths.pair].reshape(len(keys), n)
-    return (length_m - tray_m)[:, None] + dist[inv]
+    run, apart = tray_runs(trays, src, dst, plant)
+    return (length_m - tray_m)[:, None] + run.reshape(len(keys), n)[inv], apart.reshape(len(keys), n)[inv]
 
 
 def block_signature(devices: Any, su: int) -> tuple[int, ...]:
@@ -164,6 +209,30 @@ def su_orders(design: Design) -> Assignment:
     speed = links["speed_gbps"].to_numpy()
     usable = (ra >= 0) & (rb >= 0) & np.isfinite(length)
     mt = MediaTable.of(inputs.catalog)
+    # the links with a fibre (the plant's channels) run through the panels between rows; those that do
+    # now have their channel's length, and their run now is the channel's (tray_runs with the plant)
+    cable_plant = design.cabling.plant
+    plant = None
+    fibre = np.zeros(len(links), bool)
+    structured = np.zeros(len(links), bool)
+    if cable_plant.panels_at != "none" and len(racks) and len(cable_plant.channels):
+        from layout.cable.plant import panel_racks
+
+        plant = (pd.factorize(racks["row"])[0], panel_racks(racks, cable_plant.panels_at))
+        ch = cable_plant.channels
+        fibre[ch["link"].to_numpy(np.int64)] = True
+        structured[ch["link"].to_numpy(np.int64)[ch["structured"].to_numpy(bool)]] = True
+    # the media as a link through two panels sees them (plant_media), with or without the two splices
+    # of a link between buildings (an SU moves within its hall: its links' buildings stay)
+    splices = np.zeros(len(links), np.int64)
+    through_media: dict[int, Any] = {}
+    if plant is not None:
+        from layout.cable.plant import MediaPlant, plant_media
+
+        bldg = pd.factorize(racks["building"])[0]
+        splices = np.where(usable & (bldg[np.maximum(ra, 0)] != bldg[np.maximum(rb, 0)]), 2, 0)
+        mplant = MediaPlant.of(inputs.catalog, mt.ids)
+        through_media = {k: plant_media(mt, mplant, inputs.catalog, k) for k in (0, 2)}
     orders: dict[int, tuple[str, ...]] = {}
     saving = 0.0
     for h in sorted(by_hall):
@@ -191,16 +260,38 @@ def su_orders(design: Design) -> Assignment:
             slot_rack = np.stack([rack_of[canon[su]] for su in sus])
             fixed = np.concatenate([rb[end_a], ra[end_b]])
             lengths = axis_lengths(dev_k[mv], here, there, lk, xy[slot_rack])
+            through = np.zeros(lengths.shape, bool)
             tr = np.concatenate([on_trays[end_a], on_trays[end_b]])
             if tr.any():
                 tm = np.concatenate([tray_m[end_a], tray_m[end_b]])
-                lengths[tr] = tray_lengths(trays, dev_k[mv][tr], fixed[tr], slot_rack, lk[tr], tm[tr])
+                fib = np.concatenate([fibre[end_a], fibre[end_b]])
+                now = np.concatenate([structured[end_a], structured[end_b]])
+                moved = np.concatenate([ra[end_a], rb[end_b]])
+                if plant is not None and now.any():  # the channel's run now
+                    tm[now] = tray_runs(trays, moved[now], fixed[now], plant)[0]
+                for sel, pl in ((tr & fib, plant), (tr & ~fib, None)):
+                    if sel.any():
+                        lengths[sel], through[sel] = tray_lengths(
+                            trays, dev_k[mv][sel], fixed[sel], slot_rack, lk[sel], tm[sel], pl
+                        )
             lengths = np.where(np.isfinite(lengths), lengths, lk[:, None])  # no tray path: as it is
 
             def price(lengths: np.ndarray, sp: np.ndarray = sp) -> np.ndarray:
                 return cheapest_price(mt, np.maximum(lengths, 0.0), sp)
 
-            cost = slot_costs(dev_su[mv], lengths, price)
+            spl = np.concatenate([splices[end_a], splices[end_b]])
+
+            def price_through(
+                lengths: np.ndarray, m: np.ndarray, sp: np.ndarray = sp, spl: np.ndarray = spl
+            ) -> np.ndarray:
+                out = np.zeros(len(lengths))
+                for k, pmt in through_media.items():
+                    sel = spl[m] == k
+                    if sel.any():
+                        out[sel] = cheapest_price(pmt, np.maximum(lengths[sel], 0.0), sp[m][sel])
+                return out
+
+            cost = slot_costs(dev_su[mv], lengths, price, through, price_through)
             col = solve(cost)
             gain = float(np.trace(cost) - cost[np.arange(len(sus)), col].sum())
             if gain >= MIN_SAVING_USD:

@@ -480,9 +480,7 @@ def part_counts(catalog: Catalog, chain: PowerChain) -> list[tuple[str, str, str
         per = f.groupby("rack_pdu", sort=False)["rack_pdus"].sum()
         for t, pdu in catalog.rack_pdu.items():
             if int(per.get(t, 0)) > 0:  # both sides of every rack
-                out.append(
-                    ("power", f"{pdu.name}, A and B side", t, 2 * int(per[t]), "each", pdu.price_usd)
-                )
+                out.append(("power", f"{pdu.name}, A and B side", t, 2 * int(per[t]), "each", pdu.price_usd))
     ups = chain.ups
     if len(ups):
         for col, parts in (("model", catalog.ups), ("switchboard_model", catalog.switchboard)):

@@ -79,13 +79,15 @@ def test_one_su_hand_computed_prices(one_su: Any) -> None:
         ("cables", "mmf/10m"): (256, 30.0, 7_680.0),  # $3/m of fibre
         ("cables", "mmf/15m"): (256, 45.0, 11_520.0),
         ("trays", "tray/row"): (13, 60.0, 780.0),  # whole metres
+        ("power", "cord/c19"): (32 * 6, 18.0, 3_456.0),  # six PSU cords per DGX H100
+        ("power", "cord/c13"): (12 * 2, 10.0, 240.0),  # two per switch: 8 leaves and 4 spines
     } | {("switches", "qm9700"): got[("switches", "qm9700")]}
     switches = df[df["category"] == "switches"]
     assert switches["item"].str.endswith(("backend leaf", "backend spine")).all()
     assert switches["qty"].tolist() == [8, 4]  # leaf before spine
     assert switches["extended_usd"].sum() == 12 * 30_000.0
     t = bom.totals(df)
-    assert t["total"] == 9_600_000 + 35_000 + 360_000 + 179_200 + 537_600 + 7_680 + 11_520 + 780
+    assert t["total"] == 9_600_000 + 35_000 + 360_000 + 179_200 + 537_600 + 7_680 + 11_520 + 780 + 3_456 + 240
     assert t["network"] == 360_000 + 179_200 + 537_600 + 7_680 + 11_520 + 780
     # fully used modules: every optical link costs exactly its catalog price_usd + price_usd_per_m x length
     links = 256 * (1_400 + 3 * 10) + 256 * (1_400 + 3 * 15)
