@@ -176,7 +176,7 @@ def power_cords(catalog: Catalog, fabric: Fabric) -> list[Row]:
         cords = 2 if spec.power_cords is None else spec.power_cords
         need[spec.power_cord] = need.get(spec.power_cord, 0) + cords * int(n)
     return [
-        ("power", cord.name, f"cord/{form}", need[form], "each", cord.price_usd)
+        ("power", cord.name, f"power-cord/{form}", need[form], "each", cord.price_usd)
         for form, cord in catalog.power_cord.items()
         if need.get(form, 0) > 0
     ]

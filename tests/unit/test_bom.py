@@ -79,8 +79,8 @@ def test_one_su_hand_computed_prices(one_su: Any) -> None:
         ("cables", "mmf/10m"): (256, 30.0, 7_680.0),  # $3/m of fibre
         ("cables", "mmf/15m"): (256, 45.0, 11_520.0),
         ("trays", "tray/row"): (13, 60.0, 780.0),  # whole metres
-        ("power", "cord/c19"): (32 * 6, 18.0, 3_456.0),  # six PSU cords per DGX H100
-        ("power", "cord/c13"): (12 * 2, 10.0, 240.0),  # two per switch: 8 leaves and 4 spines
+        ("power", "power-cord/c19"): (32 * 6, 18.0, 3_456.0),  # six PSU cords per DGX H100
+        ("power", "power-cord/c13"): (12 * 2, 10.0, 240.0),  # two per switch: 8 leaves and 4 spines
     } | {("switches", "qm9700"): got[("switches", "qm9700")]}
     switches = df[df["category"] == "switches"]
     assert switches["item"].str.endswith(("backend leaf", "backend spine")).all()

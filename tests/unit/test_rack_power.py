@@ -34,7 +34,7 @@ def test_the_bom_buys_both_sides_pdus_and_every_psu_cord(design_of: Callable[[st
     dev = d.fabric.devices
     dgx = int((dev["model"] == "dgx-h100").sum())
     assert dgx == 128
-    assert int(bom.at["cord/c19", "qty"]) == 6 * dgx
-    assert int(bom.at["cord/c13", "qty"]) == 2 * (len(dev) - dgx)
-    assert bom.at["cord/c19", "category"] == "power"
-    assert bom.at["cord/c19", "extended_usd"] == 6 * dgx * 18.0
+    assert int(bom.at["power-cord/c19", "qty"]) == 6 * dgx
+    assert int(bom.at["power-cord/c13", "qty"]) == 2 * (len(dev) - dgx)
+    assert bom.at["power-cord/c19", "category"] == "power"
+    assert bom.at["power-cord/c19", "extended_usd"] == 6 * dgx * 18.0
