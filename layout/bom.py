@@ -163,18 +163,14 @@ def fabric_parts(catalog: Catalog, fabric: Fabric) -> FabricParts:
 
 def power_cords(catalog: Catalog, fabric: Fabric) -> list[Row]:
     """BOM rows of category ``power``: the PSU cords of every server, node and switch to its rack PDUs
-    (each model's ``power_cords``, else 2: one per side), per cord form, in catalog order; none without
-    a ``[power_cord]`` in the catalog."""
+    (layout/power/loads.py device_cords: each model's ``power_cords``, else 2, one per side), per cord
+    form, in catalog order; none without a ``[power_cord]`` in the catalog."""
+    from layout.power.loads import CORD_FORMS, device_cords
+
     if not catalog.power_cord:
         return []
-    need: dict[str, int] = {}
-    counts = fabric.devices["model"].astype(str).value_counts()
-    for model, n in zip(counts.index.tolist(), counts.tolist(), strict=True):
-        spec = catalog.server.get(model) or catalog.switch.get(model) or catalog.node.get(model)
-        if spec is None:
-            continue
-        cords = 2 if spec.power_cords is None else spec.power_cords
-        need[spec.power_cord] = need.get(spec.power_cord, 0) + cords * int(n)
+    total = device_cords(catalog, fabric).sum(axis=0)
+    need = {form: int(total[k]) for k, form in enumerate(CORD_FORMS)}
     return [
         ("power", cord.name, f"power-cord/{form}", need[form], "each", cord.price_usd)
         for form, cord in catalog.power_cord.items()

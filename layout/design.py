@@ -255,7 +255,9 @@ def run(inputs: Inputs, progress: Progress | None = None, memo: Memo | None = No
     facility = FacilityInput.of(inputs)
     fac = Token(token("facility", facility, p, w)) if memo is not None else Token("")
     chain: PowerChain = take(
-        "chain", lambda: fac, lambda: chain_mod.build(facility, placement, power.rack_kw)
+        "chain",
+        lambda: fac,
+        lambda: chain_mod.build(facility, placement, power.rack_kw, power.rack_side_cords),
     )
     liquid: LiquidLoop = take(
         "liquid", lambda: fac, lambda: cdus_mod.liquid_loop(facility, placement, power.rack_kw)

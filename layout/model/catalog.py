@@ -286,8 +286,13 @@ class RackPduSpec(Strict):
 
     name: Text
     rating_kw: float = Field(ge=MIN_RATING_KW, le=1000)
-    outlets: int = Field(ge=1, le=96)
+    outlets_c13: int = Field(ge=0, le=96)  # IEC 60320 C13 outlets (10 A), for C14-to-C13 PSU cords
+    outlets_c19: int = Field(ge=0, le=96)  # C19 outlets (16 A), for C20-to-C19 cords
     price_usd: float = Field(ge=0, le=MAX_PRICE_USD)
+
+    def outlets(self, form: str) -> int:
+        """Outlets of a cord form (``c13`` or ``c19``)."""
+        return self.outlets_c19 if form == "c19" else self.outlets_c13
 
 
 class PowerCordSpec(Strict):

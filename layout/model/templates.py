@@ -28,6 +28,8 @@ class RackTemplate(Strict):
     # leveller feet (or castors) it stands on, at its footprint's corners: its point loads on the floor
     feet: int = Field(default=4, ge=1, le=16)
     pdu_kw: float = Field(gt=0, le=500)
+    # rack PDUs one side of the rack has room for (zero-U channels, or power-shelf whips): more is a violation
+    pdu_positions_per_side: int = Field(default=2, ge=1, le=8)
     slot: list[Slot] = Field(default_factory=list)
 
     @property

@@ -101,19 +101,60 @@ class PowerChain:
         return out
 
 
-def rack_pdus(cat: Catalog, m: Margins, need_kw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each rack side's PDUs for the load ``need_kw`` it carries: the model needing the fewest units
-    within the tap-off margin (a PDU is a branch circuit like its tap-off: rating x limit x PF), the
-    smaller model on a tie; ("", 0) without a ``[rack_pdu]`` in the catalog or a load."""
+def rack_pdus(
+    cat: Catalog, m: Margins, need_kw: np.ndarray, side_cords: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each rack side's PDUs for the load ``need_kw`` it carries and its PSU cords (``side_cords``: per
+    rack, per form of layout/power/loads.py CORD_FORMS): the model needing the fewest units to carry the
+    load within the tap-off margin (a PDU is a branch circuit like its tap-off: rating x limit x PF) and
+    to give every cord an outlet of its form, the smaller model on a tie; ("", 0) without a
+    ``[rack_pdu]`` in the catalog or a load."""
+    from layout.power.loads import CORD_FORMS
+
     ids = sorted(cat.rack_pdu, key=lambda t: (cat.rack_pdu[t].rating_kw, t))
     n = len(need_kw)
     if not ids:
         return np.full(n, "", dtype=object), np.zeros(n, np.int64)
     caps = np.array([m.kw("tap_off", cat.rack_pdu[t].rating_kw) for t in ids])
     units = np.maximum(1, np.ceil(need_kw[:, None] / caps[None, :] - 1e-9)).astype(np.int64)
+    if side_cords is not None and n:
+        for k, form in enumerate(CORD_FORMS):
+            outlets = np.array([cat.rack_pdu[t].outlets(form) for t in ids], float)
+            cords = side_cords[:, k : k + 1].astype(float)
+            per = np.where(
+                outlets > 0, np.ceil(cords / np.maximum(outlets, 1.0) - 1e-9), np.where(cords > 0, 10**6, 0)
+            )
+            units = np.maximum(units, per.astype(np.int64))
     best = np.argmin(units, axis=1)  # the first (smallest) model of the fewest units
     count = np.where(need_kw > 0, units[np.arange(n), best], 0)
     return np.where(count > 0, np.array(ids, dtype=object)[best], ""), count
+
+
+def pdu_violations(
+    key: str, rack_ids: np.ndarray, pdu: np.ndarray, pdus: np.ndarray, positions: np.ndarray
+) -> list[Violation]:
+    """One ``feed`` violation for the racks of hall ``key`` whose side needs more PDUs than its template
+    has room for (``positions``: per rack, pdu_positions_per_side), naming the worst."""
+    over = pdus > positions
+    if not over.any():
+        return []
+    k = int(np.flatnonzero(over)[np.argmax(pdus[over] - positions[over])])
+    what = f"{pdus[k]} x {pdu[k]}" if pdus[k] < 10**6 else "an outlet of its cords' form (no model has one)"
+    return [
+        Violation(
+            "feed",
+            str(rack_ids[k]),
+            f"{int(over.sum())} rack(s) of {key} need more rack PDUs per side than fit; worst {rack_ids[k]} "
+            f"needs {what} per side for its kW and PSU cords, its template has room for {positions[k]}",
+            "add a rack PDU with more outlets of the cords' form or a higher rating to the catalog's "
+            "[rack_pdu], raise the template's pdu_positions_per_side, or put fewer servers in the rack",
+            {
+                "racks": int(over.sum()),
+                "pdus_per_side": int(min(pdus[k], 10**6)),
+                "positions": int(positions[k]),
+            },
+        )
+    ]
 
 
 def _smallest(ratings: np.ndarray, need: np.ndarray) -> np.ndarray:
@@ -220,8 +261,10 @@ def build(
     inp: FacilityInput,
     placement: Placement,
     rack_kw: np.ndarray,
+    side_cords: np.ndarray | None = None,
 ) -> PowerChain:
-    """The power chain of every hall with racks (see the module docstring)."""
+    """The power chain of every hall with racks (see the module docstring). ``side_cords``: per rack, the
+    PSU cords on one side per form (layout/power/loads.py), which the rack PDUs give outlets to."""
     cat = inp.catalog
     racks = placement.racks
     if not (cat.busway and cat.tap_off and cat.ups and cat.switchboard):
@@ -250,6 +293,9 @@ def build(
     row_col = racks["row"].to_numpy(object)
     pos = racks["pos"].to_numpy()
     width = racks["width_m"].to_numpy(float)
+    tpl_code, tpls = pd.factorize(racks["template"])
+    room = np.array([inp.template_pdu_positions.get(str(t), 2) for t in tpls], np.int64)
+    positions = room[tpl_code] if len(racks) else np.zeros(0, np.int64)
     pieces: list[tuple[str, np.ndarray, HallChain]] = []
     for b, h in inp.halls:
         key = f"{b.id}/{h.id}"
@@ -257,7 +303,10 @@ def build(
         if idx is None:
             continue
         hall_racks = (rack_ids[idx], row_col[idx], pos[idx], width[idx], rack_kw[idx])
-        chain = _hall_chain(cat, inp.margins, key, h, hall_racks, placement.racks_missing == 0)
+        cords = None if side_cords is None else side_cords[idx]
+        chain = _hall_chain(
+            cat, inp.margins, key, h, hall_racks, placement.racks_missing == 0, cords, positions[idx]
+        )
         pieces.append((key, idx, chain))
     return _chain(racks, pieces)
 
@@ -295,7 +344,14 @@ def _chain(racks: pd.DataFrame, pieces: list[tuple[str, np.ndarray, HallChain]])
 
 
 def _hall_chain(
-    cat: Catalog, m: Margins, key: str, h: Hall, racks: tuple[np.ndarray, ...], all_placed: bool
+    cat: Catalog,
+    m: Margins,
+    key: str,
+    h: Hall,
+    racks: tuple[np.ndarray, ...],
+    all_placed: bool,
+    side_cords: np.ndarray | None = None,
+    positions: np.ndarray | None = None,
 ) -> HallChain:
     """One hall's chain (see the module docstring) from its racks' ids, rows, places, widths and kW. Every
     element is sized to carry its load within its margin (``m``: rating x continuous-load limit, x the
@@ -322,7 +378,9 @@ def _hall_chain(
     v += _over(
         "tap-off", rack_ids + "/A", need, tap_ratings[ti], key, "kW", "each side of the rack", m, "tap_off"
     )
-    pdu, pdus = rack_pdus(cat, m, need)
+    pdu, pdus = rack_pdus(cat, m, need, side_cords)
+    if positions is not None:
+        v += pdu_violations(key, rack_ids, pdu, pdus, positions)
     # busways: per row and side
     rows, inv = np.unique(row_col, return_inverse=True)
     row_kw = np.bincount(inv, kw, len(rows))

@@ -30,6 +30,7 @@ class FacilityInput:
     halls: tuple[tuple[Building, Hall], ...]  # every hall with its building, in site order
     margins: Margins  # the catalog's engineering margins with the site's overrides
     template_liquid_fraction: dict[str, float | None]  # each template's servers' liquid fraction, if stated
+    template_pdu_positions: dict[str, int]  # rack PDUs each template has room for on one side
 
     @classmethod
     def of(cls, inputs: Inputs) -> FacilityInput:
@@ -42,6 +43,7 @@ class FacilityInput:
             template_liquid_fraction={
                 t: _liquid_fraction(inputs.catalog, tpl) for t, tpl in inputs.templates.items()
             },
+            template_pdu_positions={t: tpl.pdu_positions_per_side for t, tpl in inputs.templates.items()},
         )
 
 

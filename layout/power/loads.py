@@ -159,6 +159,25 @@ def device_power_kw(
     return out
 
 
+CORD_FORMS = ("c13", "c19")  # the columns of :func:`device_cords` and of ``rack_side_cords``
+
+
+def device_cords(catalog: Catalog, fabric: Fabric, by_model: Models | None = None) -> np.ndarray:
+    """Each device's PSU cords per form, as columns ``CORD_FORMS``: its model's ``power_cords`` (2, one
+    per side, when the model does not say) of its ``power_cord`` form; 0 for a model not in the catalog."""
+    model_code, models = pd.factorize(fabric.devices["model"]) if by_model is None else by_model
+    per_model = np.zeros((len(models) + 1, len(CORD_FORMS)), np.int64)  # the last row: code -1
+    for i, model in enumerate(models):
+        spec = (
+            catalog.server.get(str(model)) or catalog.switch.get(str(model)) or catalog.node.get(str(model))
+        )
+        if spec is not None:
+            per_model[i, CORD_FORMS.index(spec.power_cord)] = (
+                2 if spec.power_cords is None else spec.power_cords
+            )
+    return per_model[np.asarray(model_code)]
+
+
 def device_weight_kg(inputs: Inputs, fabric: Fabric, by_model: Models | None = None) -> np.ndarray:
     cat = inputs.catalog
     model_code, models = pd.factorize(fabric.devices["model"]) if by_model is None else by_model
@@ -190,6 +209,7 @@ class PowerReport:
     rack_weight_kg: np.ndarray  # devices + the empty rack
     rack_foot_kg: np.ndarray  # on each of the template's feet
     rack_tile_kg: np.ndarray  # on each whole floor tile under it (its weight over those tiles)
+    rack_side_cords: np.ndarray  # per rack, the PSU cords on one side, columns CORD_FORMS
     rows: pd.DataFrame  # row, hall, racks, it_kw
     halls: pd.DataFrame  # hall, building, racks, it_kw, limit_mw, cooling_mw
     buildings: pd.DataFrame  # building, racks, it_kw, limit_mw
@@ -223,6 +243,7 @@ class RackLoads:
     rack_weight_kg: np.ndarray  # devices + the empty rack
     rack_foot_kg: np.ndarray  # the weight over the template's feet
     rack_tiles: np.ndarray  # whole floor tiles under the footprint (at least 1), at each hall's tile size
+    rack_side_cords: np.ndarray  # per rack, the PSU cords on one side (each device's half, rounded up)
     rows: pd.DataFrame  # row, hall, racks, it_kw
     hall_keys: list[str]  # the halls with racks, in the order of their first rack
     hall_code: np.ndarray  # per rack, its hall's index in hall_keys
@@ -279,6 +300,14 @@ def _rack_loads(
         weights=device_weight_kg(inputs, fabric, by_model)[placed],
         minlength=nr,
     )
+    half = -(-device_cords(inputs.catalog, fabric, by_model)[placed] // 2)  # a device's cords to one side
+    side_cords = np.stack(
+        [
+            np.bincount(placement.device_rack[placed], weights=half[:, k], minlength=nr)
+            for k in range(half.shape[1])
+        ],
+        axis=1,
+    ).astype(np.int64)
     tpl_code, tpl_names = pd.factorize(racks["template"])
     tpls = [str(t) for t in tpl_names]
     empty = (
@@ -320,6 +349,7 @@ def _rack_loads(
         rack_weight_kg=total,
         rack_foot_kg=total / feet,
         rack_tiles=tiles,
+        rack_side_cords=side_cords,
         rows=_rows(racks, rack_kw),
         hall_keys=hall_keys,
         hall_code=hall_code,
@@ -426,6 +456,7 @@ def check(
         rack_weight_kg=loads.rack_weight_kg,
         rack_foot_kg=loads.rack_foot_kg,
         rack_tile_kg=loads.rack_weight_kg / loads.rack_tiles,
+        rack_side_cords=loads.rack_side_cords,
         rows=loads.rows,
         halls=halls,
         buildings=buildings,

@@ -10,6 +10,7 @@ given, not computed, so every busway, tap-off and UPS load below is worked out b
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import handbuilt as hb
@@ -43,7 +44,11 @@ def chain_of(
     if power:
         changes["building"] = {0: {"hall": {0: {"power": power}}}}
     inputs = make_inputs(changes)
-    return power_chain.build(FacilityInput.of(inputs), rows_of(spec), np.asarray(kw, float))
+    # room for any rack PDUs: these cases are about busways, tap-offs and UPS blocks (the PDUs' room has
+    # its own test in test_rack_power.py)
+    facility = FacilityInput.of(inputs)
+    facility = replace(facility, template_pdu_positions=dict.fromkeys(facility.template_pdu_positions, 8))
+    return power_chain.build(facility, rows_of(spec), np.asarray(kw, float))
 
 
 def test_2n_every_rack_has_a_and_b_from_different_ups_blocks(make_inputs: Make) -> None:

@@ -197,7 +197,7 @@ TEMPLATE_PROBLEMS = [
     (
         "unknown-key.toml",
         'slots: unknown key, did you mean "slot"? '
-        "(allowed: id, name, kind, width_mm, depth_mm, height_ru, cooling, weight_kg_empty, feet, pdu_kw, slot)",
+        "(allowed: id, name, kind, width_mm, depth_mm, height_ru, cooling, weight_kg_empty, feet, pdu_kw, pdu_positions_per_side, slot)",
     ),
 ]
 
