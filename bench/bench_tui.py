@@ -169,13 +169,13 @@ async def main(site: str) -> None:
 
         # (what, keys that open and fill a dialog, the key that applies the edit: timed from there)
         edits: list[tuple[str, list[str], str]] = [
-            ("hall max kW 50 -> 45", ["k", *"45"], "enter"),
+            ("hall max kW 50 -> 45", ["p", *"45"], "enter"),
             ("rail -> middle-of-rack", [], "d"),
             ("undo (back to rail)", [], "ctrl+z"),
-            ("hall max kW 45 -> 40", ["k", *"40"], "enter"),
+            ("hall max kW 45 -> 40", ["p", *"40"], "enter"),
             ("cooling -> liquid", ["o", "down"], "enter"),
             # the next hall (B1/H2 on the campus, with room to spare): its racks re-laid, its building only
-            ("next hall max kW 50 -> 40", ["right_square_bracket", "k", *"40"], "enter"),
+            ("next hall max kW 50 -> 40", ["right_square_bracket", "p", *"40"], "enter"),
         ]
         for label, prepare, key in edits:
             await pilot.press(*prepare)

@@ -72,9 +72,9 @@ async def main(site: str) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_design(app, 1)
         edits = [
-            ("hall max kW 50 -> 45", ["k", *"45"]),
-            ("hall max kW 45 -> 40", ["k", *"40"]),
-            ("next hall max kW 50 -> 40", ["right_square_bracket", "k", *"40"]),
+            ("hall max kW 50 -> 45", ["p", *"45"]),
+            ("hall max kW 45 -> 40", ["p", *"40"]),
+            ("next hall max kW 50 -> 40", ["right_square_bracket", "p", *"40"]),
         ]
         for label, keys in edits:
             await pilot.press(*keys)

@@ -31,11 +31,12 @@ from layout.tui.controllers.base import BOM_COLUMNS
 from layout.tui.controllers.edits import EditsController
 from layout.tui.controllers.exports import ExportsController
 from layout.tui.controllers.files import FilesController
-from layout.tui.controllers.navigation import NavigationController
+from layout.tui.controllers.navigation import PANELS, NavigationController
 from layout.tui.controllers.optimise import OptimiseController
 from layout.tui.controllers.runs import RunsController
 from layout.tui.controllers.views import ViewsController
 from layout.tui.floor import HallFloor, UserRowBox
+from layout.tui.footer import SteadyFooter
 from layout.tui.results import Result
 from layout.tui.screens.help import HelpScreen
 from layout.tui.session import EXPORTS, Session, export, snap
@@ -44,7 +45,6 @@ from layout.tui.widgets.hall_map import HallMap
 from layout.tui.widgets.inspector import Inspector
 from layout.tui.widgets.optimise import OptimisePanel
 from layout.tui.widgets.site_tree import SiteTree
-from layout.tui.widgets.steady_footer import SteadyFooter
 
 __all__ = ["ACTIONS", "BOM_COLUMNS", "EXPORTS", "DCLayoutApp", "export", "run_app", "snap"]
 
@@ -80,13 +80,15 @@ class DCLayoutApp(
         Binding("g", "cluster_rack", "GPU rack", show=False, priority=True),
         Binding("C", "cluster_form", "cluster", show=False, priority=True),
         Binding("B", "compare_saved", "A/B", show=False),
-        Binding("k", "hall_kw", "kW", priority=True),
+        Binding("p", "hall_kw", "kW", priority=True),
         Binding("o", "hall_cooling", "cooling", show=False, priority=True),
         Binding("d", "design_toggle", "rail/MoR", show=False),
         Binding("w", "switch_model", "switch", show=False, priority=True),
-        Binding("n", "nic", "NIC", show=False, priority=True),
+        Binding("i", "nic", "NIC", show=False, priority=True),
         Binding("slash,ctrl+f", "find", "find", key_display="/", priority=True),
         Binding("r", "trace", "trace"),
+        Binding("n", "next_violation", "violation"),
+        Binding("N", "prev_violation", "previous violation", show=False),
         Binding("O", "optimise", "optimise", show=False),
         Binding("A", "accept_layout", "accept", show=False),
         Binding("right_square_bracket", "next_hall", "next hall", show=False, key_display="]"),
@@ -101,7 +103,7 @@ class DCLayoutApp(
     ]
 
     # the keys that open a dialog are priority bindings: the app runs them as the key arrives, so the
-    # dialog is on screen before the next key of a burst is routed (a burst typed after k went to the
+    # dialog is on screen before the next key of a burst is routed (a burst typed after p went to the
     # map, queued behind the k, and was lost: the dialog then applied a value the user did not type);
     # in a dialog they run nothing (and the key goes on to the dialog as typed text); the footer, which
     # asks check_action, shows the same keys either way
@@ -109,6 +111,26 @@ class DCLayoutApp(
         {"open", "keys", "add_row", "row_template", "hall_template", "cluster_rack", "cluster_form", "hall_kw",
          "hall_cooling", "switch_model", "nic", "find"}
     )  # fmt: skip
+
+    # while a row is moved, the app's actions but these do nothing and are not shown: they would edit the
+    # site, open a dialog, or change the hall or the tab under the moving row (the map's keys move it)
+    WHILE_MOVING = frozenset({"keys", "quit", "toggle_tree", "focus_next", "focus_previous", "help_quit"})
+    BLOCKED_WHILE_MOVING = frozenset({a.name.split("(", 1)[0] for a in ACTIONS} | {"command_palette"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if getattr(self, "moving", None) is None:
+            return True
+        return action not in self.BLOCKED_WHILE_MOVING or action in self.WHILE_MOVING
+
+    def footer_hidden(self) -> frozenset[str]:
+        """The actions whose keys the footer leaves out in the mode the app is in, though they work
+        (SteadyFooter asks): the cursor keys but while a row is moved; add and move while a trace is
+        shown (and the kW dialog), to make room for escape: clear trace. What does not work now, check_action hides."""
+        if self.moving is not None:
+            return frozenset()
+        if self.trace is not None:
+            return frozenset({"move(0, -1)", "add_row", "move_row", "hall_kw"})
+        return frozenset({"move(0, -1)"})
 
     async def run_action(
         self,
@@ -154,6 +176,8 @@ class DCLayoutApp(
         self.optimisation: optimizer.Optimisation | None = None  # the latest layout search (O)
         self.accepted_text: str | None = None  # the site text accepting its best made (A)
         self.stale_stopped: optimizer.Optimisation | None = None  # the search an edit stopped
+        self.violation_step = -1  # where n / N are in the worst-first order of the violations (-1: nowhere)
+        self.map_note: tuple[str, str | None, int] | None = None  # said under the map (say_on_map)
 
     # ----------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -194,6 +218,8 @@ class DCLayoutApp(
             self.open_site(self.site_arg)
         else:
             self.action_open()
+        for widget_id, name in PANELS.items():
+            self.query_one(f"#{widget_id}").border_title = name
         self.query_one(HallMap).focus()
         self.map.follow = self.cursor_followed
 

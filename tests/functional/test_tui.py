@@ -141,7 +141,7 @@ async def test_hall_kw_and_cooling_edits_undo_and_save(superpod: Path) -> None:
     app = DCLayoutApp(superpod)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await pilot.press("k")
+        await pilot.press("p")
         assert isinstance(app.screen, NumberScreen)
         await pilot.press(*"60", "enter")
         await pilot.pause()
@@ -173,7 +173,7 @@ async def test_out_of_range_number_is_refused_in_the_dialog(superpod: Path) -> N
     app = DCLayoutApp(superpod)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await pilot.press("k", *"900", "enter")
+        await pilot.press("p", *"900", "enter")
         assert isinstance(app.screen, NumberScreen)  # still open, says the range
         await pilot.press("escape")
         assert app.editor is not None and not app.editor.dirty
@@ -187,7 +187,7 @@ async def test_digits_of_other_scripts_are_not_a_number(superpod: Path) -> None:
     app = DCLayoutApp(superpod)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await pilot.press("k")
+        await pilot.press("p")
         assert isinstance(app.screen, NumberScreen)
         for text in ("\u0664\u0660", "\uff14\uff10"):  # 40 in Arabic-Indic, in fullwidth digits
             field = app.screen.query_one(Input)
@@ -266,7 +266,7 @@ async def test_cluster_edits_rail_mor_switch_nic(superpod: Path) -> None:
         await pilot.press("w")
         await choose(pilot, "sn5600")
         assert app.editor.inputs.site.cluster.switch == "sn5600"
-        await pilot.press("n")
+        await pilot.press("i")
         await choose(pilot, "cedar7")
         assert app.editor.inputs.site.cluster.nic == "cedar7"
         await pilot.press("g")
@@ -381,7 +381,7 @@ async def test_figures_on_screen_follow_each_edit(superpod: Path) -> None:
         await pilot.press("1")
 
         # 30 kW per rack: 4 x DGX H100 (~41 kW) no longer fit; 2 per rack, twice the racks (seed 002)
-        await pilot.press("k", *"30", "enter")
+        await pilot.press("p", *"30", "enter")
         await designed(pilot)
         s = app.result.summary
         assert s["racks"]["by_template"].get("dgx-h100-x4", 0) == 0
@@ -415,7 +415,7 @@ async def test_figures_on_screen_follow_each_edit(superpod: Path) -> None:
 
         # Cedar-7: one dual-port module per two GPU links; a DGX H100 has those twin-port cages already
         # (4 per server, whatever the NIC option), so its node-side modules stay as they were
-        await pilot.press("n")
+        await pilot.press("i")
         await choose(pilot, "cedar7")
         await designed(pilot)
         s = app.result.summary
@@ -481,7 +481,7 @@ async def test_violations_are_listed_and_jump_to_the_map(superpod: Path) -> None
     async with app.run_test(size=(120, 40)) as pilot:
         await designed(pilot)
         assert app.result is not None and not app.result.design.violations
-        await pilot.press("k", *"15", "enter")  # even 2 x DGX H100 (~20 kW) are over 15 kW
+        await pilot.press("p", *"15", "enter")  # even 2 x DGX H100 (~20 kW) are over 15 kW
         await designed(pilot)
         violations = app.result.design.violations
         kinds = {v.kind for v in violations}
@@ -753,7 +753,7 @@ async def test_save_asks_before_overwriting_a_change_made_outside(superpod: Path
         await pilot.press("ctrl+s")  # no edits: nothing written, no backup
         await pilot.pause()
         assert not backup.exists()
-        await pilot.press("k", *"60", "enter")
+        await pilot.press("p", *"60", "enter")
         await designed(pilot)
         outside = superpod.read_text() + "# a comment added in another editor\n"
         superpod.write_text(outside)
@@ -770,7 +770,7 @@ async def test_save_asks_before_overwriting_a_change_made_outside(superpod: Path
         await designed(pilot)
         assert "max_rack_kw = 60.0" in superpod.read_text() and backup.read_text() == outside
         # again, and this time reload what is on disk
-        await pilot.press("k", *"50", "enter")
+        await pilot.press("p", *"50", "enter")
         await designed(pilot)
         superpod.write_text(outside)
         await pilot.press("ctrl+s")
@@ -815,7 +815,7 @@ async def test_ctrl_o_can_save_first(superpod: Path) -> None:
     app = DCLayoutApp(superpod)
     async with app.run_test(size=(120, 40)) as pilot:
         await designed(pilot)
-        await pilot.press("k", *"60", "enter")
+        await pilot.press("p", *"60", "enter")
         await pilot.press("ctrl+o")
         await pilot.pause()
         await choose(pilot, "save")
@@ -834,7 +834,7 @@ async def test_saving_into_a_folder_that_cannot_be_written_keeps_the_app_and_the
     app = DCLayoutApp(superpod)
     async with app.run_test(size=(120, 40)) as pilot:
         await designed(pilot)
-        await pilot.press("k", *"60", "enter")
+        await pilot.press("p", *"60", "enter")
         await designed(pilot)
         gone = block_writes(superpod)
         await pilot.press("ctrl+s")
@@ -894,7 +894,7 @@ async def test_crlf_symlinked_site_file_is_saved_through_the_link_as_crlf(
     app = DCLayoutApp(superpod)
     async with app.run_test(size=(120, 40)) as pilot:
         await designed(pilot)
-        await pilot.press("k", *"60", "enter")
+        await pilot.press("p", *"60", "enter")
         await pilot.press("ctrl+s")
         await settled(pilot)
     assert superpod.is_symlink() and superpod.resolve() == real.resolve()
@@ -915,7 +915,7 @@ async def test_a_fault_of_the_pipeline_is_shown_in_full_and_the_edit_can_still_b
     app = DCLayoutApp(superpod)
     async with app.run_test(size=(120, 40)) as pilot:
         await settled(pilot)
-        await pilot.press("k", *"60", "enter")
+        await pilot.press("p", *"60", "enter")
         await settled(pilot)
         panel = " ".join(shown(app, "#design-error", width=400).split())
         assert "the design pipeline failed: RuntimeError: a bug in the pipeline" in panel
@@ -928,8 +928,8 @@ async def test_a_fault_of_the_pipeline_is_shown_in_full_and_the_edit_can_still_b
 
 @sync
 async def test_nic_picker_offers_only_nics_the_switch_can_serve(tmp_path: Path) -> None:
-    """``n`` used to list every NIC: on a GB300 site (800G backend ports) with the 400G QM9700 as
-    fabric switch, only the dual-plane ConnectX-8 (2 x 400G) keeps the links as slow as the switch;
+    """The NIC picker (``i``) used to list every NIC: on a GB300 site (800G backend ports) with the 400G
+    QM9700 as fabric switch, only the dual-plane ConnectX-8 (2 x 400G) keeps the links as slow as the switch;
     picking any other made the next design refuse the site. It lists exactly the NICs validate accepts
     with the site's switch."""
     from layout.errors import InputError
@@ -940,7 +940,7 @@ async def test_nic_picker_offers_only_nics_the_switch_can_serve(tmp_path: Path) 
     site = tmp_path / "gb300-qm.toml"
     site.write_text(text)
     design.check(load_site(site))
-    app, offered = await _picker_choices(site, "n")
+    app, offered = await _picker_choices(site, "i")
     accepted = []
     catalog = load_site(site).catalog
     for nic in sorted(catalog.nic):  # each NIC in the site file, through validate's checks

@@ -124,7 +124,7 @@ async def test_the_ab_view_sets_every_figure_beside_the_site_as_saved(tmp_path: 
     app = DCLayoutApp(site)
     async with app.run_test(size=(160, 48)) as pilot:
         await designed(pilot)
-        await pilot.press("k", *["backspace"] * 4, "3", "0", "enter")
+        await pilot.press("p", *["backspace"] * 4, "3", "0", "enter")
         await designed(pilot)
         await pilot.press("B")
         assert isinstance(app.screen, CompareScreen)

@@ -46,7 +46,7 @@ async def test_footer_and_f1_fit_80_by_24() -> None:
         for key in (
             "/",
             "r",
-            "l",
+            "#",
             "c",
             "]",
             "[",
@@ -55,9 +55,12 @@ async def test_footer_and_f1_fit_80_by_24() -> None:
             "^z",
             "a",
             "m",
-            "k",
+            "p",
+            "i",
+            "n/N",
             "d",
-            "arrows",
+            "arrows/hjkl",
+            "shift+arrows/HJKL",
             "1-6",
             "O",
             "A",
@@ -99,7 +102,7 @@ async def test_a_violation_is_shown_in_full_under_the_table(tmp_path: Path) -> N
     app = DCLayoutApp(site)
     async with app.run_test(size=(120, 40)) as pilot:
         await designed(pilot)
-        await pilot.press("k", "backspace", "backspace", *"15", "enter")
+        await pilot.press("p", "backspace", "backspace", *"15", "enter")
         await designed(pilot)
         assert app.result is not None and app.result.design.violations
         await pilot.press("3")

@@ -326,7 +326,7 @@ async def test_a_found_cable_is_traced_alone_and_survives_an_edit(tmp_path: Path
         await pilot.press("enter")
         await pilot.pause()
         assert app.trace is not None and list(app.trace.links) == [100]
-        await pilot.press("k", *"44", "enter")  # a new design: the same cable traced in it
+        await pilot.press("p", *"44", "enter")  # a new design: the same cable traced in it
         await designed(pilot)
         assert app.trace is not None and len(app.trace) == 1
         assert cable_ids(app.result, app.trace.links) == [cid]

@@ -1,4 +1,4 @@
-"""The footer is composed again only when the keys it shows change (layout/tui/widgets/steady_footer.py):
+"""The footer is composed again only when the keys it shows change (layout/tui/footer.py):
 closing a dialog or moving the focus with the same keys shown mounts no key widgets (and so asks for no
 layout of the screen), while a key that becomes disabled is shown so at once."""
 
@@ -14,7 +14,7 @@ from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
 from layout.tui.app import DCLayoutApp
-from layout.tui.widgets.steady_footer import SteadyFooter, shown_keys
+from layout.tui.footer import SteadyFooter, shown_keys
 
 
 class Counting(SteadyFooter):
@@ -70,7 +70,7 @@ async def test_closing_an_edit_dialog_composes_no_footer(tmp_path: Path) -> None
         footer = app.query_one(SteadyFooter)
         before = [(k.key, k.description) for k in app.query(FooterKey)]
         mounted = set(map(id, app.query(FooterKey)))
-        await pilot.press("k")
+        await pilot.press("p")
         await pilot.pause()
         await pilot.press("escape")
         await pilot.pause()

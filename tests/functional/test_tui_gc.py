@@ -35,7 +35,7 @@ async def test_no_automatic_full_collection_after_the_first_design_and_one_when_
         assert gc.get_threshold()[:2] == young  # the young generations are collected as before
         assert gc.get_freeze_count() > 0
         before = app.idle_collections
-        await pilot.press("k", *"30", "enter")  # a design runs: the collection waits for it
+        await pilot.press("p", *"30", "enter")  # a design runs: the collection waits for it
         await designed(pilot)
         collected = app.idle_collections
         await asyncio.sleep(0.5)
@@ -81,7 +81,7 @@ async def test_the_design_runs_after_the_first_have_no_collections(
     app = DCLayoutApp(copy_site("superpod-4su", tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
         await designed(pilot)
-        await pilot.press("k", *"30", "enter")
+        await pilot.press("p", *"30", "enter")
         await designed(pilot)
         assert gc.isenabled()  # the UI thread's collector is on between runs
     assert seen == [True, False]  # the first run before settle_gc, the edit's without collections
@@ -95,7 +95,7 @@ async def test_the_idle_collection_waits_while_the_cursor_moves(tmp_path: Path) 
         await designed(pilot)
         await asyncio.sleep(0.6)  # the first design's collection
         await pilot.pause()
-        await pilot.press("k", *"30", "enter")
+        await pilot.press("p", *"30", "enter")
         await designed(pilot)
         done = app.idle_collections
         for key in ["right", "left"] * 5:  # ~0.1 s apart: never 0.4 s at rest

@@ -79,7 +79,7 @@ async def test_undo_and_redo_show_the_recent_design_without_a_run(superpod: Path
     async with app.run_test(size=(120, 40)) as pilot:
         await designed(pilot)
         first = app.result
-        await pilot.press("k", *"30", "enter")
+        await pilot.press("p", *"30", "enter")
         await designed(pilot)
         second = app.result
         assert second is not first and second is not None and first is not None
@@ -91,7 +91,7 @@ async def test_undo_and_redo_show_the_recent_design_without_a_run(superpod: Path
         assert app.editor is not None
         assert second.summary == design.run(app.editor.inputs).summary()
         # an edit to a text not designed yet runs the pipeline
-        await pilot.press("k", *"35", "enter")
+        await pilot.press("p", *"35", "enter")
         assert app.designing or app.result not in (first, second)
         await designed(pilot)
         assert app.result is not None and app.result not in (first, second)
@@ -107,7 +107,7 @@ async def test_tree_keeps_its_nodes_when_only_figures_change(superpod: Path) -> 
         hall_node = tree.root.children[0].children[0]
         rows = list(hall_node.children)
         hall_node.collapse()  # what the user did stays so
-        await pilot.press("n")
+        await pilot.press("i")
         await choose(pilot, "cedar7")
         await designed(pilot)
         assert app.result is not None and app.editor is not None
@@ -118,7 +118,7 @@ async def test_tree_keeps_its_nodes_when_only_figures_change(superpod: Path) -> 
 
         # 30 kW per rack: twice the racks, other rows: the hall gets its rows again, the hall's own node
         # (collapsed by the user) stays as it is
-        await pilot.press("k", *"30", "enter")
+        await pilot.press("p", *"30", "enter")
         await designed(pilot)
         await pilot.pause()  # the nodes follow the figures a frame later
         hall_now = tree.root.children[0].children[0]
@@ -150,7 +150,7 @@ async def test_an_edit_of_one_hall_gives_only_that_hall_new_row_nodes(tmp_path: 
         tree = app.query_one("#tree", Tree)
         assert app.hall == "B1/H1"
         before = {str(n.data): n for n in _nodes(tree.root)}
-        await pilot.press("k", *"60", "enter")  # B1/H1 30 -> 60 kW: 4 servers a rack, 42 -> 27 rows
+        await pilot.press("p", *"60", "enter")  # B1/H1 30 -> 60 kW: 4 servers a rack, 42 -> 27 rows
         await designed(pilot)
         await pilot.pause()
         assert app.result is not None

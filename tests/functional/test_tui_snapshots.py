@@ -72,8 +72,8 @@ def test_rack_elevation_of_a_found_device(snap_compare: Any) -> None:
 
 
 def test_row_kw_labels_and_keys_at_80_by_24(snap_compare: Any) -> None:
-    """l: each row's IT kW on the map; f1: every key in two columns that fit 80 x 24."""
-    assert snap_compare(DCLayoutApp(SUPERPOD), terminal_size=(80, 24), run_before=after("l", "f1"))
+    """#: each row's IT kW on the map; f1: every key in two columns that fit 80 x 24."""
+    assert snap_compare(DCLayoutApp(SUPERPOD), terminal_size=(80, 24), run_before=after("number_sign", "f1"))
 
 
 def test_no_site_open(snap_compare: Any) -> None:
@@ -113,7 +113,7 @@ def test_cluster_form_at_80_by_24(snap_compare: Any) -> None:
 
 
 def test_status_line_with_deltas(snap_compare: Any, tmp_path: Any) -> None:
-    """After k 30 (no more 4 x DGX H100 to a rack): racks, capital and optics with their moves."""
+    """After p 30 (no more 4 x DGX H100 to a rack): racks, capital and optics with their moves."""
     import shutil
 
     site = tmp_path / "superpod-4su.toml"
@@ -121,7 +121,7 @@ def test_status_line_with_deltas(snap_compare: Any, tmp_path: Any) -> None:
 
     async def run(pilot: Pilot[Any]) -> None:
         await designed(pilot)
-        await pilot.press("k", *["backspace"] * 4, "3", "0", "enter")
+        await pilot.press("p", *["backspace"] * 4, "3", "0", "enter")
         await designed(pilot)
         pilot.app.clear_notifications()
 
@@ -129,7 +129,7 @@ def test_status_line_with_deltas(snap_compare: Any, tmp_path: Any) -> None:
 
 
 def test_ab_view(snap_compare: Any, tmp_path: Any) -> None:
-    """B after k 30: every headline figure as saved and now, with the move."""
+    """B after p 30: every headline figure as saved and now, with the move."""
     import shutil
 
     site = tmp_path / "superpod-4su.toml"
@@ -137,7 +137,7 @@ def test_ab_view(snap_compare: Any, tmp_path: Any) -> None:
 
     async def run(pilot: Pilot[Any]) -> None:
         await designed(pilot)
-        await pilot.press("k", *["backspace"] * 4, "3", "0", "enter")
+        await pilot.press("p", *["backspace"] * 4, "3", "0", "enter")
         await designed(pilot)
         pilot.app.clear_notifications()
         await pilot.press("B")

@@ -24,7 +24,7 @@ async def test_a_burst_into_the_kw_dialog_applies_what_was_typed(tmp_path: Path)
         for value in ("100", "45", "120"):
             # the dialog opens with the current value; the burst clears it and types the new one, all
             # posted before the dialog is mounted
-            keys = [("k", "k"), *[("backspace", None)] * 6, *[(c, c) for c in value], ("enter", "\r")]
+            keys = [("p", "p"), *[("backspace", None)] * 6, *[(c, c) for c in value], ("enter", "\r")]
             for key, char in keys:
                 app.post_message(events.Key(key, char))
             await pilot.pause()
@@ -56,20 +56,20 @@ async def test_keys_before_the_dialog_has_its_focus_reach_its_field(tmp_path: Pa
 
 @sync
 async def test_letters_that_open_dialogs_are_text_inside_a_dialog(tmp_path: Path) -> None:
-    """k, n, a, t, g, o, w and / open dialogs from the map (priority bindings, so a burst after them
+    """p, i, a, t, g, o, w and / open dialogs from the map (priority bindings, so a burst after them
     reaches the dialog); typed into the find dialog they are its text, and open nothing."""
     from layout.tui.screens.find import FindScreen
 
     app = DCLayoutApp(copy_site("superpod-4su", tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
         await designed(pilot)
-        keys = [("slash", "/"), *[(c, c) for c in "knatgow/"]]
+        keys = [("slash", "/"), *[(c, c) for c in "piatgow/"]]
         for key, char in keys:
             app.post_message(events.Key(key, char))
         await pilot.pause()
         await pilot.pause()
         assert isinstance(app.screen, FindScreen) and len(app.screen_stack) == 2
-        assert app.screen.query_one(Input).value == "knatgow/"
+        assert app.screen.query_one(Input).value == "piatgow/"
         await pilot.press("escape")
         assert len(app.screen_stack) == 1
 
@@ -102,7 +102,7 @@ async def test_a_burst_into_an_open_dialog_keeps_its_order(tmp_path: Path) -> No
         await designed(pilot)
         hall = app.hall
         assert hall is not None
-        await pilot.press("k")
+        await pilot.press("p")
         await pilot.pause()
         field = app.screen.query_one(Input)
         assert field.has_focus and field.value == "45"

@@ -28,7 +28,9 @@ ACTIONS: tuple[Action, ...] = (
     Action("add_row", "Edit: add a row at the cursor…", "Add a user-placed row of racks at the cursor"),
     Action("delete_row", "Edit: delete the user row at the cursor", "Remove a [[row]] from the site file"),
     Action(
-        "move_row", "Edit: move the user row at the cursor", "Arrows move it, enter drops it, escape cancels"
+        "move_row",
+        "Edit: move the user row at the cursor",
+        "Arrows or hjkl move it, enter drops it, escape cancels",
     ),
     Action(
         "row_template", "Edit: rack template of the user row…", "Change the template of the row at the cursor"
@@ -51,11 +53,11 @@ ACTIONS: tuple[Action, ...] = (
         "View: A/B, the design now beside the site as saved",
         "B: every headline figure as saved (or opened) and now, with the move",
     ),
-    Action("hall_kw", "Edit: hall max kW per rack…", "The hall's rack power limit"),
+    Action("hall_kw", "Edit: hall max kW per rack…", "p: the hall's rack power limit"),
     Action("hall_cooling", "Edit: hall cooling…", "air, rear-door or liquid"),
     Action("design_toggle", "Edit: rail-optimized / middle-of-rack", "Switch cluster.design"),
     Action("switch_model", "Edit: fabric switch model…", "cluster.switch"),
-    Action("nic", "Edit: NIC (ConnectX-7 / Cedar-7)…", "cluster.nic"),
+    Action("nic", "Edit: NIC (ConnectX-7 / Cedar-7)…", "i: cluster.nic"),
     Action(
         "find",
         "View: find / go to a rack, row, device or cable…",
@@ -64,13 +66,19 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "trace", "View: trace the rack's cables", "r: the cables of the rack at the cursor along their trays"
     ),
-    Action("map_labels", "Map: row labels: ids / kW per row / none", "l"),
+    Action("map_labels", "Map: row labels: ids / kW per row / none", "#"),
     Action(
         "optimise",
         "Optimise: search for fewer optics / stop",
         "O: where the MDF, spines and SUs stand, which way rows run (dclayout optimize), in the background",
     ),
     Action("accept_layout", "Optimise: accept the best layout", "A: the search's best as one undoable edit"),
+    Action(
+        "next_violation",
+        "View: next violation on the map",
+        "n: the next design-rule violation, worst first (as the violations tab lists them)",
+    ),
+    Action("prev_violation", "View: previous violation on the map", "N: the one before, worst first"),
     Action("next_hall", "View: next hall", "Show the next hall on the map"),
     Action("prev_hall", "View: previous hall", "Show the previous hall on the map"),
     Action("toggle_tree", "View: show/hide the site tree", "The tree of buildings, halls and rows"),

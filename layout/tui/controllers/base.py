@@ -83,6 +83,10 @@ class AppBase(App[None]):
     optimisation: optimizer.Optimisation | None  # the latest layout search (O)
     accepted_text: str | None  # the site text accepting its best made (A)
     stale_stopped: optimizer.Optimisation | None  # the search an edit stopped
+    violation_step: int  # where n / N are in the worst-first order of the violations (-1: nowhere)
+    # a line the legend leads with (the violation n / N went to) until the cursor is moved: the text, the
+    # hall and the map's user_moves it was said at
+    map_note: tuple[str, str | None, int] | None
 
     @property
     def editor(self) -> SiteEditor | None:

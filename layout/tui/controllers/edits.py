@@ -111,7 +111,7 @@ class EditsController(AppBase):
             return
         self.moving = box
         self.map.set_ghost(box)
-        self.notify("move the row with the arrows; enter drops it, escape cancels")
+        self.notify("move the row with the arrows or h j k l; enter drops it, escape cancels")
 
     @on(HallMap.GhostDropped)
     def ghost_dropped(self, event: HallMap.GhostDropped) -> None:

@@ -4,7 +4,7 @@ from typing import Any
 
 import numpy as np
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.widgets import DataTable, Static, TabbedContent, Tree
 
 from layout.tui.controllers.actions import ACTIONS
@@ -16,6 +16,19 @@ from layout.tui.session import locate
 from layout.tui.trace import Trace, trace_rack
 from layout.tui.widgets.hall_map import MIN_M_PER_COL, HallMap
 from layout.tui.widgets.site_tree import SiteTree
+from layout.violations import worst_first
+
+# the panels that take the keys, by widget id, with the name their border title gives them; the one with
+# the focus has FOCUS_MARK before its name, so where the keys go reads without colour
+PANELS = {
+    "tree": "site",
+    "hallmap": "map",
+    "inspector": "inspector",
+    "violations-table": "violations",
+    "bom-table": "BOM",
+    "optimise-panel": "optimise",
+}
+FOCUS_MARK = "▶ "
 
 
 class NavigationController(AppBase):
@@ -187,6 +200,10 @@ class NavigationController(AppBase):
             self.schedule_collection()
         self.update_inspector()
         self._inspected = (event.hall, event.x_m, event.y_m, event.rack)
+        note = self.map_note
+        if note is not None and note[1:] != (self.hall, self.map.user_moves):
+            self.map_note = None  # said of the place the cursor has left
+            self.update_legend()
 
     @on(HallMap.CursorMoved)
     def cursor_moved(self) -> None:
@@ -205,6 +222,21 @@ class NavigationController(AppBase):
     def map_focus(self, event: HallMap.FocusChanged) -> None:
         """The bar under the map lights up while the map has the keys."""
         self.query_one("#legend").set_class(event.focused, "-focused")
+
+    @on(events.DescendantFocus)
+    @on(events.DescendantBlur)
+    def mark_focus(self) -> None:
+        """The panel with the keys says so in its border title (▶ map), not only in colour."""
+        main = self.screen_stack[0] if self.screen_stack else None
+        if main is None:
+            return
+        focused = main.focused
+        for widget_id, name in PANELS.items():
+            for panel in main.query(f"#{widget_id}"):
+                mine = focused is not None and (focused is panel or panel in focused.ancestors)
+                title = f"{FOCUS_MARK}{name}" if mine else name
+                if panel.border_title != title:
+                    panel.border_title = title
 
     @on(Tree.NodeSelected)
     def tree_selected(self, event: Tree.NodeSelected[tuple[str, str]]) -> None:
@@ -252,6 +284,51 @@ class NavigationController(AppBase):
             self.notify(f"{v.where}: no single place on the map for this violation", severity="warning")
             return
         self.jump_to(*place)
+
+    # --------------------------------------------------------------------------- n / N: violations
+    def action_next_violation(self) -> None:
+        self._step_violation(1)
+
+    def action_prev_violation(self) -> None:
+        self._step_violation(-1)
+
+    def _step_violation(self, step: int) -> None:
+        """Go to the next (``step`` 1) or previous (-1) violation of the design shown, in the violations
+        tab's worst-first order, wrapping at the ends: the map's cursor on its place and the legend saying
+        ``violation 3 of 12: message``."""
+        result = self.result
+        if result is None:
+            self.notify("no design yet", severity="warning")
+            return
+        violations = list(result.design.violations)
+        if not violations:
+            self.violation_step = -1
+            self.say_on_map("no design-rule violations")
+            return
+        order = worst_first(violations)
+        if self.violation_step < 0:
+            self.violation_step = 0 if step > 0 else len(order) - 1
+        else:
+            self.violation_step = (self.violation_step + step) % len(order)
+        i = order[self.violation_step]
+        v = violations[i]
+        if "violations" in self.tabs_shown:  # the table's cursor on it too (its detail follows)
+            self.query_one("#violations-table", DataTable).move_cursor(row=self.violation_step)
+        place = self.locate(v.where, v.figures)
+        if place is not None:
+            self.jump_to(*place)
+        else:
+            self.action_tab("map")
+        text = f"violation {self.violation_step + 1} of {len(order)}: {v.message}"
+        if place is None:
+            text += f" ({v.where}: no single place on the map)"
+        self.say_on_map(text)
+
+    def say_on_map(self, text: str) -> None:
+        """Lead the legend with ``text`` until the cursor is moved (keys, pan, a click; a refit of the map
+        as the tab comes back is no move), another hall is shown or a new design."""
+        self.map_note = (text, self.hall, self.map.user_moves)
+        self.update_legend()
 
     def jump_to(self, hall: str, x_m: float, y_m: float) -> None:
         """Show the map of ``hall`` with the cursor on (x_m, y_m)."""

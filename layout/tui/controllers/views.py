@@ -26,6 +26,9 @@ class ViewsController(AppBase):
             earlier.design.figures if earlier is not None and earlier is not result else None
         )
         self.result = result
+        if result is not earlier:  # n / N start again from the worst of this design's violations
+            self.violation_step = -1
+            self.map_note = None
         if self.editor is not None and result.text == self.editor.saved_text:
             self.baseline = result  # the site as saved (or opened): the A of the A/B view
         self.show_failure([])
@@ -129,6 +132,8 @@ class ViewsController(AppBase):
         grid = self.map.grid
         where = f"{self.hall} · 1 col = {grid.m_per_col:.2g} m" if grid and self.hall else ""
         line = legend(self.map.colour_by, where, self.map.present, self.map.trace)
+        if self.map_note is not None:  # what n / N went to, first
+            line = Text.assemble((self.map_note[0], "bold"), " · ", line)
         if self.failure:  # first, so a narrow screen shows it too
             line = Text.assemble((f"{STALE_FAILED}, last good design shown", "bold reverse red"), " ", line)
         self.query_one("#legend", Static).update(line, layout=False)

@@ -13,6 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from layout.tui.footer import DialogFooter
 from layout.tui.status import delta
 
 if TYPE_CHECKING:
@@ -36,7 +37,8 @@ def ab_table(saved: Figures, now: Figures) -> Table:
 class CompareScreen(ModalScreen[None]):
     """The A/B view; any of B, escape, enter or q closes it, the arrows scroll it."""
 
-    BINDINGS = [Binding("B,escape,enter,q", "dismiss(None)", "close")]
+    BINDINGS = [Binding("escape,B,enter,q", "dismiss(None)", "close")]
+    FOOTER_HINTS = (("up", "scroll"),)
 
     def __init__(self, title: str, saved: Figures, now: Figures) -> None:
         super().__init__()
@@ -48,6 +50,7 @@ class CompareScreen(ModalScreen[None]):
             with VerticalScroll(id="compare-scroll"):
                 yield Static(ab_table(self.saved, self.now), id="compare")
             yield Label("B, escape or enter: close · arrows: scroll", classes="dialog-help")
+        yield DialogFooter()
 
     def on_mount(self) -> None:
         self.query_one("#compare-scroll").focus()

@@ -14,6 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from layout.tui.footer import DialogFooter
+
 # the Input's own editing keys (backspace, delete, enter, arrows, ctrl+u, ...) and the action each runs
 _INPUT_KEYS = {k: b.action for b in Input.BINDINGS if isinstance(b, Binding) for k in b.key.split(",")}
 
@@ -100,6 +102,7 @@ class ChoiceScreen(ModalScreen[Any]):
     that cannot work, why: shown greyed out with its reason, and not chosen."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "cancel")]
+    FOOTER_HINTS = (("enter", "choose"),)  # the list's own key
 
     def __init__(
         self,
@@ -131,6 +134,7 @@ class ChoiceScreen(ModalScreen[Any]):
                 id="choices",
             )
             yield Label("enter: choose · escape: cancel", classes="dialog-help")
+        yield DialogFooter()
 
     def on_mount(self) -> None:
         ol = self.query_one(OptionList)
@@ -149,6 +153,7 @@ class NumberScreen(FieldDialog):
     """Enter a number between lo and hi; dismisses with it, or None on escape."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "cancel")]
+    FOOTER_HINTS = (("enter", "apply"),)  # the field's own key
 
     def __init__(self, title: str, value: float, lo: float, hi: float, integer: bool = False) -> None:
         super().__init__()
@@ -167,6 +172,7 @@ class NumberScreen(FieldDialog):
                 classes="dialog-help",
                 id="number-help",
             )
+        yield DialogFooter()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -187,6 +193,7 @@ class OpenScreen(FieldDialog):
     the current folder, else to the folder shown), or tab to the list of the folder's .toml files."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "cancel")]
+    FOOTER_HINTS = (("enter", "open"), ("tab", "the list"))
 
     def __init__(self, folder: Path) -> None:
         super().__init__()
@@ -202,6 +209,7 @@ class OpenScreen(FieldDialog):
                 f"{self.folder} · type a path, enter: open · tab: the list · escape: cancel",
                 classes="dialog-help",
             )
+        yield DialogFooter()
 
     def typed(self, value: str) -> Path:
         """The file a typed path names: as typed if it exists from the current folder, else in the folder
@@ -226,6 +234,7 @@ class FolderScreen(FieldDialog):
     (relative to the current folder), escape keeps the old one."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "cancel")]
+    FOOTER_HINTS = (("enter", "use it"),)
 
     def __init__(self, folder: Path) -> None:
         super().__init__()
@@ -236,6 +245,7 @@ class FolderScreen(FieldDialog):
             yield Label("Export into the folder", classes="dialog-title")
             yield self.field(DialogInput(value=str(self.folder), id="folder"))
             yield Label("enter: use it (made if missing) · escape: cancel", classes="dialog-help")
+        yield DialogFooter()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -257,3 +267,4 @@ class MessageScreen(ModalScreen[None]):
             yield Label(self.title_text, classes="dialog-title")
             yield Static("\n".join(self.lines), id="message", markup=False)
             yield Label("enter: close", classes="dialog-help")
+        yield DialogFooter()

@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Label, Static
 
 from layout.tui.find import HOW, Found
+from layout.tui.footer import DialogFooter
 from layout.tui.screens.dialogs import DialogInput, FieldDialog
 
 
@@ -19,6 +20,7 @@ class FindScreen(FieldDialog):
     names or a message; the dialog dismisses with what was found, or None on escape."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "cancel")]
+    FOOTER_HINTS = (("enter", "go there"),)
 
     def __init__(self, resolve: Callable[[str], Found | str], value: str = "") -> None:
         super().__init__()
@@ -35,6 +37,7 @@ class FindScreen(FieldDialog):
             )
             yield Static(Text(f"Type {HOW}."), id="find-message", classes="dialog-help")
             yield Label("enter: go there · escape: cancel", classes="dialog-help")
+        yield DialogFooter()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

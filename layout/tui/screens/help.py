@@ -13,6 +13,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from layout.tui.footer import DialogFooter
+
 # keys Textual's own bindings give every app (shown too, so the list is the whole story)
 BUILT_IN = (("ctrl+p", "command palette"), ("tab", "next pane"), ("escape", "close a dialog"))
 # a key's name as the help shows it (Textual's key names)
@@ -25,6 +27,7 @@ NAMES = {
     "right_square_bracket": "]",
     "left_square_bracket": "[",
     "enter": "enter",
+    "number_sign": "#",
 }
 
 
@@ -38,23 +41,29 @@ def key_rows(
     groups: Iterable[Sequence[Binding]], titles: Mapping[str, str] | None = None
 ) -> list[tuple[str, str]]:
     """(key, what it does) of each binding, in order (``titles``: a fuller description by action name),
-    each binding once, the arrows, the shift+arrows, + and - and the six tab keys each in one row."""
+    each binding once, the arrows (with h j k l), the shift+arrows (with H J K L), + and -, n and N and
+    the six tab keys each in one row; what one key does in different modes (escape) in one row."""
     rows: list[tuple[str, str]] = []
     titles = titles or {}
     for bindings in groups:
         for b in bindings:
             action = b.action
             if action.startswith("move("):
-                key, what = "arrows", "move the cursor"
+                key, what = "arrows/hjkl", "move the cursor"
             elif action.startswith("pan("):
-                key, what = "shift+arrows", "pan the map"
+                key, what = "shift+arrows/HJKL", "pan the map"
             elif action.startswith("zoom("):
                 key, what = "+/-", "zoom in / out"
             elif action.startswith("tab("):
                 key, what = "1-6", "map budgets violations BOM cabling optimise"
+            elif action in ("next_violation", "prev_violation"):
+                key, what = "n/N", "next / previous violation"
             else:
                 key, what = key_name(b), titles.get(action, b.description)
-            if (key, what) not in rows:
+            same_key = next((i for i, (k, _) in enumerate(rows) if k == key), None)
+            if same_key is not None and what not in rows[same_key][1]:
+                rows[same_key] = (key, f"{rows[same_key][1]} / {what}")
+            elif same_key is None:
                 rows.append((key, what))
     return rows + [r for r in BUILT_IN if r not in rows]
 
@@ -77,11 +86,12 @@ def key_table(rows: list[tuple[str, str]], columns: int = 2) -> Table:
 
 
 class HelpScreen(ModalScreen[None]):
-    """Every key; any of f1, ?, escape, enter or q closes it; the arrows and page up/down scroll it
-    where the terminal is too small for all of it."""
+    """Every key; any of escape, f1, ?, enter or q closes it; the arrows and page up/down scroll it
+    where the terminal is too small for all of it (its footer says so)."""
 
-    BINDINGS = [Binding("f1,question_mark,escape,enter,q", "dismiss(None)", "close")]
-    CHROME = 4  # lines of the dialog besides the keys: its border, title and help line
+    BINDINGS = [Binding("escape,f1,question_mark,enter,q", "dismiss(None)", "close")]
+    FOOTER_HINTS = (("up", "scroll"), ("pagedown", "page"))  # the keys' scroll area's own keys
+    CHROME = 4  # lines besides the keys: the dialog's border and title, and the footer (its keys)
 
     def __init__(self, rows: list[tuple[str, str]]) -> None:
         super().__init__()
@@ -94,7 +104,7 @@ class HelpScreen(ModalScreen[None]):
             )
             with VerticalScroll(id="keys-scroll"):
                 yield Static(key_table(self.rows), id="keys")
-            yield Label("f1, ? or escape: close · arrows, page up/down: scroll", classes="dialog-help")
+        yield DialogFooter()  # escape (f1, ?) close, the arrows and page down scroll
 
     def on_mount(self) -> None:
         self.fit()

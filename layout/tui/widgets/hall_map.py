@@ -86,7 +86,7 @@ TRACE_GLYPHS: dict[int, tuple[str, Style]] = {
     },
 }
 LABEL_STYLE = Style(color="#ffffff", bgcolor="#303030", bold=True)
-LABEL_MODES = ("ids", "kw", "off")  # l cycles: row ids, row ids with their IT kW, none
+LABEL_MODES = ("ids", "kw", "off")  # # cycles: row ids, row ids with their IT kW, none
 GHOST = ("▒", Style(color="#ffff5f", bgcolor="#5f5f00", bold=True))
 NO_SITE = (
     "No site open.",
@@ -113,24 +113,29 @@ def glyphs_for(by: str) -> dict[int, tuple[str, Style]]:
 
 
 class HallMap(Widget, can_focus=True):
-    """A hall to scale. Arrows move the cursor; shift+arrows pan; + and - zoom; 0 fits the hall."""
+    """A hall to scale. Arrows (or h j k l) move the cursor; shift+arrows (or H J K L) pan; + and - zoom;
+    0 fits the hall."""
 
+    # enter and escape first: while a row is moved the footer leads with them (a key's first binding
+    # that check_action allows is the one it runs and the footer shows)
     BINDINGS = [
-        Binding("up", "move(0, -1)", "cursor", show=False),
-        Binding("down", "move(0, 1)", "cursor", show=False),
-        Binding("left", "move(-1, 0)", "cursor", show=False),
-        Binding("right", "move(1, 0)", "cursor", show=False),
-        Binding("shift+up", "pan(0, -1)", "pan", show=False),
-        Binding("shift+down", "pan(0, 1)", "pan", show=False),
-        Binding("shift+left", "pan(-1, 0)", "pan", show=False),
-        Binding("shift+right", "pan(1, 0)", "pan", show=False),
+        Binding("enter", "drop", "drop row"),
+        Binding("escape", "cancel_move", "cancel move"),
+        Binding("escape", "clear_trace", "clear trace"),
+        # the cursor keys are shown in the footer only while a row is moved (the app's footer_hidden)
+        Binding("up,k", "move(0, -1)", "move row", key_display="↑↓←→/hjkl"),
+        Binding("down,j", "move(0, 1)", "cursor", show=False),
+        Binding("left,h", "move(-1, 0)", "cursor", show=False),
+        Binding("right,l", "move(1, 0)", "cursor", show=False),
+        Binding("shift+up,K", "pan(0, -1)", "pan", show=False),
+        Binding("shift+down,J", "pan(0, 1)", "pan", show=False),
+        Binding("shift+left,H", "pan(-1, 0)", "pan", show=False),
+        Binding("shift+right,L", "pan(1, 0)", "pan", show=False),
         Binding("plus,equals_sign", "zoom(-1)", "zoom in", show=False, key_display="+"),
         Binding("minus", "zoom(1)", "zoom out", show=False),
         Binding("0", "fit", "fit", show=False),
         Binding("c", "colour", "colour: kind / kW", show=False),
-        Binding("l", "labels", "row labels: ids / kW / none", show=False),
-        Binding("enter", "drop", "drop row", show=False),
-        Binding("escape", "cancel_move", "cancel move / clear trace", show=False),
+        Binding("number_sign", "labels", "row labels: ids / kW / none", show=False, key_display="#"),
     ]
 
     colour_by: reactive[str] = reactive("kind")
@@ -184,6 +189,7 @@ class HallMap(Widget, can_focus=True):
         self.cells = self.codes  # what is drawn: the raster with the hall's outline (with_outline)
         self.rack = np.zeros((0, 0), dtype=np.int64)
         self.cursor = (0, 0)  # (col, line) in the hall raster
+        self.user_moves = 0  # the moves of the cursor by keys, pans and clicks (not goto, zoom or fit)
         self.view = (0, 0)  # raster cell shown at the top-left corner
         self.ghost: UserRowBox | None = None
         self._fit_pending = True
@@ -214,6 +220,7 @@ class HallMap(Widget, can_focus=True):
         self.trace = trace
         self._draw_trace()
         self.refresh()
+        self.refresh_bindings()  # escape clears the trace now (or no more): the footer says so
 
     def _draw_trace(self) -> None:
         t = self.trace
@@ -253,6 +260,7 @@ class HallMap(Widget, can_focus=True):
     def set_ghost(self, box: UserRowBox | None) -> None:
         self.ghost = box
         self.refresh()
+        self.refresh_bindings()  # the footer of moving a row (enter, escape, the cursor keys), or not
 
     @property
     def cursor_m(self) -> tuple[float, float] | None:
@@ -334,7 +342,9 @@ class HallMap(Widget, can_focus=True):
         if action == "drop":
             return self.ghost is not None
         if action == "cancel_move":
-            return self.ghost is not None or self.trace is not None
+            return self.ghost is not None
+        if action == "clear_trace":
+            return self.ghost is None and self.trace is not None
         return True
 
     def action_drop(self) -> None:
@@ -342,10 +352,13 @@ class HallMap(Widget, can_focus=True):
             self.post_message(self.GhostDropped(self.ghost))
 
     def action_cancel_move(self) -> None:
-        """Escape: stop moving a row, else clear the trace shown."""
+        """Escape while a row is moved: stop moving it."""
         if self.ghost is not None:
             self.post_message(self.GhostCancelled())
-        elif self.trace is not None:
+
+    def action_clear_trace(self) -> None:
+        """Escape while a trace is shown (and no row is moved): clear it."""
+        if self.trace is not None:
             self.post_message(self.TraceCleared())
 
     def action_move(self, dc: int, dl: int) -> None:
@@ -357,6 +370,7 @@ class HallMap(Widget, can_focus=True):
         col = min(max(self.cursor[0] + dc, 0), self.grid.cols - 1)
         line = min(max(self.cursor[1] + dl, 0), self.grid.lines - 1)
         before, view = self.cursor[1], self.view
+        self.user_moves += 1
         self.cursor = (col, line)
         self._scroll_to_cursor()
         self._moved()
@@ -370,6 +384,7 @@ class HallMap(Widget, can_focus=True):
         if self.grid is None:
             return
         self.fitted = False
+        self.user_moves += 1
         w, h = self.size.width, self.size.height
         ox = self.view[0] + dc * max(1, w // 4)
         oy = self.view[1] + dl * max(1, h // 4)
