@@ -55,6 +55,7 @@ class Cell:
     u1: float
     v0: float
     free: list[tuple[float, float]]
+    slot: int = 0  # its row's number in the hall: by its place on the grid (see lay_grid), from 1
 
 
 @dataclass
@@ -93,6 +94,7 @@ class HallPlan:
     gpu: GpuRack | None = None
     max_width_m: float = 0.0  # the widest rack in play: a row segment holds at least one of it
     first_cell: int = 0  # the number of its first cell across the site (a Spot's cell is counted from it)
+    slots: int = 0  # row numbers the grid gives (lay_grid); user rows are numbered after them
 
 
 def local_frame(geom: shapely.Geometry, swap: bool) -> shapely.Geometry:
@@ -205,6 +207,7 @@ def build_halls(
                 )
                 grid = scope.take("place.hall_grid", parts, make)
             hall.usable, hall.line_v, hall.line_front = grid.usable, list(grid.line_v), list(grid.line_front)
+            hall.slots = grid.slots
             first = len(cells)
             cells += [Cell(hall.no, *c) for c in grid.cells]
             hall.line_cells = [[first + i for i in ids] for ids in grid.line_cells]
@@ -230,8 +233,9 @@ class KeptGrid:
     usable: Polygon
     line_v: list[float]
     line_front: list[int]
-    cells: list[tuple[int, int, float, float, float, list[tuple[float, float]]]]  # Cell without hall
+    cells: list[tuple[int, int, float, float, float, list[tuple[float, float]], int]]  # Cell without hall
     line_cells: list[list[int]]
+    slots: int
 
 
 def _grid(hall: HallPlan, block: list[float], held: list[Polygon]) -> KeptGrid:
@@ -247,8 +251,9 @@ def _grid(hall: HallPlan, block: list[float], held: list[Polygon]) -> KeptGrid:
         hall.usable,
         list(hall.line_v),
         list(hall.line_front),
-        [(c.line, c.seg, c.u0, c.u1, c.v0, c.free) for c in cells],
+        [(c.line, c.seg, c.u0, c.u1, c.v0, c.free, c.slot) for c in cells],
         [list(ids) for ids in hall.line_cells],
+        hall.slots,
     )
 
 
@@ -370,33 +375,39 @@ def lay_grid(
             per_box.setdefault(j, []).append((lo, hi))
             if split:
                 splits.setdefault(j, []).append(hi)
+    # rows are numbered by their place: line, then segment, then the part of a (line, segment) a column
+    # in its aisle cuts off; every place of the grid has its number whether it holds racks or not, so a
+    # row keeps its number when rows elsewhere come and go (the grid is the hall's alone, user rows aside)
+    parts = 1 + max((len(e) for e in splits.values()), default=0)
+    hall.slots = len(hall.line_v) * n_seg * parts
     for li in range(len(hall.line_v)):
         ids = []
         for si, (a, b) in enumerate(seg_u):
             j = li * n_seg + si
             free = subtract((a, b), per_box.get(j, []), hall.min_width_m)
-            for part in split_rows(free, splits.get(j, []), MIN_SPLIT_RACKS * hall.min_width_m):
+            for g, part in split_rows(free, splits.get(j, []), MIN_SPLIT_RACKS * hall.min_width_m):
                 ids.append(len(cells))
-                cells.append(Cell(hall.no, li, si, a, b, hall.line_v[li], part))
+                cells.append(Cell(hall.no, li, si, a, b, hall.line_v[li], part, j * parts + g + 1))
         hall.line_cells.append(ids)
 
 
 def split_rows(
     free: list[tuple[float, float]], ends: list[float], min_m: float
-) -> list[list[tuple[float, float]]]:
+) -> list[tuple[int, list[tuple[float, float]]]]:
     """The free intervals of one (line, segment) as rows: a row ends where an obstacle in its aisle
     stands (``ends``: the far side of each such gap along ``u``), so the intervals either side of it are
     two rows, each with its own containment end, and no row runs past a column in its aisle. A piece
     shorter than ``min_m`` (``MIN_SPLIT_RACKS`` narrow racks) is left empty: a stub of a row or two
-    racks beside a column is not worth its containment."""
+    racks beside a column is not worth its containment. Each row comes with its part number: how many
+    of ``ends`` lie before it."""
     if not ends:
-        return [free] if free else []
+        return [(0, free)] if free else []
     cut = np.sort(np.asarray(ends))
     group = np.searchsorted(cut, [lo + EPS for lo, _ in free])
     out: dict[int, list[tuple[float, float]]] = {}
     for g, iv in zip(group.tolist(), free, strict=True):
         out.setdefault(g, []).append(iv)
-    return [out[g] for g in sorted(out) if sum(b - a for a, b in out[g]) >= min_m - EPS]
+    return [(g, out[g]) for g in sorted(out) if sum(b - a for a, b in out[g]) >= min_m - EPS]
 
 
 def clearance_blocks(

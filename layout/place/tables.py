@@ -81,6 +81,7 @@ class RackRec:
 class RowRec:
     hall: int
     key: tuple[str, int]
+    number: int  # R<number> in its hall (see row_number)
     members: list[RackRec]
     axis: str
     x0_m: float
@@ -89,7 +90,6 @@ class RowRec:
     y1_m: float
     front_sign: int
     kind: str
-    sort: tuple[float, float, tuple[str, int]]
 
 
 def rack_recs(p: Placer, hall: HallPlan, spots: list[Spot]) -> list[RackRec]:
@@ -124,7 +124,7 @@ def user_rec(hall_no: int, u: UserSlot, item: RackItem) -> RackRec:
     )
 
 
-def row_rec(hall: HallPlan, key: tuple[str, int], members: list[RackRec]) -> RowRec:
+def row_rec(hall: HallPlan, key: tuple[str, int], members: list[RackRec], number: int) -> RowRec:
     xs = np.array([r.x_m for r in members])
     ys = np.array([r.y_m for r in members])
     ws = np.array([r.width_m for r in members])
@@ -138,14 +138,13 @@ def row_rec(hall: HallPlan, key: tuple[str, int], members: list[RackRec]) -> Row
         y0, y1 = float((ys - ws / 2).min()), float((ys + ws / 2).max())
         x0 = x1 = float(xs.mean())
         front = 1 if rot == 270.0 else -1
-    across = (x0 + x1) / 2 if hall.swap else (y0 + y1) / 2
-    start = min(y0, y1) if hall.swap else min(x0, x1)
     kinds = {r.item.kind for r in members}
     kind = "gpu" if "gpu" in kinds else sorted(kinds)[0]
     members = sorted(members, key=lambda r: (r.x_m, r.y_m) if along_x else (r.y_m, r.x_m))
     return RowRec(
         hall.no,
         key,
+        number,
         members,
         "x" if along_x else "y",
         x0,
@@ -154,16 +153,18 @@ def row_rec(hall: HallPlan, key: tuple[str, int], members: list[RackRec]) -> Row
         y1,
         front,
         kind,
-        (round(across, 4), round(start, 4), key),
     )
 
 
-def row_order(row: RowRec) -> tuple[bool, int, tuple[float, float, tuple[str, int]]]:
-    """Where a row comes in its hall's numbering: the placer's rows first, across the hall then along
-    it, then the user rows in the order of their [[row]] entries. A user row added (or moved) renumbers
-    no row the placer laid out, and no earlier user row."""
-    user = row.key[0] == "u"
-    return (user, row.key[1] if user else 0, (0.0, 0.0, row.key) if user else row.sort)
+def row_number(p: Placer, hall: HallPlan, key: tuple[str, int], user_rank: dict[int, int]) -> int:
+    """A row's number in its hall, by its place: a placer's row has the number of its place on the floor
+    grid (layout/place/floor_grid.py lay_grid: line, segment, part, whether the places before it hold
+    racks or not), a user row the next numbers after the grid's in the order of its [[row]] entries.
+    So a row keeps its id when rows elsewhere come, go or change (an edit of the grid itself, its aisles,
+    row length or the racks' sizes, numbers it again); numbers of empty places are not used."""
+    if key[0] == "u":
+        return hall.slots + user_rank[key[1]]
+    return p.cells[hall.first_cell + key[1]].slot
 
 
 @dataclass(frozen=True, eq=False)
@@ -174,6 +175,7 @@ class HallTables:
     its rack number in the hall (``dev_rack``) and their RU."""
 
     rows: list[dict[str, object]]
+    numbers: list[int]  # each row's number (R<number>)
     members: list[int]  # racks per row
     racks: dict[str, list[object]]
     dev: np.ndarray
@@ -186,11 +188,15 @@ HALL_COLUMNS = ("pos", "template", "kind", "x_m", "y_m", "rotation_deg", "width_
 
 
 def hall_tables(p: Placer, hall: HallPlan, spots: list[Spot]) -> HallTables:
-    """A hall's part of the tables: rows numbered as :func:`row_order` says, racks along the row."""
+    """A hall's part of the tables: rows numbered as :func:`row_number` says, racks along the row."""
     grouped: dict[tuple[str, int], list[RackRec]] = {}
     for r in rack_recs(p, hall, spots):
         grouped.setdefault(r.row_key, []).append(r)
-    rows = sorted((row_rec(hall, key, m) for key, m in grouped.items()), key=row_order)
+    user_rank = {u: k + 1 for k, u in enumerate(sorted({key[1] for key in grouped if key[0] == "u"}))}
+    rows = sorted(
+        (row_rec(hall, key, m, row_number(p, hall, key, user_rank)) for key, m in grouped.items()),
+        key=lambda r: r.number,
+    )
     row_rows = [
         {"axis": row.axis, "x0_m": round(row.x0_m, 6), "y0_m": round(row.y0_m, 6), "x1_m": round(row.x1_m, 6),
          "y1_m": round(row.y1_m, 6), "front_sign": row.front_sign, "kind": row.kind, "user_row": row.key[0] == "u"}
@@ -212,13 +218,15 @@ def hall_tables(p: Placer, hall: HallPlan, spots: list[Spot]) -> HallTables:
     }
     if not items:
         none = np.zeros(0, np.int64)
-        return HallTables(row_rows, [len(r.members) for r in rows], cols, none, none, none)
+        return HallTables(
+            row_rows, [r.number for r in rows], [len(r.members) for r in rows], cols, none, none, none
+        )
     dev = np.concatenate([it.dev for it in items]).astype(np.int64)
     ru = np.concatenate([it.ru for it in items]).astype(np.int64)
     rank = np.repeat(
         np.arange(len(items), dtype=np.int64), [len(it.dev) for it in items]
     )  # each device's rack
-    return HallTables(row_rows, [len(r.members) for r in rows], cols, dev, rank, ru)
+    return HallTables(row_rows, [r.number for r in rows], [len(r.members) for r in rows], cols, dev, rank, ru)
 
 
 # the dtype pandas gives a column of str (pandas 3: its Arrow-backed ``str``; pandas 2: ``object``), so
@@ -261,7 +269,7 @@ def _column(name: str, values: list[Any], text: tuple[str, ...]) -> Any:
 def hall_columns(hall: HallPlan, tables: HallTables, row_digits: int, rack_digits: int) -> HallColumns:
     """A hall's part of the tables with its ids (``B1/H1/R03``, ``B1/H1/R03/K07``) and every column."""
     t = tables
-    row_ids = [f"{hall.key}/R{no:0{row_digits}d}" for no in range(1, len(t.rows) + 1)]
+    row_ids = [f"{hall.key}/R{no:0{row_digits}d}" for no in t.numbers]
     rack_ids: list[str] = []
     rack_rows: list[str] = []
     for rid, m in zip(row_ids, t.members, strict=True):
@@ -310,7 +318,7 @@ def placement_tables(
     p: Placer,
     spots: list[Spot],
 ) -> Tables:
-    """Racks and rows tables; rows numbered per hall as :func:`row_order` says, racks along the row."""
+    """Racks and rows tables; rows numbered per hall as :func:`row_number` says, racks along the row."""
     by_hall: dict[int, list[Spot]] = {}
     for s in spots:
         by_hall.setdefault(s.hall, []).append(s)
@@ -320,7 +328,7 @@ def placement_tables(
         if not mine and not hall.user_slots:
             continue
         parts.append((hall, hall_tables(p, hall, mine)))
-    rw = max(2, len(str(max((len(t.rows) for _, t in parts), default=1))))
+    rw = max(2, len(str(max((n for _, t in parts for n in t.numbers), default=1))))
     kw = max(2, len(str(max((m for _, t in parts for m in t.members), default=1))))
     device_rack = np.full(p.d.n, -1, np.int64)
     device_ru = np.full(p.d.n, -1, np.int64)

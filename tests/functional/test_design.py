@@ -367,4 +367,4 @@ def test_superpod_one_row_per_su_with_its_leaves_in_the_middle(design_of: Callab
         assert in_row["kind"].tolist() == ["gpu"] * 4 + ["network"] * 2 + ["gpu"] * 4
         assert set(racks["pos"].to_numpy()[p.device_rack[leaf]]) == {5}
     # consecutive SUs in consecutive rows
-    assert rows_of_su == ["B1/H1/R01", "B1/H1/R02", "B1/H1/R03", "B1/H1/R04"]
+    assert rows_of_su == ["B1/H1/R25", "B1/H1/R27", "B1/H1/R29", "B1/H1/R31"]

@@ -62,16 +62,16 @@ def rack_no(result: Result, rack_id: str) -> int:
 # ------------------------------------------------------------------------------------------- find
 def test_find_names_racks_rows_halls_devices_in_every_spelling(result: Result) -> None:
     inputs = result.design.inputs
-    k07 = rack_no(result, "B1/H1/R03/K07")
+    k07 = rack_no(result, "B1/H1/R29/K07")
     x, y = float(result.racks["x_m"].iat[k07]), float(result.racks["y_m"].iat[k07])
-    for typed in ("B1/H1/R03/K07", "b1/h1/r03/k07", "B1.H1.R03.K07", "R03/K07", " R03/K07 "):
+    for typed in ("B1/H1/R29/K07", "b1/h1/r29/k07", "B1.H1.R29.K07", "R29/K07", " R29/K07 "):
         got = find(result, inputs, typed, "B1/H1")
         assert isinstance(got, Found), typed
-        assert (got.kind, got.name, got.hall, got.rack_no) == ("rack", "B1/H1/R03/K07", "B1/H1", k07)
+        assert (got.kind, got.name, got.hall, got.rack_no) == ("rack", "B1/H1/R29/K07", "B1/H1", k07)
         assert abs(got.x_m - x) < 1e-9 and abs(got.y_m - y) < 1e-9  # the map goes to the rack's centre
-    row = find(result, inputs, "R02", "B1/H1")
+    row = find(result, inputs, "R27", "B1/H1")
     assert (
-        isinstance(row, Found) and (row.kind, row.name) == ("row", "B1/H1/R02") and row.detail == "10 racks"
+        isinstance(row, Found) and (row.kind, row.name) == ("row", "B1/H1/R27") and row.detail == "10 racks"
     )
     assert isinstance(hall := find(result, inputs, "b1/h1"), Found) and hall.kind == "hall"
     assert isinstance(bld := find(result, inputs, "B1"), Found) and (bld.kind, bld.hall) == (
@@ -91,17 +91,17 @@ def test_find_names_racks_rows_halls_devices_in_every_spelling(result: Result) -
 
 def test_find_says_what_it_does_not_know(result: Result) -> None:
     inputs = result.design.inputs
-    got = find(result, inputs, "B1/H1/R03/K77")
+    got = find(result, inputs, "B1/H1/R29/K77")
     assert isinstance(got, str) and got.startswith(
-        "nothing called 'B1/H1/R03/K77' in this design; did you mean"
+        "nothing called 'B1/H1/R29/K77' in this design; did you mean"
     )
-    assert "B1/H1/R03/K07" in got
+    assert "B1/H1/R29/K07" in got
     got = find(result, inputs, "nonsense")
-    assert isinstance(got, str) and "a rack (B1/H1/R03/K07)" in got and "a device" in got
+    assert isinstance(got, str) and "a rack (B1/H1/R29/K07)" in got and "a device" in got
     assert find(result, inputs, "  ").startswith("type a rack")  # type: ignore[union-attr]
     # no design yet: halls are known, the rest waits for it
     assert isinstance(find(None, inputs, "B1/H1"), Found)
-    assert "not done yet" in str(find(None, inputs, "R03"))
+    assert "not done yet" in str(find(None, inputs, "R29"))
 
 
 def test_cable_ids_are_the_ports_tables_and_find_goes_to_each(result: Result) -> None:
@@ -117,27 +117,27 @@ def test_cable_ids_are_the_ports_tables_and_find_goes_to_each(result: Result) ->
             assert got.rack_no == result.link_rack_a[link]
     wrong = table["cable_id"].iat[0].replace("be1.1", "be9.1")
     assert "none of that id" in str(find(result, d.inputs, wrong))
-    assert "names no rack" in str(find(result, d.inputs, "X.B9.H9.R01.K01-U03:1.1/B1.H1.R01.K05-U04:1.1"))
+    assert "names no rack" in str(find(result, d.inputs, "X.B9.H9.R25.K01-U03:1.1/B1.H1.R25.K05-U04:1.1"))
 
 
 # ------------------------------------------------------------------------------------------ trace
 def test_trace_lists_every_link_of_the_rack_with_its_ports(result: Result) -> None:
     d = result.design
     links = d.cabling.links
-    k01 = rack_no(result, "B1/H1/R01/K01")
+    k01 = rack_no(result, "B1/H1/R25/K01")
     t = trace_rack(result, k01)
     scan = np.flatnonzero((links["rack_a"].to_numpy() == k01) | (links["rack_b"].to_numpy() == k01))
     assert list(t.links) == list(scan) and len(t) == 52  # 32 GPU, 8 frontend, 8 storage, 4 BMC links
     table = ports_table(d.fabric, d.placement, d.cabling, "X")
     rows = table.iloc[scan]
-    here_is_a = (rows["a_rack"] == "B1/H1/R01/K01").to_numpy()
+    here_is_a = (rows["a_rack"] == "B1/H1/R25/K01").to_numpy()
     assert list(t.near_port) == list(np.where(here_is_a, rows["a_port"], rows["b_port"]))
     assert list(t.far_port) == list(np.where(here_is_a, rows["b_port"], rows["a_port"]))
     assert list(t.far_rack_id) == list(np.where(here_is_a, rows["b_rack"], rows["a_rack"]))
-    assert set(t.far_racks.tolist()) == {rack_no(result, "B1/H1/R01/K05"), rack_no(result, "B1/H1/R01/K06")}
+    assert set(t.far_racks.tolist()) == {rack_no(result, "B1/H1/R25/K05"), rack_no(result, "B1/H1/R25/K06")}
     g = t.groups
     gpu = g[g["kind"] == "gpu_leaf"].iloc[0]
-    assert (gpu["far_rack_id"], gpu["media_class"], int(gpu["links"])) == ("B1/H1/R01/K05", "mmf", 32)
+    assert (gpu["far_rack_id"], gpu["media_class"], int(gpu["links"])) == ("B1/H1/R25/K05", "mmf", 32)
     lengths = links["length_m"].to_numpy()[scan][t.kind == "gpu_leaf"]
     assert (gpu["min_m"], gpu["max_m"]) == (lengths.min(), lengths.max())
 
@@ -228,7 +228,7 @@ def test_row_labels_go_where_they_fit() -> None:
 
 # --------------------------------------------------------------------------------------- elevation
 def test_elevation_lists_devices_from_the_top_with_the_gaps(result: Result) -> None:
-    k01 = rack_no(result, "B1/H1/R01/K01")
+    k01 = rack_no(result, "B1/H1/R25/K01")
     dev = np.flatnonzero(result.design.placement.device_rack == k01)
     ru = result.design.placement.device_ru[dev]
     ids = result.design.fabric.devices["device_id"].to_numpy()[dev]
@@ -260,18 +260,18 @@ async def test_find_dialog_goes_to_a_rack_and_says_what_is_unknown() -> None:
         await pilot.press(*"K99", "enter")
         assert isinstance(app.screen, FindScreen)  # stays open, says why
         assert "nothing called 'K99'" in str(app.screen.query_one("#find-message", Static).content)
-        app.screen.query_one(Input).value = "R04/K03"
+        app.screen.query_one(Input).value = "R31/K03"
         await pilot.press("enter")
         await pilot.pause()
         assert not isinstance(app.screen, FindScreen)
         hall_map = app.query_one(HallMap)
         assert (
-            hall_map.has_focus and app.result.racks["rack_id"].iat[hall_map.rack_at_cursor] == "B1/H1/R04/K03"
+            hall_map.has_focus and app.result.racks["rack_id"].iat[hall_map.rack_at_cursor] == "B1/H1/R31/K03"
         )
-        assert "Rack B1/H1/R04/K03" in shown(app, "#inspector-body", 60)
+        assert "Rack B1/H1/R31/K03" in shown(app, "#inspector-body", 60)
         # ctrl+f too, with the last text kept; a device is highlighted in its rack's elevation
         await pilot.press("ctrl+f")
-        assert isinstance(app.screen, FindScreen) and app.screen.query_one(Input).value == "R04/K03"
+        assert isinstance(app.screen, FindScreen) and app.screen.query_one(Input).value == "R31/K03"
         app.screen.query_one(Input).value = "srv-00017"
         await pilot.press("enter")
         await pilot.pause()
@@ -281,11 +281,11 @@ async def test_find_dialog_goes_to_a_rack_and_says_what_is_unknown() -> None:
 
 
 async def _trace_the_leaf(app: DCLayoutApp, pilot: Any) -> tuple[HallMap, int]:
-    """Design the SuperPOD, put the cursor on leaf rack B1/H1/R01/K05 and press r."""
+    """Design the SuperPOD, put the cursor on leaf rack B1/H1/R25/K05 and press r."""
     await designed(pilot)
     assert app.result is not None
     hall_map = app.query_one(HallMap)
-    leaf = rack_no(app.result, "B1/H1/R01/K05")
+    leaf = rack_no(app.result, "B1/H1/R25/K05")
     hall_map.goto(float(app.result.racks["x_m"].iat[leaf]), float(app.result.racks["y_m"].iat[leaf]))
     await pilot.press("r")
     return hall_map, leaf
@@ -302,11 +302,11 @@ async def test_trace_key_draws_the_racks_cables_and_lists_them() -> None:
         ends = np.r_[app.result.link_rack_a[app.trace.links], app.result.link_rack_b[app.trace.links]]
         far = len(set(ends.tolist()) - {leaf, -1})
         legend = str(app.query_one("#legend", Static).content)
-        assert legend.startswith(f"trace B1/H1/R01/K05: 520 links, {far} racks")
+        assert legend.startswith(f"trace B1/H1/R25/K05: 520 links, {far} racks")
         inspector = shown(app, "#inspector-body", 60)
-        assert f"Trace R01/K05\n520 links to {far} racks" in inspector and "128 mmf" in inspector
+        assert f"Trace R25/K05\n520 links to {far} racks" in inspector and "128 mmf" in inspector
         await pilot.press("5")  # the cabling tab lists every link of the traced rack with its ports
-        assert "Links of the traced rack B1/H1/R01/K05" in shown(app, "#trace-view", 160)
+        assert "Links of the traced rack B1/H1/R25/K05" in shown(app, "#trace-view", 160)
         await pilot.press("1", "r")  # r again on the same rack: no trace
         assert app.trace is None and hall_map.overlay is None
         assert not str(app.query_one("#legend", Static).content).startswith("trace")

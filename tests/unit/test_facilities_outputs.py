@@ -79,14 +79,14 @@ def test_workbook_racks_have_feeds_and_a_power_sheet(tmp_path: Path, design_of: 
         assert (row[col["rating_kw"]], row[col["load_kw"]]) == (b.rating_kw, b.load_kw)
         assert row[col["fed_from"]] == b.ups_id.replace("/UPS-", "/SWB-")  # its block's switchboard
         assert by_id[row[col["fed_from"]]][col["fed_from"]] == b.ups_id
-    # by hand: R01/K01 draws 41.208 kW; in 2N each box carries it whole: 41,208 W / (sqrt(3) x 415 V x
+    # by hand: R25/K01 draws 41.208 kW; in 2N each box carries it whole: 41,208 W / (sqrt(3) x 415 V x
     # 0.95) = 60.3 A, which a breaker carries within 80 % from 75.4 A: the 80 A frame. Its 630 A
     # busway carries 343.994 kW: 503.8 A, 629.8 A / 0.8: the 630 A frame, at 99.96 % of 452.8 x 0.8 x 0.95
-    tap = by_id["B1/H1/R01/K01/TAP-A"]
+    tap = by_id["B1/H1/R25/K01/TAP-A"]
     assert tap[col["load_kw"]] == pytest.approx(41.208, abs=1e-3)
     assert tap[col["current_a"]] == pytest.approx(41208 / (3**0.5 * 415 * 0.95), abs=0.05)
     assert (tap[col["breaker_a"]], tap[col["fed_from"]]) == ("80", d.chain.feeds["feed_a"].iat[0])
-    bw = by_id["B1/H1/R01/A1"]
+    bw = by_id["B1/H1/R25/A1"]
     assert (bw[col["current_a"]], bw[col["breaker_a"]]) == (pytest.approx(503.8, abs=0.05), "630")
     assert bw[col["use_of_limit"]] == pytest.approx(343.994 / (452.8 * 0.8 * 0.95), abs=1e-4)
 

@@ -16,6 +16,7 @@ import pytest
 
 from layout import fabric, place
 from layout.load import Inputs
+from layout.model.site import UserRow
 
 Make = Callable[..., Inputs]
 
@@ -304,28 +305,59 @@ SQUARE = hall(polygon=[[0, 0], [14, 0], [14, 14], [0, 14]])  # a 14 m hall: 1 pl
 
 
 def test_a_user_row_added_south_of_the_placers_rows_renumbers_none_of_them(make_inputs: Make) -> None:
-    """The placer's row keeps its id when a user row is added before it in the hall's order (south,
-    across the hall): the user row comes after it, R02. By position it would be R01 and shift the placer's
-    row. Its geometry does not change (only shorter: its first racks went into the user row)."""
+    """The placer's row keeps its id when a user row is added before it (south, across the hall): rows
+    are numbered by their place on the hall's grid, user rows after every place of the grid. Its
+    geometry does not change (only shorter: its first racks went into the user row)."""
     _, before = run(make_inputs(SQUARE))
     row = {"hall": "B1/H1", "origin": [3.0, 0.6], "axis": "x", "racks": 3, "template": "dgx-h100-x4"}
     _, after = run(make_inputs({"row": [row], **SQUARE}))
     cols = ["row", "y0_m", "kind"]
-    assert before.rows[cols].values.tolist() == [["B1/H1/R01", 5.9, "gpu"]]
+    (placer_id,) = before.rows["row"].tolist()
+    assert before.rows[cols].values.tolist() == [[placer_id, 5.9, "gpu"]]
     placer = after.rows[~after.rows["user_row"]]
     assert placer[cols].values.tolist() == before.rows[cols].values.tolist()
     user = after.rows[after.rows["user_row"]]
-    assert user[["row", "y0_m"]].values.tolist() == [["B1/H1/R02", 1.2]]  # south of it, numbered after
-    assert (after.racks.loc[after.racks["row"] == "B1/H1/R02", "servers"] == 4).all()
+    (user_id,) = user["row"].tolist()
+    assert user["y0_m"].tolist() == [1.2]  # south of it, numbered after every place of the grid
+    assert int(user_id.rsplit("R", 1)[1]) > int(placer_id.rsplit("R", 1)[1])
+    assert (after.racks.loc[after.racks["row"] == user_id, "servers"] == 4).all()
     # a second user row, added after the first in the file, renumbers neither
     second = {"hall": "B1/H1", "origin": [3.0, 11.0], "axis": "x", "racks": 2, "template": "dgx-h100-x4"}
     _, both = run(make_inputs({"row": [row, second], **SQUARE}))
+    n = int(user_id.rsplit("R", 1)[1])
     assert both.rows[["row", "user_row"]].values.tolist() == [
-        ["B1/H1/R01", False],
-        ["B1/H1/R02", True],
-        ["B1/H1/R03", True],
+        [placer_id, False],
+        [user_id, True],
+        [f"B1/H1/R{n + 1:02d}", True],
     ]
-    assert both.rows.loc[both.rows["row"] == "B1/H1/R02", "y0_m"].tolist() == [1.2]
+    assert both.rows.loc[both.rows["row"] == user_id, "y0_m"].tolist() == [1.2]
+
+
+def test_rows_keep_their_ids_when_rows_elsewhere_come_and_go(inputs_of: Callable[[str], Inputs]) -> None:
+    """On superpod-4su, a user row of the hall's GPU rack at the hall's west end takes the first 32 DGX
+    of the placer's rows, so the placer lays fewer rows. By creation order the rows after the ones that
+    went would be numbered again; by place, every placer row that stands where it stood keeps its id."""
+    base = inputs_of("superpod-4su")
+    _, before = run(base)
+    h = base.site.building[0].hall[0]
+    x0 = min(x for x, _ in h.polygon) + h.wall_clearance_m + 0.3
+    y0 = min(y for _, y in h.polygon) + h.wall_clearance_m + 0.1
+    row = UserRow(hall="B1/H1", origin=(x0, y0), axis="y", racks=8, template=base.site.cluster.rack)
+    site = base.site.model_copy(update={"row": [row]})
+    _, after = run(Inputs(site, base.catalog, base.templates, base.path))
+    assert not [v for v in after.violations if v.kind == "user_row"]
+    placer_before = before.rows.set_index("row")
+    placer_after = after.rows[~after.rows["user_row"]].set_index("row")
+    assert len(placer_after) < len(placer_before)  # rows went
+    place_cols = ["axis", "y0_m", "y1_m", "x0_m", "x1_m"]
+    kept = placer_before.reset_index().merge(placer_after.reset_index(), on=place_cols, suffixes=("_b", "_a"))
+    assert len(kept) >= 2
+    assert kept["row_b"].tolist() == kept["row_a"].tolist()
+    # and the renumbering the old order gave is real here: some kept row is not the n-th of its hall
+    assert any(int(r.rsplit("R", 1)[1]) != k + 1 for k, r in enumerate(placer_after.index))
+    # the user row comes after every place of the grid
+    (user_id,) = after.rows.loc[after.rows["user_row"], "row"].tolist()
+    assert int(user_id.rsplit("R", 1)[1]) > max(int(r.rsplit("R", 1)[1]) for r in placer_after.index)
 
 
 @pytest.mark.parametrize("template", ["gb200-nvl72", "dgx-h100-x2"])
@@ -339,7 +371,9 @@ def test_a_user_row_of_a_rack_the_cluster_does_not_use_is_a_violation(
     user = p.racks[p.racks["user_row"]]
     assert len(user) == 3 and (user["servers"] == 0).all() and set(user["template"]) == {template}
     (v,) = [v for v in p.violations if v.kind == "user_row"]
-    assert v.where == "B1/H1/R02"
+    # the 14 m square's grid: 5 row lines (13 m usable / 2.4 m per band and aisle) of one segment each,
+    # places R01-R05; the user row is numbered after them
+    assert v.where == "B1/H1/R06"
     assert v.message == (
         f"[[row]] 1 in B1/H1 is of template {template} (gpu), not a rack of this cluster there (GPU rack "
         "dgx-h100-x4; network racks net-core, net-leaf, net-spine): its 3 rack(s) stay empty, yet are drawn "
