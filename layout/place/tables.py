@@ -328,7 +328,10 @@ def placement_tables(
         if not mine and not hall.user_slots:
             continue
         parts.append((hall, hall_tables(p, hall, mine)))
-    rw = max(2, len(str(max((n for _, t in parts for n in t.numbers), default=1))))
+    # as many digits as the largest number the halls' grids and user rows can give, not the largest in
+    # use: a row that comes or goes does not pad every other id again (R99 -> R100 would make R05 R005)
+    users = [len({u.user_row for u in hall.user_slots}) for hall, _ in parts]
+    rw = max(2, len(str(max((hall.slots + k for (hall, _), k in zip(parts, users, strict=True)), default=1))))
     kw = max(2, len(str(max((m for _, t in parts for m in t.members), default=1))))
     device_rack = np.full(p.d.n, -1, np.int64)
     device_ru = np.full(p.d.n, -1, np.int64)

@@ -459,3 +459,16 @@ def test_the_grid_of_a_hall_is_the_same_without_the_inside_box_shortcut(
     fast = grids()
     monkeypatch.setattr(shapely, "within", lambda a, b: np.zeros(len(a), bool))
     assert grids() == fast
+
+
+def test_row_ids_are_as_wide_as_the_grids_largest_number(make_inputs: Make) -> None:
+    """A 40 x 30 m hall of 3 m rows (max_row_racks 5) has some 12 row lines of 9 segments: over 100
+    places, so R001-style ids even where the few rows in use are numbered below 100; a row added or
+    removed elsewhere then never pads the others again."""
+    big = hall(polygon=[[0, 0], [40, 0], [40, 30], [0, 30]], max_row_racks=5, cooling_mw=50.0)
+    _, p = run(make_inputs(big))
+    ids = p.rows["row"].str.rsplit("/", n=1).str[1].tolist()
+    assert ids and all(len(i) == 4 and i[0] == "R" and i[1:].isdigit() for i in ids)
+    numbers = [int(i[1:]) for i in ids]
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+    assert min(numbers) < 100  # the width comes from the grid, not from the numbers in use
