@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import tomlkit
 from tomlkit.items import AoT, Table
 
@@ -115,19 +117,115 @@ class AddRow:
         t["axis"] = self.axis
         t["racks"] = int(self.racks)
         t["template"] = self.template
-        rows = doc.get("row")
-        if isinstance(rows, AoT) and len(rows):
-            last = rows[len(rows) - 1]
-            if not last.as_string().endswith("\n\n"):
-                t.trivia.indent = "\n"
-            rows.append(t)
-        else:
-            aot = tomlkit.aot()
-            aot.append(t)
-            doc["row"] = aot
+        _append_row(doc, t)
 
     def describe(self) -> str:
         return f"add a row of {self.racks} x {self.template} in {self.hall} at ({self.origin[0]:g}, {self.origin[1]:g})"
+
+
+def _append_row(doc: tomlkit.TOMLDocument, t: Table) -> None:
+    """Add ``t`` as the last ``[[row]]``, a blank line before it."""
+    rows = doc.get("row")
+    if isinstance(rows, AoT) and len(rows):
+        last = rows[len(rows) - 1]
+        if not last.as_string().endswith("\n\n"):
+            t.trivia.indent = "\n"
+        rows.append(t)
+    else:
+        aot = tomlkit.aot()
+        aot.append(t)
+        doc["row"] = aot
+
+
+def _exact(v: float) -> float:
+    """Metres to the micrometre: where a placed rack stands (the racks table's precision)."""
+    return round(float(v), 6)
+
+
+@dataclass(frozen=True)
+class PinRow:
+    """Pin an auto-placed row as a user row (``[[row]]``): the same racks where the placer put them, so
+    it can be moved, deleted and given another template like any user row. ``origin``: the row's corner
+    of smallest x and y; ``front``: "+" or "-" (the placer's rows face both ways); ``templates``: each
+    rack's, in order along ``axis`` (written as ``template`` when they are all the same). ``row``: the
+    row's id in the design, for the edit's description."""
+
+    hall: str
+    origin: tuple[float, float]
+    axis: str
+    front: str
+    templates: tuple[str, ...]
+    row: str = ""
+
+    def apply(self, doc: tomlkit.TOMLDocument) -> None:
+        _hall(doc, self.hall)
+        if not self.templates:
+            raise _refused("row.templates", "a row of no racks", "one template per rack")
+        t = tomlkit.table()
+        t["hall"] = self.hall
+        origin = tomlkit.array()
+        origin.extend([_exact(self.origin[0]), _exact(self.origin[1])])
+        t["origin"] = origin
+        t["axis"] = self.axis
+        t["front"] = self.front
+        t["racks"] = len(self.templates)
+        if len(set(self.templates)) == 1:
+            t["template"] = self.templates[0]
+        else:
+            arr = tomlkit.array()
+            arr.extend(self.templates)
+            t["templates"] = arr
+        _append_row(doc, t)
+
+    def describe(self) -> str:
+        what = self.row or f"the row at ({self.origin[0]:g}, {self.origin[1]:g})"
+        return f"pin {what} ({len(self.templates)} racks) as a user row"
+
+
+PIN_TOLERANCE_M = 1e-5  # racks side by side: each starts where the one before ends, to 0.01 mm
+
+
+def pin_row(racks: pd.DataFrame, row: str) -> PinRow:
+    """The edit that pins the design's row ``row`` (a racks table's ``row`` id) as a user row: its racks
+    in order along the row, where they stand. Refused (InputError) when it is a user row already, or
+    its racks are not side by side (a gap: a column, a keep-out) or do not align their fronts."""
+    mine = racks[racks["row"] == row]
+    if not len(mine):
+        raise _refused("row", f"no row {row} in the design", "a row of the design's racks table")
+    if bool(mine["user_row"].any()):
+        raise _refused(
+            "row", f"{row} is a user row already", "m moves it, x deletes it, t changes its template"
+        )
+    rot = mine["rotation_deg"].to_numpy(float)
+    if len(set(rot.tolist())) != 1:
+        raise _refused("row", f"the racks of {row} face different ways", "a row whose racks face one way")
+    along_x = float(rot[0]) in (0.0, 180.0)
+    front = "+" if float(rot[0]) in (0.0, 270.0) else "-"
+    a = mine["x_m" if along_x else "y_m"].to_numpy(float)
+    c = mine["y_m" if along_x else "x_m"].to_numpy(float)
+    w = mine["width_m"].to_numpy(float)
+    d = mine["depth_m"].to_numpy(float)
+    order = np.argsort(a, kind="stable")
+    a, c, w, d = a[order], c[order], w[order], d[order]
+    ids = [str(t) for t in mine["template"].to_numpy(object)[order]]
+    starts = a - w / 2
+    gaps = starts[1:] - (starts[:-1] + w[:-1])
+    if len(gaps) and float(np.abs(gaps).max()) > PIN_TOLERANCE_M:
+        k = int(np.argmax(np.abs(gaps)))
+        raise _refused(
+            "row",
+            f"the racks of {row} are not side by side: {abs(float(gaps[k])):.3f} m between its racks "
+            f"{k + 1} and {k + 2} (a column or a keep-out?)",
+            "a row of contiguous racks; add a user row with a instead",
+        )
+    fronts = c + d / 2 if front == "+" else c - d / 2
+    if float(np.ptp(fronts)) > PIN_TOLERANCE_M:
+        raise _refused("row", f"the racks of {row} do not align their fronts", "a row whose fronts align")
+    depth = float(d.max())
+    across = float(fronts[0]) - depth if front == "+" else float(fronts[0])
+    origin = (float(starts[0]), across) if along_x else (across, float(starts[0]))
+    hall = str(mine["hall"].iat[0])
+    return PinRow(hall, origin, "x" if along_x else "y", front, tuple(ids), row)
 
 
 @dataclass(frozen=True)
@@ -157,13 +255,20 @@ class MoveRow:
         return f"move user row {self.index + 1} to ({self.origin[0]:g}, {self.origin[1]:g})"
 
 
+def _set_template(row: Table, template: str) -> None:
+    """Every rack of a row on ``template``: a row of per-rack ``templates`` loses them."""
+    if "templates" in row:
+        del row["templates"]
+    row["template"] = template
+
+
 @dataclass(frozen=True)
 class SetRowTemplate:
     index: int
     template: str
 
     def apply(self, doc: tomlkit.TOMLDocument) -> None:
-        _row(doc, self.index)["template"] = self.template
+        _set_template(_row(doc, self.index), self.template)
 
     def describe(self) -> str:
         return f"user row {self.index + 1}: template {self.template}"
@@ -186,7 +291,7 @@ class SetHallTemplate:
                 "add a row to the hall, or change cluster.rack for the auto-placed racks",
             )
         for r in rows:
-            r["template"] = self.template
+            _set_template(r, self.template)
 
     def describe(self) -> str:
         return f"{self.hall}: user rows on template {self.template}"
@@ -276,6 +381,7 @@ class SetLayout:
 
 Edit = (
     AddRow
+    | PinRow
     | DeleteRow
     | MoveRow
     | SetRowTemplate

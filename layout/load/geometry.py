@@ -160,12 +160,8 @@ def check_rows(
         ]
     boxes: dict[str, list[tuple[int, float, float, float, float]]] = {}  # hall -> (row, x0, y0, x1, y1)
     for ri, r in parts.rows:
-        tid = r.get("template")
-        tpl = templates.get(tid) if templates is not None and tid is not None else None
-        if templates is not None and tid is not None and tpl is None:
-            p.append(
-                Problem(file, f"row[{ri}].template", f'unknown rack template "{tid}"', id_list(templates))
-            )
+        tpls, problems = _row_templates(ri, r, templates, file)
+        p += problems
         if "hall" not in r:
             continue
         geo = halls.get(r["hall"])
@@ -187,28 +183,78 @@ def check_rows(
                 )
             )
             continue
-        if tpl is None or "racks" not in r or "axis" not in r:
+        if tpls is None or "racks" not in r or "axis" not in r:
             continue
         dx, dy = (1.0, 0.0) if r["axis"] == "x" else (0.0, 1.0)
-        length = r["racks"] * tpl.width_m
+        length = sum(t.width_m for t in tpls)
+        depth = max(t.depth_m for t in tpls)  # the deepest rack: fronts align, as placed
         end = (origin[0] + dx * length, origin[1] + dy * length)
-        across = (origin[0] + dy * tpl.depth_m, origin[1] + dx * tpl.depth_m)  # racks' depth, as placed
+        across = (origin[0] + dy * depth, origin[1] + dx * depth)
         boxes.setdefault(r["hall"], []).append(
             (ri, origin[0], origin[1], max(end[0], across[0]), max(end[1], across[1]))
         )
         if not inside.contains(LineString([origin, end])):
-            fit = _racks_that_fit(geo.polygon, origin, (dx, dy), tpl.width_m)
+            ids = sorted({t.id for t in tpls})
+            fit = _racks_that_fit(geo.polygon, origin, (dx, dy), [t.width_m for t in tpls])
             p.append(
                 Problem(
                     file,
                     f"row[{ri}].racks",
-                    f"{r['racks']} racks of {tpl.id} ({coord(length)} m along {r['axis']}) run out of hall {r['hall']} at {xy(end)}",
+                    f"{r['racks']} racks of {', '.join(ids)} ({coord(length)} m along {r['axis']}) run out of hall {r['hall']} at {xy(end)}",
                     f"at most {fit} racks from this origin",
                 )
             )
     for hall, rows in boxes.items():
         p += _row_overlaps(hall, rows, file)
     return p
+
+
+def _row_templates(
+    ri: int, r: Mapping[str, Any], templates: Mapping[str, RackTemplate] | None, file: str
+) -> tuple[list[RackTemplate] | None, list[Problem]]:
+    """A [[row]]'s racks' templates in order (None when they are not known), and the problems of its
+    ``template`` and ``templates`` keys: one of the two, ``templates`` as many as ``racks``, known ids.
+    A key pydantic refused is not in ``r`` (it said why): nothing more is said of it here."""
+    p: list[Problem] = []
+    if "template" not in r or "templates" not in r:
+        return None, p
+    one, many = r["template"], r["templates"]
+    if one is None and many is None:
+        allowed = 'add template = "..." (every rack) or templates = ["...", ...] (one per rack)'
+        if templates is not None:
+            allowed += f", of: {id_list(templates)}"
+        return None, [Problem(file, f"row[{ri}].template", "required key is missing", allowed)]
+    if one is not None and many is not None:
+        p.append(
+            Problem(
+                file,
+                f"row[{ri}].template",
+                "a row with templates (one per rack) takes no template",
+                "either template (every rack) or templates (one per rack)",
+            )
+        )
+    if many is not None and "racks" in r and r["racks"] != len(many):
+        p.append(
+            Problem(
+                file,
+                f"row[{ri}].templates",
+                f"{len(many)} templates for {r['racks']} racks",
+                f"one template per rack: racks = {len(many)}, or {r['racks']} templates",
+            )
+        )
+    if templates is None:
+        return None, p
+    ids = list(many) if many is not None else [one]
+    key = f"row[{ri}].templates" if many is not None else f"row[{ri}].template"
+    for k, tid in enumerate(ids):
+        if tid not in templates:
+            where = f"{key}[{k}]" if many is not None else key
+            p.append(Problem(file, where, f'unknown rack template "{tid}"', id_list(templates)))
+    if p:
+        return None, p
+    if many is None:
+        return [templates[one]] * int(r.get("racks") or 1), p
+    return [templates[t] for t in many], p
 
 
 def _row_overlaps(
@@ -245,8 +291,9 @@ def _row_overlaps(
 
 
 def _racks_that_fit(
-    hall: Polygon, origin: Sequence[float], direction: tuple[float, float], width_m: float
+    hall: Polygon, origin: Sequence[float], direction: tuple[float, float], widths_m: Sequence[float]
 ) -> int:
+    """How many of the racks of ``widths_m`` (in order) fit along ``direction`` from ``origin``."""
     x0, y0, x1, y1 = hall.bounds
     reach = math.hypot(x1 - x0, y1 - y0)
     ray = LineString([origin, (origin[0] + direction[0] * reach, origin[1] + direction[1] * reach)])
@@ -254,7 +301,10 @@ def _racks_that_fit(
     pieces = list(getattr(inside, "geoms", [inside]))
     start = ShapelyPoint(origin)
     run = next((g for g in pieces if g.length > 0 and g.distance(start) < 1e-6), None)
-    return int(run.length / width_m + 1e-9) if run is not None else 0
+    if run is None:
+        return 0
+    ends = np.cumsum(np.asarray(widths_m, float))
+    return int(np.searchsorted(ends, run.length + 1e-9, side="right"))
 
 
 def check_tray_edits(parts: Parts, halls: Mapping[str, HallGeo], file: str) -> list[Problem]:

@@ -253,12 +253,32 @@ class Training(Strict):
     hbm_gb: float = Field(default=80.0, gt=0, le=10000)
 
 
+MAX_ROW_RACKS = 200  # racks of one [[row]]
+
+
 class UserRow(Strict):
+    """A user-placed row (``[[row]]``): ``racks`` racks side by side along ``axis`` from ``origin``, the
+    row's corner of smallest x and y. ``front``: "+" the fronts face +y (axis x, rotation 0) or +x (axis
+    y, rotation 270), "-" they face -y (rotation 180) or -x (rotation 90). One ``template`` for every
+    rack, or ``templates``, one per rack in order along the axis (then ``racks`` is its length and
+    ``template`` is not given; layout.load.geometry check_rows says so). Racks of different depths align
+    their fronts, as the placer's do: the row is as deep as its deepest rack."""
+
     hall: str = Field(pattern=r"^[A-Za-z0-9_-]+/[A-Za-z0-9_-]+$")
     origin: Point
     axis: Literal["x", "y"] = "x"
-    racks: int = Field(ge=1, le=200)
-    template: str
+    front: Literal["+", "-"] = "+"
+    racks: int = Field(ge=1, le=MAX_ROW_RACKS)
+    template: str | None = None
+    templates: list[str] | None = Field(default=None, min_length=1, max_length=MAX_ROW_RACKS)
+
+    def rack_templates(self) -> list[str]:
+        """Each rack's template, in order along the axis."""
+        if self.templates is not None:
+            return list(self.templates)
+        if self.template is None:  # the loader refuses such a row (check_rows)
+            raise ValueError("a [[row]] needs template or templates")
+        return [self.template] * self.racks
 
 
 class TrayEdit(Strict):

@@ -122,35 +122,42 @@ def hall_floor(h: Hall) -> tuple[Polygon, list[Polygon]]:
 
 
 def user_rows(inputs: Inputs) -> tuple[dict[str, list[UserSlot]], dict[str, list[Polygon]]]:
-    """Racks of the site's [[row]] entries per hall, and the area each keeps free (footprint + aisles)."""
+    """Racks of the site's [[row]] entries per hall, and the area each keeps free (footprint + aisles).
+
+    A row's racks stand side by side from ``origin`` (the row's corner of smallest x and y), each as
+    wide as its template; the row is as deep as its deepest rack and the racks align their fronts on
+    its front side, as the placer's do (a band's racks front the cold aisle). The area kept free is
+    the row, its cold aisle on the front side, its hot aisle behind and a cross aisle at each end."""
     halls = {k: h for k, h in hall_items(inputs)}
     slots: dict[str, list[UserSlot]] = {}
     reserve: dict[str, list[Polygon]] = {}
     for ri, r in enumerate(inputs.site.row):
-        tpl = inputs.templates[r.template]
+        tpls = [inputs.templates[t] for t in r.rack_templates()]
         hall = halls[r.hall]
-        w, d = tpl.width_m, tpl.depth_m
+        depth = max(t.depth_m for t in tpls)
+        plus = r.front == "+"
         ox, oy = r.origin
-        for k in range(r.racks):
-            if r.axis == "x":  # fronts face +y
-                x, y, rot = ox + (k + 0.5) * w, oy + d / 2, 0.0
-            else:  # fronts face +x
-                x, y, rot = ox + d / 2, oy + (k + 0.5) * w, 270.0
-            slots.setdefault(r.hall, []).append(UserSlot(r.template, x, y, w, d, rot, ri, k + 1))
-        length = r.racks * w
+        at = 0.0
+        for k, tpl in enumerate(tpls):
+            w, d = tpl.width_m, tpl.depth_m
+            across = depth - d / 2 if plus else d / 2  # the front on the row's front side
+            if r.axis == "x":  # fronts face +y (rotation 0) or -y (180)
+                x, y, rot = ox + at + w / 2, oy + across, 0.0 if plus else 180.0
+            else:  # fronts face +x (rotation 270) or -x (90)
+                x, y, rot = ox + across, oy + at + w / 2, 270.0 if plus else 90.0
+            slots.setdefault(r.hall, []).append(UserSlot(tpl.id, x, y, w, d, rot, ri, k + 1))
+            at += w
+        length = at
+        below, above = (
+            (hall.hot_aisle_m, hall.cold_aisle_m) if plus else (hall.cold_aisle_m, hall.hot_aisle_m)
+        )
         if r.axis == "x":
             area = rect(
-                ox - hall.cross_aisle_m,
-                oy - hall.hot_aisle_m,
-                ox + length + hall.cross_aisle_m,
-                oy + d + hall.cold_aisle_m,
+                ox - hall.cross_aisle_m, oy - below, ox + length + hall.cross_aisle_m, oy + depth + above
             )
         else:
             area = rect(
-                ox - hall.hot_aisle_m,
-                oy - hall.cross_aisle_m,
-                ox + d + hall.cold_aisle_m,
-                oy + length + hall.cross_aisle_m,
+                ox - below, oy - hall.cross_aisle_m, ox + depth + above, oy + length + hall.cross_aisle_m
             )
         reserve.setdefault(r.hall, []).append(area)
     return slots, reserve

@@ -407,33 +407,54 @@ def user_row_checks(inputs: Inputs, racks: pd.DataFrame) -> list[Violation]:
 
 
 def user_row_template_checks(p: Placer, racks: pd.DataFrame) -> list[Violation]:
-    """A user row whose template is neither its hall's GPU rack nor one of the network racks the placer
-    fills: nothing of the cluster goes into it, so its racks stay empty (they are still drawn and costed,
-    as placed): one violation per such [[row]], at its row."""
+    """A user row with racks whose template is neither its hall's GPU rack nor one of the network racks
+    the placer fills: nothing of the cluster goes into those racks, so they stay empty (they are still
+    drawn and costed, as placed): one violation per such [[row]], at its row."""
     network = sorted({p.groups.t_net.id, p.t_spine.id, p.t_core.id})
-    first: dict[tuple[str, float, float], str] | None = None  # (hall, x, y) of a user row's first rack -> row
+    g = p.groups
+    role = np.asarray(g.devices.role)
+    # storage and management racks hold the cluster's storage and CPU nodes, where it has them
+    nodes = sorted(
+        {
+            t.id
+            for kind, t in (("storage_node", g.t_storage), ("cpu_node", g.t_mgmt))
+            if t is not None and (role == kind).any()
+        }
+    )
+    node_racks = f"; node racks {', '.join(nodes)}" if nodes else ""
+    first: dict[tuple[str, float, float], str] | None = None  # (hall, x, y) of a user row's rack -> row
     out = []
     for hall in p.halls:
         gpu = hall.gpu.template if hall.gpu is not None else "none"
+        by_row: dict[int, list[UserSlot]] = {}
         for slot in hall.user_slots:
-            if slot.pos != 1 or slot.template in (gpu, *network):
-                continue
+            if slot.template not in (gpu, *network, *nodes):
+                by_row.setdefault(slot.user_row, []).append(slot)
+        for ri, bad in by_row.items():
             if first is None:
                 user = racks[racks["user_row"]] if len(racks) else racks
                 first = dict(
                     zip(zip(user["hall"], user["x_m"], user["y_m"], strict=True), user["row"], strict=True)
                 )
-            row = p.inputs.site.row[slot.user_row]
-            kind = p.inputs.templates[slot.template].kind
+            row = p.inputs.site.row[ri]
+            slot = bad[0]
+            ids = sorted({s.template for s in bad})
+            what = ", ".join(f"{t} ({p.inputs.templates[t].kind})" for t in ids)
+            of = "" if len(bad) == row.racks else f"{len(bad)} of "
+            fix = (
+                f'template = "{gpu}" for GPU racks, or delete the [[row]]'
+                if row.templates is None
+                else f'"{gpu}" for GPU racks in its templates, or delete the [[row]]'
+            )
             out.append(
                 Violation(
                     "user_row",
                     str(first.get((hall.key, round(slot.x_m, 6), round(slot.y_m, 6)), hall.key)),
-                    f"[[row]] {slot.user_row + 1} in {hall.key} is of template {slot.template} ({kind}), not a "
-                    f"rack of this cluster there (GPU rack {gpu}; network racks {', '.join(network)}): its "
-                    f"{row.racks} rack(s) stay empty, yet are drawn and costed",
-                    f'template = "{gpu}" for GPU racks, or delete the [[row]]',
-                    {"racks": row.racks, "row_entry": slot.user_row + 1},
+                    f"[[row]] {ri + 1} in {hall.key} is of template {what}, not a rack of this cluster "
+                    f"there (GPU rack {gpu}; network racks {', '.join(network)}{node_racks}): its {of}{row.racks} "
+                    "rack(s) stay empty, yet are drawn and costed",
+                    fix,
+                    {"racks": len(bad), "row_entry": ri + 1},
                 )
             )
     return out

@@ -75,6 +75,7 @@ class DCLayoutApp(
         Binding("a", "add_row", "add", priority=True),
         Binding("x", "delete_row", "del row", show=False),
         Binding("m", "move_row", "move"),
+        Binding("P", "pin_row", "pin row", show=False),
         Binding("t", "row_template", "template", show=False, priority=True),
         Binding("T", "hall_template", "hall template", show=False, priority=True),
         Binding("g", "cluster_rack", "GPU rack", show=False, priority=True),

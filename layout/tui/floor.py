@@ -36,7 +36,7 @@ ASPECT = 2.0  # a terminal line is this many columns tall
 @dataclass(frozen=True)
 class UserRowBox:
     index: int  # position in the site file's [[row]] list
-    template: str
+    template: str  # its racks' template (the first rack's when they differ: see templates)
     racks: int
     axis: str
     x0: float
@@ -44,8 +44,19 @@ class UserRowBox:
     x1: float
     y1: float
 
+    templates: tuple[str, ...] = ()  # each rack's, along the axis, when the row gives them one by one
+
     def contains(self, x: float, y: float) -> bool:
         return self.x0 <= x <= self.x1 and self.y0 <= y <= self.y1
+
+    def what(self) -> str:
+        """Its racks: "8 × dgx-h100-x4", or per template when they differ."""
+        if not self.templates or len(set(self.templates)) == 1:
+            return f"{self.racks} × {self.template}"
+        counts: dict[str, int] = {}
+        for t in self.templates:
+            counts[t] = counts.get(t, 0) + 1
+        return f"{self.racks} racks: " + ", ".join(f"{n} × {t}" for t, n in counts.items())
 
 
 @dataclass
@@ -92,15 +103,19 @@ def user_row_box(
     origin: tuple[float, float],
     axis: str,
     racks: int,
-    width_m: float,
+    width_m: float | list[float],
     depth_m: float,
     template: str,
+    templates: tuple[str, ...] = (),
 ) -> UserRowBox:
-    """The footprint of a ``[[row]]``: ``origin`` is the corner of the first rack, racks side by side along
-    ``axis``, ``depth_m`` across it."""
-    length = racks * width_m
+    """The footprint of a ``[[row]]``: ``origin`` is its corner of smallest x and y, racks side by side
+    along ``axis`` (``width_m``: one width for every rack, or each rack's), ``depth_m`` (the deepest
+    rack's) across it."""
+    length = sum(width_m) if isinstance(width_m, list) else racks * width_m
     dx, dy = (length, depth_m) if axis == "x" else (depth_m, length)
-    return UserRowBox(index, template, racks, axis, origin[0], origin[1], origin[0] + dx, origin[1] + dy)
+    return UserRowBox(
+        index, template, racks, axis, origin[0], origin[1], origin[0] + dx, origin[1] + dy, templates
+    )
 
 
 def hall_floors(inputs: Inputs, result: Result | None = None) -> dict[str, HallFloor]:
@@ -122,9 +137,12 @@ def hall_floors(inputs: Inputs, result: Result | None = None) -> dict[str, HallF
             kos = [(Polygon(k.polygon), k.reason) for k in h.keepouts]
             out[key] = HallFloor(key, Polygon(h.polygon), cols, kos, [], h.max_rack_kw)
     for i, r in enumerate(inputs.site.row):
-        tpl = inputs.templates[r.template]
+        ids = r.rack_templates()
+        tpls = [inputs.templates[t] for t in ids]
+        depth = max(t.depth_m for t in tpls)
+        each = tuple(ids) if r.templates is not None else ()
         out[r.hall].user_rows.append(
-            user_row_box(i, r.hall, r.origin, r.axis, r.racks, tpl.width_m, tpl.depth_m, r.template)
+            user_row_box(i, r.hall, r.origin, r.axis, r.racks, [t.width_m for t in tpls], depth, ids[0], each)
         )
     if result is not None:
         _add_design(out, result)

@@ -63,6 +63,17 @@ EXPECTED = {
     "(allowed: a point inside the hall, x 2..29, y 2..38)",
     "row-too-long": "row[0].racks: 60 racks of dgx-h100-x4 (36 m along x) run out of hall B1/H1 at (40, 4) "
     "(allowed: at most 41 racks from this origin)",
+    "row-bad-front": 'row[0].front: unknown value "north" (allowed: "+", "-")',
+    "row-templates-count": "row[0].templates: 3 templates for 4 racks "
+    "(allowed: one template per rack: racks = 3, or 4 templates)",
+    "row-template-and-templates": "row[0].template: a row with templates (one per rack) takes no template "
+    "(allowed: either template (every rack) or templates (one per rack))",
+    "row-templates-unknown": 'row[0].templates[1]: unknown rack template "net-lef" '
+    "(allowed: dgx-b200-x2, dgx-h100-x2, dgx-h100-x4, gb200-nvl72, gb300-nvl72, hgx-h100-x2, hgx-h100-x4, mgmt-rack, net-core, "
+    "net-leaf, net-spine, storage-rack)",
+    "row-no-template": 'row[0].template: required key is missing (allowed: add template = "..." (every rack) or '
+    'templates = ["...", ...] (one per rack), of: dgx-b200-x2, dgx-h100-x2, dgx-h100-x4, gb200-nvl72, gb300-nvl72, '
+    "hgx-h100-x2, hgx-h100-x4, mgmt-rack, net-core, net-leaf, net-spine, storage-rack)",
     "row-unknown-hall": 'row[0].hall: unknown hall "B1/H9" (allowed: B1/H1, B1/H2, B2/H1)',
     "row-unknown-template": 'row[0].template: unknown rack template "dgx-h100-x5" '
     "(allowed: dgx-b200-x2, dgx-h100-x2, dgx-h100-x4, gb200-nvl72, gb300-nvl72, hgx-h100-x2, hgx-h100-x4, mgmt-rack, net-core, "

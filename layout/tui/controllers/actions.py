@@ -28,6 +28,11 @@ ACTIONS: tuple[Action, ...] = (
     Action("add_row", "Edit: add a row at the cursor…", "Add a user-placed row of racks at the cursor"),
     Action("delete_row", "Edit: delete the user row at the cursor", "Remove a [[row]] from the site file"),
     Action(
+        "pin_row",
+        "Edit: pin the auto-placed row at the cursor as a user row",
+        "P: a [[row]] of its racks where they stand, to move (m), delete (x) or retemplate (t)",
+    ),
+    Action(
         "move_row",
         "Edit: move the user row at the cursor",
         "Arrows or hjkl move it, enter drops it, escape cancels",

@@ -16,6 +16,7 @@ from layout.siteedit import (
     SetHall,
     SetHallTemplate,
     SetRowTemplate,
+    pin_row,
 )
 from layout.tui.controllers.base import AppBase
 from layout.tui.floor import UserRowBox
@@ -104,6 +105,43 @@ class EditsController(AppBase):
         box = self._user_row_here()
         if box is not None:
             self.apply_edit(DeleteRow(box.index))
+
+    def action_pin_row(self) -> None:
+        """P: the auto-placed row at the cursor becomes a user row ([[row]]), its racks where they stand."""
+        cur = self._cursor()
+        if cur is None or self.editor is None or len(self.screen_stack) > 1:  # never under a dialog
+            return
+        hall, x, y = cur
+        box = self.floors[hall].user_row_at(x, y)
+        if box is not None:
+            self.notify(
+                f"user row {box.index + 1} is pinned already: m moves it, x deletes it, t changes its template",
+                title="Pin refused",
+                severity="warning",
+            )
+            return
+        if self.result is None or self.stale:
+            self.notify("the design is being computed; pin a row when it is done", severity="warning")
+            return
+        rack = self.map.rack_at_cursor
+        if rack < 0:
+            self.notify(
+                "no auto-placed row at the cursor: put the cursor on one of its racks and press P",
+                severity="warning",
+            )
+            return
+        racks = self.result.design.placement.racks
+        try:
+            edit = pin_row(racks, str(racks["row"].iat[rack]))
+        except InputError as e:
+            self.notify(
+                "\n".join(f"{p.problem} ({p.allowed})" for p in e.problems),
+                title="Pin refused",
+                severity="warning",
+                timeout=8,
+            )
+            return
+        self.apply_edit(edit)
 
     def action_move_row(self) -> None:
         box = self._user_row_here()

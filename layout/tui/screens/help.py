@@ -41,8 +41,8 @@ def key_rows(
     groups: Iterable[Sequence[Binding]], titles: Mapping[str, str] | None = None
 ) -> list[tuple[str, str]]:
     """(key, what it does) of each binding, in order (``titles``: a fuller description by action name),
-    each binding once, the arrows (with h j k l), the shift+arrows (with H J K L), + and -, n and N and
-    the six tab keys each in one row; what one key does in different modes (escape) in one row."""
+    each binding once, the arrows (with h j k l), the shift+arrows (with H J K L), + and -, n and N, ] and
+    [ and the six tab keys each in one row; what one key does in different modes (escape) in one row."""
     rows: list[tuple[str, str]] = []
     titles = titles or {}
     for bindings in groups:
@@ -58,6 +58,8 @@ def key_rows(
                 key, what = "1-6", "map budgets violations BOM cabling optimise"
             elif action in ("next_violation", "prev_violation"):
                 key, what = "n/N", "next / previous violation"
+            elif action in ("next_hall", "prev_hall"):
+                key, what = "]/[", "next / previous hall"
             else:
                 key, what = key_name(b), titles.get(action, b.description)
             same_key = next((i for i, (k, _) in enumerate(rows) if k == key), None)

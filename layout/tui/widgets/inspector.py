@@ -231,7 +231,7 @@ def point_section(floor: HallFloor, x: float, y: float) -> RenderableType:
     rows: list[tuple[str, RenderableType]] = [("cursor", f"({x:.1f}, {y:.1f}) m")]
     box = floor.user_row_at(x, y)
     if box is not None:
-        rows.append(("user row", f"{box.index + 1}: {box.racks} × {box.template}, along {box.axis}"))
+        rows.append(("user row", f"{box.index + 1}: {box.what()}, along {box.axis}"))
         rows.append(("origin", f"({box.x0:g}, {box.y0:g}) m"))
     elif floor.column_at(x, y):
         rows.append(("here", "building column"))
