@@ -101,6 +101,9 @@ class PowerChain:
         return out
 
 
+NO_OUTLET = 10**6  # the PDUs a side "needs" when no model has an outlet of one of its cords' form
+
+
 def rack_pdus(
     cat: Catalog, m: Margins, need_kw: np.ndarray, side_cords: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -122,7 +125,9 @@ def rack_pdus(
             outlets = np.array([cat.rack_pdu[t].outlets(form) for t in ids], float)
             cords = side_cords[:, k : k + 1].astype(float)
             per = np.where(
-                outlets > 0, np.ceil(cords / np.maximum(outlets, 1.0) - 1e-9), np.where(cords > 0, 10**6, 0)
+                outlets > 0,
+                np.ceil(cords / np.maximum(outlets, 1.0) - 1e-9),
+                np.where(cords > 0, NO_OUTLET, 0),
             )
             units = np.maximum(units, per.astype(np.int64))
     best = np.argmin(units, axis=1)  # the first (smallest) model of the fewest units
@@ -139,7 +144,9 @@ def pdu_violations(
     if not over.any():
         return []
     k = int(np.flatnonzero(over)[np.argmax(pdus[over] - positions[over])])
-    what = f"{pdus[k]} x {pdu[k]}" if pdus[k] < 10**6 else "an outlet of its cords' form (no model has one)"
+    what = (
+        f"{pdus[k]} x {pdu[k]}" if pdus[k] < NO_OUTLET else "an outlet of its cords' form (no model has one)"
+    )
     return [
         Violation(
             "feed",
@@ -150,7 +157,7 @@ def pdu_violations(
             "[rack_pdu], raise the template's pdu_positions_per_side, or put fewer servers in the rack",
             {
                 "racks": int(over.sum()),
-                "pdus_per_side": int(min(pdus[k], 10**6)),
+                "pdus_per_side": int(pdus[k]),
                 "positions": int(positions[k]),
             },
         )

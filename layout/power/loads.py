@@ -162,15 +162,17 @@ def device_power_kw(
 CORD_FORMS = ("c13", "c19")  # the columns of :func:`device_cords` and of ``rack_side_cords``
 
 
+def _device_specs(catalog: Catalog, models: Any) -> list[Any]:
+    """The catalog entry (server, switch or node) of each model, None for a model not in the catalog."""
+    return [catalog.server.get(m) or catalog.switch.get(m) or catalog.node.get(m) for m in map(str, models)]
+
+
 def device_cords(catalog: Catalog, fabric: Fabric, by_model: Models | None = None) -> np.ndarray:
     """Each device's PSU cords per form, as columns ``CORD_FORMS``: its model's ``power_cords`` (2, one
     per side, when the model does not say) of its ``power_cord`` form; 0 for a model not in the catalog."""
     model_code, models = pd.factorize(fabric.devices["model"]) if by_model is None else by_model
     per_model = np.zeros((len(models) + 1, len(CORD_FORMS)), np.int64)  # the last row: code -1
-    for i, model in enumerate(models):
-        spec = (
-            catalog.server.get(str(model)) or catalog.switch.get(str(model)) or catalog.node.get(str(model))
-        )
+    for i, spec in enumerate(_device_specs(catalog, models)):
         if spec is not None:
             per_model[i, CORD_FORMS.index(spec.power_cord)] = (
                 2 if spec.power_cords is None else spec.power_cords
@@ -179,14 +181,12 @@ def device_cords(catalog: Catalog, fabric: Fabric, by_model: Models | None = Non
 
 
 def device_weight_kg(inputs: Inputs, fabric: Fabric, by_model: Models | None = None) -> np.ndarray:
-    cat = inputs.catalog
     model_code, models = pd.factorize(fabric.devices["model"]) if by_model is None else by_model
-    out = np.zeros(len(model_code))
-    for i, model in enumerate(models):
-        spec = cat.server.get(str(model)) or cat.switch.get(str(model)) or cat.node.get(str(model))
+    per_model = np.zeros(len(models) + 1)  # the last: code -1
+    for i, spec in enumerate(_device_specs(inputs.catalog, models)):
         if spec is not None:
-            out[model_code == i] = spec.weight_kg
-    return out
+            per_model[i] = spec.weight_kg
+    return per_model[np.asarray(model_code)]
 
 
 def whole_tiles(width_m: np.ndarray, depth_m: np.ndarray, tile_m: np.ndarray) -> np.ndarray:
