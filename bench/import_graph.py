@@ -4,7 +4,8 @@
 
 Runs the command under ``python -X importtime`` and prints the packages by self time (ms), each heavy
 one with the chain of modules that first asked for it; then wall time of the command against a bare
-``python -c "import numpy"`` (best of --runs), the issue's bar being 4x.
+``python -c "import numpy"`` (best of --runs), the issue's bar being 4x, and the libraries every design
+needs imported alone (``FLOOR``): the part of the wall time dclayout cannot remove.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ ROOT = Path(__file__).resolve().parents[1]
 LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \| (\s*)(\S+)")
 HEAVY = ("pandas", "scipy", "shapely", "pyarrow", "ezdxf", "reportlab", "openpyxl", "textual", "rich",
          "dask", "distributed", "pydantic", "numpy", "requests", "charset_normalizer", "email", "unittest")  # fmt: skip
+
+
+# what a design cannot start without: the tables (pandas, which imports pyarrow), routing's shortest
+# paths (scipy.sparse.csgraph), the floor's geometry (shapely) and the input models (pydantic)
+FLOOR = ("numpy", "pandas", "scipy.sparse.csgraph", "shapely", "pydantic")
 
 
 def parse(text: str) -> list[tuple[int, int, int, str, str]]:
@@ -75,10 +81,15 @@ def main() -> None:
             why = f"   first: {first.get(pkg, '')}" if pkg in HEAVY else ""
             print(f"  {us / 1000:7.1f} ms  {pkg}{why}")
         numpy_s = wall([sys.executable, "-c", "import numpy"], a.runs)
+        floor_s = wall([sys.executable, "-c", f"import {', '.join(FLOOR)}"], a.runs)
         cmd_s = wall([sys.executable, "-m", "layout", *args], a.runs)
         print(
             f'wall, best of {a.runs}: python -c "import numpy" {numpy_s:.2f} s; dclayout {args[0]} {cmd_s:.2f} s '
             f"({cmd_s / numpy_s:.1f}x; goal 4x)"
+        )
+        print(
+            f"the libraries every design needs ({', '.join(FLOOR)}) alone: {floor_s:.2f} s "
+            f"({floor_s / numpy_s:.1f}x); dclayout's own imports and work: {cmd_s - floor_s:.2f} s"
         )
 
 
