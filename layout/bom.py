@@ -386,6 +386,10 @@ def _plant(catalog: Catalog, cabling: Cabling) -> list[Row]:
         out.append(
             ("cables", f"patch panel 1U, {p.panel_fibres} fibres", "panel/1u", panels, "each", p.panel_usd)
         )
+    cabinets = int(plant.panels["cabinets"].sum())
+    if cabinets:
+        item = f"fibre cabinet for {p.cabinet_ru} x 1U panels, {p.cabinet_width_mm:g} mm"
+        out.append(("cables", item, f"cabinet/fibre/{p.cabinet_ru}u", cabinets, "each", p.cabinet_usd))
     cassettes = int(plant.panels["cassettes"].sum())
     if cassettes:
         item = f"MPO-{p.cassette_fibres} to {p.cassette_fibres // 2} x LC duplex cassette, Type B"

@@ -32,6 +32,16 @@ when one is not enough. Polarity Type B; MPO trunks male (pinned) at both ends w
 links' trunks female into male cassettes (``cassette_fibres`` per cassette, at each end) with A-B duplex
 cords. Panels: per panel rack, ``ceil(fibres / panel_fibres)`` 1U panels.
 
+Rack space: a location's panels go into the U its rack's devices leave free (the template's height less
+its devices'), the rest into fibre cabinets (``cabinet_ru`` panels each) standing at the row end beside
+that rack. A cord to a panel in a cabinet runs up to ``cabinets x cabinet_width_mm`` further: every cord
+of the location is made that much longer (``cord_extra_m``), so the cabling stage lays the plant again
+with those cords (``extra_by_rack``, at most ``PASSES`` times, until no location needs more cabinets
+than its cords allow for). With ``panels = "rack"`` (a panel in each rack) a rack whose panels do not
+fit its free U is a ``panels`` violation. The cabinets are counted and bought; the floor plan does not
+draw them, so their floor space at the row end is not checked (the summary says how many stand at the
+largest location).
+
 Tray fill: each plant link adds its trunk's cross-section shared by the trunk's links, along its route
 (the trunk follows the same rows), instead of a cord's.
 """
@@ -59,6 +69,7 @@ CORD_SLACK_M = 1.0  # dressing a patch cord in the rack's cable manager (our fig
 CONNECTORS = ("", "mpo", "lc")
 FIBRES = ("", "om3", "om4", "os2")
 POLARITY = "B"
+PASSES = 4  # plant layouts at most: cords lengthened by the fibre cabinets, then laid again
 
 
 @dataclass(frozen=True)
@@ -79,6 +90,47 @@ class Geometry:
     @property
     def channel_m(self) -> np.ndarray:
         return self.cord_a_m + self.trunk_m + self.cord_b_m
+
+
+def rack_free_ru(
+    racks: pd.DataFrame, heights_ru: dict[str, int], device_rack: np.ndarray, device_height_ru: np.ndarray
+) -> np.ndarray:
+    """U each rack's devices leave free: its template's height less the heights of the devices in it
+    (never below 0)."""
+    n = len(racks)
+    if not n:
+        return np.zeros(0, np.int64)
+    tpl, names = pd.factorize(racks["template"].astype(str))
+    height = np.array([heights_ru.get(str(t), 0) for t in names], np.int64)[tpl]
+    rk = np.asarray(device_rack, np.int64)
+    on = rk >= 0
+    used = np.bincount(rk[on], weights=np.asarray(device_height_ru, float)[on], minlength=n)
+    return np.maximum(height - np.round(used).astype(np.int64), 0)
+
+
+def with_cord_extra(geo: Geometry, extra_by_rack: np.ndarray) -> Geometry:
+    """``geo`` with every plant cord ``extra_by_rack[its panel rack]`` metres longer (the fibre
+    cabinets' run, module docstring); ``geo`` itself when no rack has any."""
+    if not len(extra_by_rack) or not np.any(extra_by_rack > 0):
+        return geo
+    ext = np.r_[extra_by_rack, 0.0]  # panel -1 (not a candidate): index -1 -> the appended 0
+    return replace(
+        geo,
+        cord_a_m=np.round(geo.cord_a_m + ext[geo.panel_a], 6),
+        cord_b_m=np.round(geo.cord_b_m + ext[geo.panel_b], 6),
+    )
+
+
+def cabinet_run_m(plant: Plant, n_racks: int, catalog: Catalog) -> np.ndarray:
+    """Per rack, how much further a cord runs to the farthest panel of its location's fibre cabinets
+    (0 where a location has none, or a rack is no panel location)."""
+    out = np.zeros(n_racks)
+    if len(plant.panels):
+        p = plant.panels
+        out[p["rack"].to_numpy(np.int64)] = (
+            p["cabinets"].to_numpy(float) * catalog.plant.cabinet_width_mm / 1000
+        )
+    return out
 
 
 def panel_racks(racks: pd.DataFrame, panels_at: str) -> np.ndarray:
@@ -236,7 +288,9 @@ class Plant:
     (fibre end to end), mpo, lc, splices, connections, loss_db, budget_db, max_connections, over.
     ``trunks``: trunk (its number), panel_a, panel_b, fibre, connector, links, fibres_used, fibres,
     length_m, diameter_mm, area_mm2, splices, cassettes (per end), polarity, gender.
-    ``panels``: per panel rack: rack, fibres, trunks, panels (1U), cassettes.
+    ``panels``: per panel rack: rack, fibres, trunks, panels (1U), cassettes, free_ru (what its rack's
+    devices leave), in_rack (panels in that free U), cabinets (fibre cabinets for the rest; 0 with
+    ``panels = "rack"``, where the rest is a violation), cord_extra_m (what its cords were lengthened by).
     ``cords``: patch cords to buy: connector, fibre, length_m, count.
     """
 
@@ -281,6 +335,8 @@ class Plant:
             "panel_locations": int(len(self.panels)),
             "panels": int(self.panels["panels"].sum()) if len(self.panels) else 0,
             "cassettes": int(self.panels["cassettes"].sum()) if len(self.panels) else 0,
+            "fibre_cabinets": int(self.panels["cabinets"].sum()) if len(self.panels) else 0,
+            "fibre_cabinets_most": int(self.panels["cabinets"].max()) if len(self.panels) else 0,
             "patch_cords": int(self.cords["count"].sum()) if len(self.cords) else 0,
             "channels_over": int(self.channels["over"].sum()) if len(self.channels) else 0,
             "worst_channel_db": worst,
@@ -296,7 +352,17 @@ TRUNK_COLUMNS = [
     "trunk", "panel_a", "panel_b", "fibre", "connector", "links", "fibres_used", "fibres", "length_m",
     "diameter_mm", "area_mm2", "splices", "cassettes", "polarity", "gender",
 ]  # fmt: skip
-PANEL_COLUMNS = ["rack", "fibres", "trunks", "panels", "cassettes"]
+PANEL_COLUMNS = [
+    "rack",
+    "fibres",
+    "trunks",
+    "panels",
+    "cassettes",
+    "free_ru",
+    "in_rack",
+    "cabinets",
+    "cord_extra_m",
+]
 CORD_COLUMNS = ["connector", "fibre", "length_m", "count"]
 
 
@@ -320,9 +386,13 @@ def build(
     racks: pd.DataFrame,
     devices: pd.DataFrame,
     links: pd.DataFrame,
+    free_ru: np.ndarray | None = None,
+    extra_by_rack: np.ndarray | None = None,
 ) -> tuple[Plant, np.ndarray, np.ndarray]:
     """The plant of the links' final media ``code`` (-1: none) and stock lengths of their cords, with
-    (structured mask, fibre length per link: cords + trunk for plant links, else ``stock_m``)."""
+    (structured mask, fibre length per link: cords + trunk for plant links, else ``stock_m``).
+    ``free_ru``: per rack, the U its devices leave (None: room for every panel); ``extra_by_rack``:
+    what ``geo``'s cords were lengthened by (:func:`with_cord_extra`), recorded per location."""
     mp = MediaPlant.of(catalog, mt.ids)
     p = catalog.plant
     n = len(code)
@@ -344,6 +414,7 @@ def build(
         return Plant.empty(panels_at), structured, fibre_m
 
     trunks, panels, cords, trunk_of = _parts(p, mp, geo, st, code, conn, fib, ca, cb, tr, len(racks))
+    panels = _rack_space(panels, p, panels_at, free_ru, extra_by_rack)
 
     # channels of every optical link with a fibre
     s_of = np.full(n, -1, np.int64)
@@ -381,7 +452,7 @@ def build(
         },
         copy=False,  # one block per column: consolidating 410,000 rows into 2-D blocks cost ~80 ms
     )
-    violations = _violations(channels, code, mt, racks, devices, links)
+    violations = _violations(channels, code, mt, racks, devices, links) + _space_violations(panels, racks)
     return Plant(panels_at, channels, trunks, panels, cords, violations), structured, fibre_m
 
 
@@ -487,6 +558,58 @@ def _parts(
     )
 
     return trunks, panels, cords, trunk_of
+
+
+def _rack_space(
+    panels: pd.DataFrame,
+    p: Any,
+    panels_at: str,
+    free_ru: np.ndarray | None,
+    extra_by_rack: np.ndarray | None,
+) -> pd.DataFrame:
+    """The panels table with where its panels go (module docstring): ``free_ru``, ``in_rack``,
+    ``cabinets``, ``cord_extra_m``."""
+    rk = panels["rack"].to_numpy(np.int64)
+    need = panels["panels"].to_numpy(np.int64)
+    free = need.copy() if free_ru is None else np.asarray(free_ru, np.int64)[rk]
+    in_rack = np.minimum(need, free)
+    rest = need - in_rack
+    cabinets = np.zeros(len(rk), np.int64) if panels_at == "rack" else -(-rest // p.cabinet_ru)
+    extra = np.zeros(len(rk)) if extra_by_rack is None else np.asarray(extra_by_rack, float)[rk]
+    return panels.assign(
+        free_ru=free.astype(np.int64), in_rack=in_rack, cabinets=cabinets, cord_extra_m=np.round(extra, 6)
+    )
+
+
+def _space_violations(panels: pd.DataFrame, racks: pd.DataFrame) -> list[Violation]:
+    """One ``panels`` violation per row with racks whose own panels (``panels = "rack"``) do not fit
+    the U their devices leave, naming the worst rack."""
+    if not len(panels):
+        return []
+    left = (panels["panels"] - panels["in_rack"]).to_numpy(np.int64)
+    short = np.where(panels["cabinets"].to_numpy(np.int64) == 0, left, 0)  # not taken by fibre cabinets
+    bad = np.flatnonzero(short > 0)
+    if not len(bad):
+        return []
+    rk = panels["rack"].to_numpy(np.int64)[bad]
+    rows = racks["row"].astype(str).to_numpy()[rk]
+    ids = racks["rack_id"].astype(str).to_numpy()
+    res: list[Violation] = []
+    for row in sorted(set(rows.tolist())):
+        sel = bad[rows == row]
+        worst = sel[np.lexsort((panels["rack"].to_numpy()[sel], -short[sel]))[0]]
+        r = panels.iloc[int(worst)]
+        res.append(
+            Violation(
+                "panels",
+                row,
+                f"{len(sel)} racks of row {row} have more patch panels than free U: worst "
+                f"{ids[int(r['rack'])]} needs {int(r['panels'])} 1U panels and has {int(r['free_ru'])} U free",
+                'put the panels at the row ends ([plant] panels = "row"), where fibre cabinets take the rest',
+                {"racks": len(sel), "worst_short_ru": int(short[worst])},
+            )
+        )
+    return res
 
 
 def link_name(devices: pd.DataFrame, links: pd.DataFrame, i: int) -> str:

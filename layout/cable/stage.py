@@ -200,17 +200,9 @@ def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | 
         dev_drop[ends.device_a] if dev_drop is not None else zero,
         dev_drop[ends.device_b] if dev_drop is not None else zero,
     )
-    code = mt.pick(length, speed)
-    # a link whose medium goes through the panels: its channel (cords + trunk) must fit the medium's
-    # reach, budget and connections, else the next medium whose channel fits (plant.plant_media)
+    base_code = mt.pick(length, speed)
+    base_length = length
     mplant = plantlib.MediaPlant.of(catalog, mt.ids)
-    through = np.flatnonzero(geo.candidate & (np.r_[mplant.connector, 0][code] > 0))
-    if len(through):
-        length = length.copy()
-        length[through] = np.round(geo.channel_m[through], 6)
-        for spliced in np.unique(geo.splices[through]).tolist():  # 0, or 2 between buildings
-            t = through[geo.splices[through] == spliced]
-            code[t] = plantlib.plant_media(mt, mplant, catalog, spliced).pick(length[t], speed[t])
     status = np.zeros(n, dtype=np.int8)
     status[~placed] = STATUS.index("unplaced")
     no_tray = np.zeros(n, dtype=bool)
@@ -221,27 +213,61 @@ def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | 
     no_path = np.zeros(n, dtype=bool)
     no_path[ti] = (~np.isfinite(paths.dist_m) & ~pair_no_tray)[paths.pair]
     status[no_path] = STATUS.index("no_path")
-    reach = np.isfinite(length) & (code < 0)
-    status[reach] = STATUS.index("reach")
-    code[status != 0] = -1
-    code.flags.writeable = length.flags.writeable = False  # kept by the port map (ports.finish)
-    # ports and cages: one medium per cage (the longest link sharing it decides), copper assemblies
+    base_status = status
     rack_ids = racks["rack_id"].to_numpy() if len(racks) else np.zeros(0, dtype=object)
-    port_map = portlib.finish(
-        port_skeleton(fabric, catalog, scope),
-        devices,
-        code,
-        length,
-        ends.rack_a,
-        ends.rack_b,
-        mt,
-        rack_ids,
+    free_ru = plantlib.rack_free_ru(
+        racks, inp.heights_ru, placement.device_rack, device_height_ru(fabric, catalog)
     )
-    code = port_map.code
-    cord_stock = mt.stock_length(port_map.stock_basis_m, code)
-    plant, structured, stock = plantlib.build(
-        inp.panels, geo, code, cord_stock, mt, catalog, racks, devices, _with_racks(links, ends)
-    )
+    extra = np.zeros(len(racks))
+    skeleton = port_skeleton(fabric, catalog, scope)
+    for _ in range(plantlib.PASSES):  # again when fibre cabinets lengthen cords (plant.with_cord_extra)
+        g = plantlib.with_cord_extra(geo, extra)
+        code = base_code.copy()
+        length = base_length
+        # a link whose medium goes through the panels: its channel (cords + trunk) must fit the
+        # medium's reach, budget and connections, else the next medium whose channel fits
+        through = np.flatnonzero(g.candidate & (np.r_[mplant.connector, 0][code] > 0))
+        if len(through):
+            length = length.copy()
+            length[through] = np.round(g.channel_m[through], 6)
+            for spliced in np.unique(g.splices[through]).tolist():  # 0, or 2 between buildings
+                t = through[g.splices[through] == spliced]
+                code[t] = plantlib.plant_media(mt, mplant, catalog, spliced).pick(length[t], speed[t])
+        status = base_status.copy()
+        reach = np.isfinite(length) & (code < 0)
+        status[reach] = STATUS.index("reach")
+        code[status != 0] = -1
+        code.flags.writeable = length.flags.writeable = False  # kept by the port map (ports.finish)
+        # ports and cages: one medium per cage (the longest link sharing it decides), copper assemblies
+        port_map = portlib.finish(
+            skeleton,
+            devices,
+            code,
+            length,
+            ends.rack_a,
+            ends.rack_b,
+            mt,
+            rack_ids,
+        )
+        code = port_map.code
+        cord_stock = mt.stock_length(port_map.stock_basis_m, code)
+        plant, structured, stock = plantlib.build(
+            inp.panels,
+            g,
+            code,
+            cord_stock,
+            mt,
+            catalog,
+            racks,
+            devices,
+            _with_racks(links, ends),
+            free_ru,
+            extra,
+        )
+        need = plantlib.cabinet_run_m(plant, len(racks), catalog)
+        if np.all(need <= extra + 1e-9):
+            break
+        extra = np.maximum(extra, need)
     stock.flags.writeable = False  # the links table holds it: nothing may change it
     # a plant link is bought as two patch cords and its share of a trunk (the plant's parts), not a cord
     counts = cable_counts(np.where(structured, -1, code) if structured.any() else code, stock)
@@ -317,6 +343,15 @@ def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | 
         ports=port_map,
         plant=plant,
     )
+
+
+def device_height_ru(fabric: Fabric, catalog: Catalog) -> np.ndarray:
+    """Each device's height in U (its catalog entry's; 1 for a model the catalog does not have)."""
+    model_code, models = pd.factorize(fabric.devices["model"])
+    per_model = np.array(
+        [getattr(catalog.device(str(m)), "height_ru", 1) for m in models] + [1], dtype=np.int64
+    )
+    return per_model[np.asarray(model_code)]
 
 
 def _with_racks(links: pd.DataFrame, ends: routing.LinkEnds) -> pd.DataFrame:

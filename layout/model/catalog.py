@@ -217,6 +217,10 @@ class PlantSpec(Strict):
         max_length=50,
     )
     panel_fibres: int = Field(default=288, ge=12, le=10000)  # fibres one 1U panel terminates
+    # a panel location's panels beyond its rack's free U go into fibre cabinets at the row end
+    cabinet_ru: int = Field(default=42, ge=1, le=60)  # 1U panels one fibre cabinet holds
+    cabinet_width_mm: float = Field(default=600.0, gt=0, le=2000)
+    cabinet_usd: float = Field(default=2500.0, ge=0, le=MAX_PRICE_USD)
     cassette_fibres: int = Field(default=12, ge=2, le=144)  # fibres of one MPO-to-LC cassette
     trunk_usd_per_fibre: float = Field(default=8.0, ge=0, le=MAX_PRICE_USD)  # both ends' terminations
     trunk_usd_per_fibre_m: float = Field(default=0.02, ge=0, le=MAX_PRICE_USD)
@@ -391,6 +395,10 @@ class Catalog(Strict):
     )
     # spares bought per BOM category, as a share of its quantity (rounded up per line)
     spares: dict[str, Annotated[float, Field(ge=0, le=0.5)]] = Field(default_factory=dict)
+
+    def device(self, model: str) -> ServerSpec | SwitchSpec | NodeSpec | None:
+        """The catalog entry of a device model (a server, switch or node), None when it has none."""
+        return self.server.get(model) or self.switch.get(model) or self.node.get(model)
 
     def module_power_w(self, media_id: str, links_per_module: int) -> float:
         """Watts of one module of ``media_id`` carrying ``links_per_module`` links: the single-port figure

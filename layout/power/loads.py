@@ -164,7 +164,7 @@ CORD_FORMS = ("c13", "c19")  # the columns of :func:`device_cords` and of ``rack
 
 def _device_specs(catalog: Catalog, models: Any) -> list[Any]:
     """The catalog entry (server, switch or node) of each model, None for a model not in the catalog."""
-    return [catalog.server.get(m) or catalog.switch.get(m) or catalog.node.get(m) for m in map(str, models)]
+    return [catalog.device(m) for m in map(str, models)]
 
 
 def device_cords(catalog: Catalog, fabric: Fabric, by_model: Models | None = None) -> np.ndarray:

@@ -3,8 +3,11 @@ sites' figures) are remade and compared, and it points only at files inside the 
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from typing import Any
 
+from layout import design
 from tests.readme_blocks import BLOCK, README, ROOT, stale
 
 
@@ -34,3 +37,21 @@ def test_the_campus_counts_quoted_in_prose_are_the_designs(design_of: object) ->
         f"{len(d.fabric.devices):,} devices, {len(d.placement.racks):,} racks, {len(d.cabling.links):,} links"
     )
     assert f"the whole 100k-campus design — {sizes} routed" in flat
+
+
+def test_the_links_the_plant_moves_to_dr4_are_the_designs(inputs_of: Any) -> None:
+    """The cable-plant paragraph: seed002's links on multimode without panels that take DR4 through
+    the row-end panels, and through panels in every rack."""
+    inp = inputs_of("seed002-32k")
+    media = {}
+    for at in ("none", "row", "rack"):
+        site = inp.site.model_copy(update={"plant": inp.site.plant.model_copy(update={"panels": at})})
+        media[at] = (
+            design.run(dataclasses.replace(inp, site=site)).cabling.links["media"].astype(str).to_numpy()
+        )
+    row, rack = (int(((media["none"] == "mmf") & (media[at] == "smf-dr")).sum()) for at in ("row", "rack"))
+    flat = " ".join(README.read_text(encoding="utf-8").split())
+    assert (
+        f"on seed002 {row:,} links that fit multimode as cords take DR4 through the row-end panels "
+        f"(with panels in every rack: {rack:,})" in flat
+    )

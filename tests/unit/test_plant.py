@@ -199,3 +199,92 @@ def test_design_labour_counts_the_plant(design_of: Any) -> None:
     # one hall: its hours hold every trunk and panel, and more (the cables)
     assert len(by) == 1 and float(by["hours"].iloc[0]) > trunk_h + panel_h
     assert d.figures.value("install_hours") == pytest.approx(float(by["hours"].sum()))
+
+
+def test_rack_free_ru_by_hand() -> None:
+    # a 48U rack of 4 x 8U DGX and a 1U leaf: 48 - 33 = 15 U free; an NVL72 rack (one 48U entry): 0;
+    # a device in no rack (-1) takes nothing
+    racks = pd.DataFrame({"template": ["dgx", "nvl", "dgx"]})
+    free = plantlib.rack_free_ru(
+        racks, {"dgx": 48, "nvl": 48}, np.array([0, 0, 0, 0, 0, 1, -1]), np.array([8, 8, 8, 8, 1, 48, 8])
+    )
+    assert free.tolist() == [15, 0, 48]
+
+
+def test_panels_beyond_free_u_go_into_fibre_cabinets(catalog: Catalog) -> None:
+    # 80 DR4 links: 960 fibres on two trunks (864 + 96), ceil(960 / 288) = 4 panels at each location
+    mt = MediaTable.of(catalog)
+    n = 80
+    code = np.full(n, mt.ids.index("smf-dr"), np.int64)
+    racks = pd.DataFrame({"rack_id": ["B1/H1/R01/K01", "B1/H1/R02/K01"], "row": ["B1/H1/R01", "B1/H1/R02"]})
+    devices = pd.DataFrame({"device_id": [f"d{i}" for i in range(2 * n)]})
+    links = pd.DataFrame({"a": np.arange(n), "b": np.arange(n) + n, "rack_a": np.zeros(n, np.int64)})
+    stock = np.full(n, 50.0)
+
+    def build(panels_at: str, free: list[int], cabinet_ru: int) -> plantlib.Plant:
+        cat = catalog.model_copy(
+            update={"plant": catalog.plant.model_copy(update={"cabinet_ru": cabinet_ru})}
+        )
+        return plantlib.build(
+            panels_at, _geo(n), code, stock, mt, cat, racks, devices, links, np.array(free)
+        )[0]
+
+    # rack 0 has 1 U free: 1 panel in it, 3 in cabinets of 2 panels -> 2 cabinets; rack 1 holds all 4
+    p = build("row", [1, 9], 2).panels
+    assert p[["rack", "panels", "free_ru", "in_rack", "cabinets"]].values.tolist() == [
+        [0, 4, 1, 1, 2],
+        [1, 4, 9, 4, 0],
+    ]
+    assert build("row", [1, 9], 2).summary()["fibre_cabinets"] == 2
+    # a cord to the farthest of 2 cabinets runs 2 x 0.6 m further
+    cat2 = catalog.model_copy(update={"plant": catalog.plant.model_copy(update={"cabinet_ru": 2})})
+    assert plantlib.cabinet_run_m(build("row", [1, 9], 2), 2, cat2).tolist() == pytest.approx([1.2, 0.0])
+    # panels in their own racks: no cabinets, and rack 0's three panels short are a violation
+    plant = build("rack", [1, 9], 2)
+    assert plant.panels["cabinets"].tolist() == [0, 0]
+    (v,) = plant.violations
+    assert v.kind == "panels" and "needs 4 1U panels and has 1 U free" in v.message
+
+
+def test_cords_lengthened_by_the_cabinets() -> None:
+    geo = _geo(2)
+    geo = plantlib.Geometry(
+        geo.candidate,
+        np.array([0, 1]),
+        np.array([1, 0]),
+        geo.cord_a_m,
+        geo.cord_b_m,
+        geo.trunk_m,
+        geo.splices,
+    )
+    out = plantlib.with_cord_extra(geo, np.array([1.2, 0.0]))
+    assert out.cord_a_m.tolist() == [5.2, 4.0] and out.cord_b_m.tolist() == [4.0, 5.2]
+    assert plantlib.with_cord_extra(geo, np.zeros(2)) is geo
+
+
+@pytest.mark.parametrize("stem", ["superpod-4su", "gb200-hall", "seed002-32k"])
+def test_shipped_panels_fit_their_racks_and_cabinets(design_of: Any, stem: str) -> None:
+    d = design_of(stem)
+    cat = d.inputs.catalog
+    p = d.cabling.plant.panels
+    assert len(p)
+    # every panel has a place: its rack's free U, else a fibre cabinet; nothing in U a rack lacks
+    assert (p["in_rack"] <= p["free_ru"]).all()
+    assert (p["in_rack"] + p["cabinets"] * cat.plant.cabinet_ru >= p["panels"]).all()
+    assert ((p["cabinets"] - 1) * cat.plant.cabinet_ru < p["panels"] - p["in_rack"]).all()
+    # the free U, independently: the template's height less the catalog heights of the rack's devices
+    racks, dev = d.placement.racks, d.fabric.devices
+    rk = np.asarray(d.placement.device_rack)
+    for r in p["rack"].tolist()[:5]:
+        used = sum(cat.device(m).height_ru for m in dev["model"][rk == r])
+        assert int(p.loc[p["rack"] == r, "free_ru"].iloc[0]) == max(
+            d.inputs.templates[racks["template"].iat[r]].height_ru - used, 0
+        )
+    # every cord of a location with cabinets was made long enough to reach its farthest cabinet
+    assert (p["cord_extra_m"] >= p["cabinets"] * cat.plant.cabinet_width_mm / 1000 - 1e-9).all()
+    ch = d.cabling.plant.channels
+    st = ch[ch["structured"].to_numpy()]
+    extra = dict(zip(p["rack"], p["cord_extra_m"], strict=True))
+    need = st["panel_a"].map(extra).to_numpy(float)
+    assert (st["cord_a_m"].to_numpy(float) >= need).all()
+    assert not [v for v in d.violations if v.kind == "panels"]

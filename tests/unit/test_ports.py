@@ -240,7 +240,7 @@ def test_breakout_and_twin_cables_are_one_bom_part_per_two_links(designs: dict[s
         assert 2 * int(bom.loc[pair, "qty"].sum()) >= n_pair
         # every link with a medium is in exactly one cable part, or (through the cable plant) two
         # patch cords and a trunk (layout/cable/plant.py)
-        plant_part = bom["part_id"].str.match(r"^(trunk|panel|cassette|cord)/")
+        plant_part = bom["part_id"].str.match(r"^(trunk|panel|cassette|cord|cabinet)/")
         covered = int(bom.loc[~pair & ~plant_part, "qty"].sum()) + n_pair
         ch = d.cabling.plant.channels
         assert covered + int(ch["structured"].sum()) == int((links["media"] != "").sum())
