@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ezdxf.enums import TextEntityAlignment
-from ezdxf.layouts import BaseLayout
+from ezdxf.layouts import BaseLayout, Modelspace
 
+from layout.export.dxf.fastpath import RawEntities, TrayText
 from layout.export.dxf.layers import MM_PER_M, NOTE_STYLE
 from layout.export.labels import Board, Box, grow, text_box
 
@@ -23,12 +24,17 @@ def note(
     align: TextEntityAlignment = TextEntityAlignment.MIDDLE_CENTER,
     rotation: float = 0.0,
     board: Board | None = None,
+    raw: RawEntities | None = None,
 ) -> Box:
-    """A TEXT in the note style; its box is taken on ``board`` (if given) and returned."""
-    t = space.add_text(
-        text, height=height, rotation=rotation, dxfattribs={"layer": layer, "style": NOTE_STYLE}
-    )
-    t.set_placement(at, align=align)
+    """A TEXT in the note style; its box is taken on ``board`` (if given) and returned. In the model
+    space with ``raw`` given, held there as text (:meth:`RawEntities.add_note`)."""
+    if raw is not None and isinstance(space, Modelspace):
+        raw.add_note(space, TrayText(layer, text, at, height, rotation, align))
+    else:
+        t = space.add_text(
+            text, height=height, rotation=rotation, dxfattribs={"layer": layer, "style": NOTE_STYLE}
+        )
+        t.set_placement(at, align=align)
     box = text_box(text, at, height, align.name, rotation)
     if board is not None:
         board.take(grow(box, 0.1 * height))
@@ -56,11 +62,13 @@ def first_free(board: Board, spots: Sequence[Spot]) -> Spot | None:
     return None if i is None else spots[i]
 
 
-def place_label(space: BaseLayout, board: Board, layer: str, spots: Sequence[Spot]) -> Spot | None:
+def place_label(
+    space: BaseLayout, board: Board, layer: str, spots: Sequence[Spot], raw: RawEntities | None = None
+) -> Spot | None:
     """Draw the label at the first free of ``spots``; None (nothing drawn) when every one is taken."""
     got = first_free(board, spots)
     if got is not None:
-        note(space, got.text, got.at, got.height, layer, got.align, got.rotation)
+        note(space, got.text, got.at, got.height, layer, got.align, got.rotation, raw=raw)
     return got
 
 

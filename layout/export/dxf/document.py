@@ -89,15 +89,15 @@ def build_scene_document(scene: Scene) -> SceneDrawing:
     # placed most important first (names, dimensions, rows, violations, then trays), each clear of those
     # before it on the sheets it shows on
     boards = Boards(Board(10.0 * scales.main), Board(10.0 * scales.site))
-    draw_site(msp, doc, scene, scales, boards)
+    draw_site(msp, doc, scene, scales, boards, raw)
     trays_at = len(msp.entity_space)
     draw_racks(msp, raw, scene, scales, boards)
-    draw_rows(msp, doc, scene, scales, boards.hall)
+    draw_rows(msp, doc, scene, scales, boards.hall, raw)
     draw_violations(msp, scene, scales, boards)
     draw_trays(msp, raw, doc, scene, scales, boards, trays_at)
-    draw_power(msp, scene, scales, boards.hall)
+    draw_power(msp, scene, scales, boards.hall, raw)
     draw_coolant(msp, scene)
-    draw_sld(msp, scene, sheets)
+    draw_sld(msp, scene, sheets, raw)
     sx0, sy0, sx1, sy1 = sheets[0].bbox_m
     doc.set_modelspace_vport(
         height=(sy1 - sy0) * MM_PER_M * 1.1, center=((sx0 + sx1) / 2 * MM_PER_M, (sy0 + sy1) / 2 * MM_PER_M)

@@ -22,7 +22,7 @@ from layout.export.dxf.blocks import (
     define_column_block,
     front_band_mm,
 )
-from layout.export.dxf.fastpath import RawEntities
+from layout.export.dxf.fastpath import RawEntities, render_dimension
 from layout.export.dxf.layers import (
     DIMSTYLE_MM,
     MIN_TEXT_MM,
@@ -77,7 +77,14 @@ def clear_spot(
     return ((x0 + (x1 - x0) * fx) * MM_PER_M, (y0 + (y1 - y0) * fy) * MM_PER_M)
 
 
-def draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: Scales, boards: Boards) -> None:
+def draw_site(
+    msp: BaseLayout,
+    doc: Drawing,
+    scene: Scene,
+    scales: Scales,
+    boards: Boards,
+    raw: RawEntities | None = None,
+) -> None:
     """Building outlines and entries, hall walls and names, columns, keep-outs, hall dimensions."""
     site = scene.site
     over_h = 5.0 * scales.site
@@ -144,7 +151,7 @@ def draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: Scales, board
                     name, (c.at[0] * MM_PER_M, c.at[1] * MM_PER_M), dxfattribs={"layer": "S-COLS"}
                 )
             others = [bbox(o.polygon) for _b, o in site.halls() if o is not h]
-            draw_grid(msp, doc, h, sc, boards.hall, others)
+            draw_grid(msp, doc, h, sc, boards.hall, others, raw)
             for k in h.keepouts:
                 pts = to_mm(k.polygon)
                 msp.add_lwpolyline(pts, close=True, dxfattribs={"layer": "A-AREA-KOUT"})
@@ -153,9 +160,9 @@ def draw_site(msp: BaseLayout, doc: Drawing, scene: Scene, scales: Scales, board
                 hatch.paths.add_polyline_path(pts, is_closed=True)
                 _keepout_text(msp, boards.hall, bbox(k.polygon), k.reason, sc)
             if is_rectangle(h.polygon):
-                _hall_dims(msp, doc, box, b.entry, sc, boards.hall)
+                _hall_dims(msp, doc, box, b.entry, sc, boards.hall, raw)
             else:  # an L or any other shape: every wall its own dimension
-                draw_edges(msp, doc, h.polygon, HALL_DIM_MM * sc, sc, boards.hall)
+                draw_edges(msp, doc, h.polygon, HALL_DIM_MM * sc, sc, boards.hall, raw)
     if scene.tray_edges is None:  # without cabling, draw the ducts' paths from the site file
         for d in site.duct:
             if d.path:
@@ -217,6 +224,7 @@ def _hall_dims(
     entry: tuple[float, float] | None,
     scale: int,
     board: Board,
+    raw: RawEntities | None = None,
 ) -> None:
     """Overall hall width and depth, on the sides away from the building entry (where the trunk comes in)."""
     x0, y0, x1, y1 = (v * MM_PER_M for v in box)
@@ -231,10 +239,15 @@ def _hall_dims(
     board.take((x - t, y0, x + t, y1))
     take_dim_text(board, ((x0 + x1) / 2, y), x1 - x0, t)  # the texts read horizontally (DIMTIH, DIMTOH)
     take_dim_text(board, (x, (y0 + y1) / 2), y1 - y0, t)
-    msp.add_linear_dim(base=(x0, y), p1=(x0, y0), p2=(x1, y0), dimstyle=style, dxfattribs=attrs).render()
-    msp.add_linear_dim(
-        base=(x, y0), p1=(x0, y0), p2=(x0, y1), angle=90, dimstyle=style, dxfattribs=attrs
-    ).render()
+    render_dimension(
+        msp.add_linear_dim(base=(x0, y), p1=(x0, y0), p2=(x1, y0), dimstyle=style, dxfattribs=attrs), raw
+    )
+    render_dimension(
+        msp.add_linear_dim(
+            base=(x, y0), p1=(x0, y0), p2=(x0, y1), angle=90, dimstyle=style, dxfattribs=attrs
+        ),
+        raw,
+    )
 
 
 def draw_racks(msp: Modelspace, raw: RawEntities, scene: Scene, scales: Scales, boards: Boards) -> None:
@@ -323,7 +336,9 @@ _ALIGN = {
 }
 
 
-def draw_rows(msp: BaseLayout, doc: Drawing, scene: Scene, scales: Scales, board: Board) -> None:
+def draw_rows(
+    msp: BaseLayout, doc: Drawing, scene: Scene, scales: Scales, board: Board, raw: RawEntities | None = None
+) -> None:
     """Row id at the first rack and row kW at the last, both in the aisle the fronts face (else where
     the hall board has room: the row's other end or its rear side; else left off); aisle dims."""
     if scene.rows.empty:
@@ -368,14 +383,14 @@ def draw_rows(msp: BaseLayout, doc: Drawing, scene: Scene, scales: Scales, board
                             text, (x0 + s * out, hi if at_end else lo), height, _ALIGN[(s < 0, at_end)], 90.0
                         )
                     )
-            place_label(msp, board, layer, spots)
+            place_label(msp, board, layer, spots, raw)
     hall_of = {f"{b.id}/{h.id}": h for b in scene.site.building for h in b.hall}
     for hall, group in rows.groupby("hall", sort=True):
         sc = scales.of(str(hall))
         label_mm = 5 * 0.8 * _row_label_height(sc, aisle.get(str(hall), 1.2))
-        aisle_dims(msp, doc, group, sc, label_mm, widest.get(str(hall), 3.6), board)
+        aisle_dims(msp, doc, group, sc, label_mm, widest.get(str(hall), 3.6), board, raw)
         if str(hall) in hall_of:  # after the aisle dimensions: theirs are the places by the row labels
-            draw_setting_out(msp, doc, hall_of[str(hall)], group, sc, board)
+            draw_setting_out(msp, doc, hall_of[str(hall)], group, sc, board, raw)
 
 
 def _row_label_height(scale: int, cold_aisle_m: float) -> float:
@@ -397,6 +412,7 @@ def aisle_dims(
     label_mm: float,
     max_gap_m: float,
     board: Board | None = None,
+    raw: RawEntities | None = None,
 ) -> None:
     """One DIMENSION per aisle between neighbouring row lines, in the first stretch (lowest along the
     rows) where rows on both sides overlap, just past the row labels (``label_mm`` long) at the rows'
@@ -467,4 +483,4 @@ def aisle_dims(
                 dxfattribs={"layer": "G-ANNO-DIMS"},
             )
             dim.set_location(_xy(axis, beside, mid), leader=False)
-            dim.render()
+            render_dimension(dim, raw)

@@ -14,6 +14,7 @@ from ezdxf.enums import TextEntityAlignment
 from ezdxf.layouts import BaseLayout
 
 from layout.export.dxf.annotate import Boards, Spot, first_free, place_label, to_mm
+from layout.export.dxf.fastpath import RawEntities
 from layout.export.dxf.layers import LAYER_BY_NAME, MIN_TEXT_MM, MM_PER_M, NOTE_MM, NOTE_STYLE
 from layout.export.dxf.sheets import Scales
 from layout.export.labels import Board, runs_text
@@ -93,7 +94,9 @@ def records(df: pd.DataFrame) -> list[Any]:
     return [SimpleNamespace(**{str(k): v for k, v in r.items()}) for r in df.to_dict("records")]
 
 
-def draw_power(msp: BaseLayout, scene: Scene, scales: Scales, board: Board) -> None:
+def draw_power(
+    msp: BaseLayout, scene: Scene, scales: Scales, board: Board, raw: RawEntities | None = None
+) -> None:
     """The power chain in model space: each busway a line over its racks (layer E-POWR, A and B either
     side of the row's centre line), the CDUs as boxes (M-EQPM-CDU, the scene's ``cdu_boxes``). Each
     busway is labelled with its id and the UPS block it hangs on (``A1 UPS-A1``) past one end of its
@@ -106,7 +109,7 @@ def draw_power(msp: BaseLayout, scene: Scene, scales: Scales, board: Board) -> N
                 continue
             a, b = (r.x0_m * MM_PER_M, r.y0_m * MM_PER_M), (r.x1_m * MM_PER_M, r.y1_m * MM_PER_M)
             msp.add_lwpolyline([a, b], dxfattribs={"layer": "E-POWR"})
-            place_label(msp, board, "E-POWR", _busway_spots(r, MIN_TEXT_MM * scales.of(str(r.hall))))
+            place_label(msp, board, "E-POWR", _busway_spots(r, MIN_TEXT_MM * scales.of(str(r.hall))), raw)
     for r in records(scene.cdu_boxes):
         hx, hy = float(r.half_x_m), float(r.half_y_m)
         x, y = float(r.x_m), float(r.y_m)
@@ -121,7 +124,7 @@ def draw_power(msp: BaseLayout, scene: Scene, scales: Scales, board: Board) -> N
             Spot(text, (cx, cy - ey), th, TextEntityAlignment.TOP_CENTER),
             Spot(text, (cx + ex, cy), th, TextEntityAlignment.MIDDLE_LEFT),
             Spot(text, (cx - ex, cy), th, TextEntityAlignment.MIDDLE_RIGHT),
-        ])  # fmt: skip
+        ], raw)  # fmt: skip
 
 
 HEADER_OFFSET_M = 0.15  # supply and return either side of the line from a CDU to its row (drawn apart)

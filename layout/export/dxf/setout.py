@@ -21,6 +21,7 @@ from ezdxf.enums import TextEntityAlignment
 from ezdxf.layouts import BaseLayout
 
 from layout.export.dxf.annotate import note
+from layout.export.dxf.fastpath import RawEntities, render_dimension
 from layout.export.dxf.layers import DIMSTYLE_MM, MM_PER_M, dimstyle
 from layout.export.labels import Board, text_width
 from layout.model.site import Hall
@@ -113,6 +114,7 @@ def draw_grid(
     scale: int,
     board: Board,
     others: Sequence[tuple[float, float, float, float]] = (),
+    raw: RawEntities | None = None,
 ) -> int:
     """The hall's column grid: lines, bubbles (north and east ends, or south and west where another
     hall of ``others``, boxes in metres, stands there) and the dimensions between neighbouring lines,
@@ -151,7 +153,7 @@ def draw_grid(
             msp.add_line((far - s * over, v), (wall + s * (off - r), v), dxfattribs=line)
             centre = (wall + s * off, v)
         msp.add_circle(centre, r, dxfattribs={"layer": GRID_LAYER})
-        note(msp, label, centre, 1.1 * r, GRID_LAYER, TextEntityAlignment.MIDDLE_CENTER, board=board)
+        note(msp, label, centre, 1.1 * r, GRID_LAYER, TextEntityAlignment.MIDDLE_CENTER, board=board, raw=raw)
     style = dimstyle(doc, scale)
     attrs = {"layer": "G-ANNO-DIMS"}
     ring = GRID_DIM_MM * scale
@@ -159,22 +161,30 @@ def draw_grid(
     wall, s = ny
     for a, b in zip(grid.xs, grid.xs[1:], strict=False):
         p1, p2 = (a * MM_PER_M, wall), (b * MM_PER_M, wall)
-        msp.add_linear_dim(
+        dim = msp.add_linear_dim(
             base=(p1[0], wall + s * ring), p1=p1, p2=p2, dimstyle=style, dxfattribs=attrs
-        ).render()
+        )
+        render_dimension(dim, raw)
         take_dim_text(board, ((p1[0] + p2[0]) / 2, wall + s * ring), p2[0] - p1[0], text_h)
     wall, s = ex
     for a, b in zip(grid.ys, grid.ys[1:], strict=False):
         p1, p2 = (wall, a * MM_PER_M), (wall, b * MM_PER_M)
-        msp.add_linear_dim(
+        dim = msp.add_linear_dim(
             base=(wall + s * ring, p1[1]), p1=p1, p2=p2, angle=90, dimstyle=style, dxfattribs=attrs
-        ).render()
+        )
+        render_dimension(dim, raw)
         take_dim_text(board, (wall + s * ring, (p1[1] + p2[1]) / 2), p2[1] - p1[1], text_h)
     return len(grid.xs) + len(grid.ys)
 
 
 def draw_setting_out(
-    msp: BaseLayout, doc: Drawing, hall: Hall, rows: pd.DataFrame, scale: int, board: Board
+    msp: BaseLayout,
+    doc: Drawing,
+    hall: Hall,
+    rows: pd.DataFrame,
+    scale: int,
+    board: Board,
+    raw: RawEntities | None = None,
 ) -> int:
     """Three dimensions per row of the hall (``rows``: its rows from the rows table, with ``depth_m``
     and ``front_sign``), as :func:`setting_out` gives them: along the row's centre line from its
@@ -236,7 +246,7 @@ def draw_setting_out(
             dim = msp.add_linear_dim(base=xy(a0, line), p1=xy(a0, sc), p2=xy(sa, sc), angle=0 if along_x else 90,
                                      text_rotation=rot, dimstyle=style, dxfattribs=attrs)  # fmt: skip
             dim.set_location(xy(*at), leader=False)
-            dim.render()
+            render_dimension(dim, raw)
             count += 1
         if d_across > 1e-6 and round(sc) not in chained:  # corner to the row's line, on the chain
             chained.add(round(sc))
@@ -255,7 +265,7 @@ def draw_setting_out(
                                      p2=xy(ca, sc), angle=90 if along_x else 0, text_rotation=0,
                                      dimstyle=style, dxfattribs=attrs)  # fmt: skip
             dim.set_location(at, leader=False)
-            dim.render()
+            render_dimension(dim, raw)
             count += 1
         w = text_width(f"{round(length)}", text_h)
         # the front (cold aisle) side first: the tray labels sit along the rear (hot aisle) side
@@ -266,13 +276,13 @@ def draw_setting_out(
                                  angle=0 if along_x else 90, text_rotation=rot, dimstyle=style,
                                  dxfattribs=attrs)  # fmt: skip
         dim.set_location(xy(*at), leader=False)
-        dim.render()
+        render_dimension(dim, raw)
         count += 1
     return count
 
 
 def draw_edges(msp: BaseLayout, doc: Drawing, polygon: Sequence[tuple[float, float]], off_mm: float,
-               scale: int, board: Board) -> int:  # fmt: skip
+               scale: int, board: Board, raw: RawEntities | None = None) -> int:  # fmt: skip
     """One aligned dimension per wall of a hall that is not a rectangle, ``off_mm`` outside it (its
     text taken on ``board``)."""
     pts = [(x * MM_PER_M, y * MM_PER_M) for x, y in polygon]
@@ -286,8 +296,9 @@ def draw_edges(msp: BaseLayout, doc: Drawing, polygon: Sequence[tuple[float, flo
         p, q = pts[i], pts[(i + 1) % n]
         if abs(p[0] - q[0]) + abs(p[1] - q[1]) < 1e-6:
             continue
-        msp.add_aligned_dim(p1=p, p2=q, distance=outward * off_mm, dimstyle=style,
-                            dxfattribs={"layer": "G-ANNO-DIMS"}).render()  # fmt: skip
+        dim = msp.add_aligned_dim(p1=p, p2=q, distance=outward * off_mm, dimstyle=style,
+                                  dxfattribs={"layer": "G-ANNO-DIMS"})  # fmt: skip
+        render_dimension(dim, raw)
         length = math.hypot(q[0] - p[0], q[1] - p[1])
         nx, ny = -(q[1] - p[1]) / length, (q[0] - p[0]) / length  # the wall's left
         mid = ((p[0] + q[0]) / 2 + outward * off_mm * nx, (p[1] + q[1]) / 2 + outward * off_mm * ny)

@@ -13,6 +13,7 @@ from ezdxf.enums import TextEntityAlignment
 from ezdxf.layouts import BaseLayout
 
 from layout.export.dxf.annotate import note
+from layout.export.dxf.fastpath import RawEntities
 from layout.export.dxf.layers import MM_PER_M
 from layout.export.dxf.sheets import SLD_H_MM, SLD_W_MM, Sheet
 from layout.power.sld import SldBlock
@@ -119,7 +120,7 @@ def sld_items(blocks: Sequence[SldBlock], hall: str) -> list[SldItem]:
     return out
 
 
-def draw_sld(msp: BaseLayout, scene: Scene, sheets: Sequence[Sheet]) -> None:
+def draw_sld(msp: BaseLayout, scene: Scene, sheets: Sequence[Sheet], raw: RawEntities | None = None) -> None:
     if not scene.sld:
         return
     for sheet in sheets:
@@ -142,8 +143,8 @@ def draw_sld(msp: BaseLayout, scene: Scene, sheets: Sequence[Sheet]) -> None:
                 )  # fmt: skip
                 for i, line in enumerate(it.lines):
                     note(msp, line, at((x0 + 1.2, y1 - 1.0 - i * PITCH_MM)), TEXT_MM * n, LAYER,
-                         TextEntityAlignment.TOP_LEFT)  # fmt: skip
+                         TextEntityAlignment.TOP_LEFT, raw=raw)  # fmt: skip
             else:
                 for i, line in enumerate(it.lines):
                     note(msp, line, at((it.points[0][0], it.points[0][1] - i * PITCH_MM)), TEXT_MM * n, LAYER,
-                         TextEntityAlignment.TOP_LEFT)  # fmt: skip
+                         TextEntityAlignment.TOP_LEFT, raw=raw)  # fmt: skip
