@@ -231,6 +231,40 @@ def test_links_table_matches_a_row_by_row_build(superpod: Any) -> None:
     assert all(str(t) == "str" for t in lt.dtypes[["a_device", "rack_a", "kind", "media"]])
 
 
+def test_links_arrow_is_the_links_table_dictionary_encoded_and_writes_its_bytes(superpod: Any) -> None:
+    """The tables the exports write from (dictionary-encoded) give the DataFrame's CSV bytes (pandas'
+    own writer the reference), its Parquet values and types, and its Links summary."""
+    import pyarrow as pa
+
+    d, lt = superpod.design, superpod.links
+    la = tables.links_arrow(d.fabric, d.placement, d.cabling)
+    assert la.column_names == tables.LINK_COLUMNS == lt.columns.tolist()
+    assert all(pa.types.is_dictionary(la[c].type) for c in ("a_device", "rack_b", "kind", "media", "status"))
+    assert tables.csv_bytes(la) == tables.csv_bytes(lt) == pandas_csv(lt)
+    back, twin = _parquet_back(tables.parquet_bytes(la)), _parquet_back(tables.parquet_bytes(lt))
+    assert back.schema == twin.schema and back.equals(twin)
+    pd.testing.assert_frame_equal(back.to_pandas(), lt, check_dtype=False)
+    pd.testing.assert_frame_equal(tables.links_summary(la), tables.links_summary(lt))
+
+
+def test_links_summary_groups_as_the_text_sorts() -> None:
+    """Grouped by codes, the rows come out sorted by the names (not by the categories' order), a
+    missing name as "nan", and the metres of the rounded lengths."""
+    cat = pd.Categorical
+    links = pd.DataFrame({
+        "network": cat(["fe", "be", "be", None], categories=["fe", "be"]),
+        "kind": cat(["x", "y", "y", "y"]), "media": cat(["m", "m", "m", "m"]),
+        "media_class": cat(["c", "c", "c", "c"]), "length_m": [1.0, 2.0, 3.5, 4.0],
+        "stock_length_m": [2.0, 3.0, 5.0, 5.0],
+    })  # fmt: skip
+    s = tables.links_summary(links)
+    assert s["network"].tolist() == ["be", "fe", "nan"]
+    assert s["links"].tolist() == [2, 1, 1]
+    assert s["routed_m"].tolist() == [5.5, 1.0, 4.0] and s["max_length_m"].tolist() == [3.5, 1.0, 4.0]
+    plain = links.astype({k: str for k in ("network", "kind", "media", "media_class")})
+    pd.testing.assert_frame_equal(tables.links_summary(plain), s)
+
+
 def test_links_table_marks_a_link_without_a_rack_with_an_empty_rack_id() -> None:
     devices = pd.DataFrame({"device_id": ["srv-0", "leaf-0"]})
     racks = pd.DataFrame({"rack_id": ["B1/H1/R01/K01"]})
@@ -360,6 +394,40 @@ def test_xlsx_cells_of_every_kind_read_back(sheets: dict[str, pd.DataFrame]) -> 
     wb = _read_back(sheets)
     for name, df in sheets.items():
         _check_sheet(wb[name], df)
+
+
+REPEATS = pd.DataFrame({
+    "f": [0.0, -0.0, 0.1, np.nan, 0.0, -0.0, 0.1, float("inf")],
+    "mixed": [1, True, 1.0, "1", 1, True, 1.0, "1"],  # equal keys, four different cells
+    "text": ["=x", "a", None, "=x", "a", "", "a&b", "a"],
+    "str": pd.array(["r1", "r1", None, "-y", "r2", "r1", "-y", "r2"], dtype="str"),
+    "cat": pd.Categorical(["b", "a", None, "b", "+z", "a", "b", "a"], categories=["b", "a", "+z"]),
+    "n": np.array([3, 3, 1, 2, 3, 1, 2, 3], np.uint8),
+})  # fmt: skip
+
+
+def test_xlsx_cells_of_repeated_values_are_the_per_cell_writers() -> None:
+    """The cells worked out once per distinct value and taken for each row are those the writer gives
+    cell by cell (its reference): -0.0 apart from 0.0, 1 / True / 1.0 / "1" apart, formula-like text
+    with the quote prefix style; and they read back."""
+    from openpyxl import Workbook
+
+    from layout.export.tables import xlsx
+
+    ws = Workbook().active
+    styles, quoted, hits = xlsx._register_styles(ws, REPEATS)
+    got = xlsx._sheet_rows(REPEATS, 1, styles, quoted, hits)
+    rows = []
+    for r in range(len(REPEATS)):
+        cells = []
+        for j, letter in enumerate("ABCDEF"):
+            hit = hits[j]
+            style = quoted[j] if hit is not None and hit[r] else styles[j]
+            cells.append(xlsx._xml_cell(f"{letter}{r + 2}", REPEATS.iat[r, j], style))
+        rows.append(f'<row r="{r + 2}">{"".join(cells)}</row>')
+    assert got.partition("</row>")[2] == "".join(rows)
+    assert [h is not None for h in hits] == [False, False, True, True, True, False]
+    _check_sheet(_read_back({"R": REPEATS})["R"], REPEATS)
 
 
 CONTROL = ["bell\x07", "nul\x00 here", "\x1b[31mred", "cr\r\nlf", "\rstarts", "\x0b\x0c", "\x1f", "x\ufffe\uffff",
@@ -593,9 +661,17 @@ def test_ports_table_matches_a_row_by_row_build(which: str, superpod: Any, unpla
         assert (pt["a_rack"] == "").sum() > 0
 
 
+def _parquet_back(data: bytes) -> Any:
+    import pyarrow.parquet as pq
+
+    return pq.read_table(io.BytesIO(data))
+
+
 def test_ports_arrow_holds_its_text_as_dictionaries_and_writes_its_pandas_twins_bytes(unplaced: Any) -> None:
-    """The ports table stays dictionary-encoded until written; its CSV and Parquet bytes are those of
-    the plain pandas table (pandas' own CSV writer the reference), also where a value needs quotes."""
+    """The ports table stays dictionary-encoded until written; its CSV bytes are those of the plain
+    pandas table (pandas' own CSV writer the reference), also where a value needs quotes; its Parquet
+    file (the dictionaries kept as its dictionary pages) reads back as the pandas table's: the same
+    plain types and values."""
     import pyarrow as pa
 
     d = unplaced
@@ -610,7 +686,10 @@ def test_ports_arrow_holds_its_text_as_dictionaries_and_writes_its_pandas_twins_
         assert all(pa.types.is_dictionary(table[c].type) for c in text)
         df = tables.ports_table(d.fabric, d.placement, d.cabling, code)
         assert tables.csv_bytes(table) == df.to_csv(index=False, lineterminator="\n").encode()
-        assert tables.parquet_bytes(table) == tables.parquet_bytes(df)
+        back, twin = _parquet_back(tables.parquet_bytes(table)), _parquet_back(tables.parquet_bytes(df))
+        assert back.schema == twin.schema and back.equals(twin)
+        assert not any(pa.types.is_dictionary(t) for t in back.schema.types)
+        pd.testing.assert_frame_equal(back.to_pandas(), df, check_dtype=False)
     assert b'"A,B.' in tables.csv_bytes(table)
 
 

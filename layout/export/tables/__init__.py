@@ -29,8 +29,10 @@ from layout.export.tables.csv import (
 )
 from layout.export.tables.design import (
     BOM_HEADERS,
+    LINK_COLUMNS,
     POWER_COLUMNS,
     bom_sheet,
+    links_arrow,
     links_summary,
     links_table,
     power_table,
@@ -80,6 +82,8 @@ __all__ = [
     "formula_like_rows",
     "is_formula_like",
     "json_text",
+    "LINK_COLUMNS",
+    "links_arrow",
     "links_summary",
     "links_table",
     "number_format",

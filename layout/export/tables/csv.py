@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import re
@@ -54,19 +55,20 @@ def _csv_into(df: pd.DataFrame | Any, f: Any) -> None:
 
 
 def _joined_csv(header: list[str], texts: list[Any], f: Any) -> bool:
-    """Write the header line and the text columns joined unquoted by pyarrow into ``f``; False when a
-    value needs quotes (``f`` then holds part of it)."""
+    """Write the header line and the text columns joined unquoted by pyarrow into ``f``, a batch of
+    rows at a time (a dictionary column decoded per batch: pyarrow writes plain text faster than it
+    decodes as it writes); False when a value needs quotes (``f`` then holds part of it)."""
     import pyarrow as pa
     import pyarrow.csv as pa_csv
 
     f.write((",".join(header) + "\n").encode("utf-8"))
     table = pa.table(texts, names=[f"c{i}" for i in range(len(texts))])
+    schema = pa.schema([pa.field(n, pa.string()) for n in table.column_names])
+    options = pa_csv.WriteOptions(include_header=False, quoting_style="none")
     try:
-        pa_csv.write_csv(
-            table,
-            f,
-            pa_csv.WriteOptions(include_header=False, quoting_style="none", batch_size=CSV_BATCH_ROWS),
-        )
+        with pa_csv.CSVWriter(f, schema, write_options=options) as writer:
+            for start in range(0, len(table), CSV_BATCH_ROWS):
+                writer.write_table(decoded(table.slice(start, CSV_BATCH_ROWS)))
     except pa.ArrowInvalid:  # a value needs quoting
         return False
     return True
@@ -132,13 +134,21 @@ def defused_text(col: Any) -> Any:
     if pa.types.is_dictionary(col.type):
         words = defused_text(col.dictionary)
         return col if words is col.dictionary else pa.DictionaryArray.from_arrays(col.indices, words)
-    hit = pc.match_substring_regex(col, _FORMULA_START_RE)
-    if not pc.any(hit).as_py():
+    firsts = pc.utf8_slice_codeunits(col, 0, 1)  # a look at the first character first: the usual case
+    if not pc.any(pc.is_in(firsts, value_set=_FORMULA_FIRSTS())).as_py():
         return col
+    hit = pc.match_substring_regex(col, _FORMULA_START_RE)
     hit = pc.and_not(hit, pc.match_substring_regex(col, _NUMBER_RE))
     if not pc.any(hit).as_py():
         return col
     return pc.if_else(hit, pc.binary_join_element_wise("'", col, ""), col)
+
+
+@functools.cache
+def _FORMULA_FIRSTS() -> Any:  # noqa: N802 - a constant, made when first needed (pyarrow loads late)
+    import pyarrow as pa
+
+    return pa.array(list(FORMULA_START), pa.string())
 
 
 def formula_like_rows(col: pd.Series) -> np.ndarray | None:
@@ -153,9 +163,20 @@ def formula_like_rows(col: pd.Series) -> np.ndarray | None:
         return hit if hit.any() else None
     if isinstance(col.dtype, np.dtype) and col.dtype.kind in "biufcmM":
         return None
-    values = col.tolist()
-    hit = np.fromiter((type(v) is str and is_formula_like(v) for v in values), bool, len(values))
+    if pd.api.types.infer_dtype(col, skipna=True) == "string":  # text: each distinct value looked at once
+        codes, uniques = pd.factorize(col)
+        words = _formula_like(list(uniques))
+        if not words.any():
+            return None
+        codes = np.asarray(codes)
+        hit = np.where(codes >= 0, words[np.maximum(codes, 0)], False)
+        return hit if hit.any() else None
+    hit = _formula_like(col.tolist())
     return hit if hit.any() else None
+
+
+def _formula_like(values: list[Any]) -> np.ndarray:
+    return np.fromiter((type(v) is str and is_formula_like(v) for v in values), bool, len(values))
 
 
 def defused_frame(df: pd.DataFrame) -> pd.DataFrame:
@@ -245,17 +266,31 @@ def write_csv(df: pd.DataFrame | Any, path: str | Path) -> Path:
 
 def parquet_bytes(df: pd.DataFrame | Any) -> bytes:
     """``df`` (a DataFrame, or a pyarrow Table such as :func:`ports_arrow`'s) as a Parquet file (zstd, one
-    row group, no index). Deterministic: no pandas metadata (it would tie the bytes to the pandas
-    version), text columns as plain UTF-8 strings (dictionaries decoded: the file of the pandas twin)."""
+    row group, no index). Deterministic: no pandas metadata nor Arrow schema (they would tie the bytes
+    to the pandas or pyarrow version), so a reader sees the file's own types: text as plain UTF-8
+    strings. A dictionary-encoded text column (a categorical, a dictionary array) is handed to the
+    writer as it is, its dictionary the column's dictionary page (no string hashed per row); the values
+    read back are those of the decoded table."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.Table.from_pandas(df, preserve_index=False) if isinstance(df, pd.DataFrame) else decoded(df)
-    fields = [pa.field(f.name, pa.string()) if pa.types.is_large_string(f.type) else f for f in table.schema]
+    table = pa.Table.from_pandas(df, preserve_index=False) if isinstance(df, pd.DataFrame) else df
+    fields = [pa.field(f.name, _plain_text(f.type)) for f in table.schema]
     table = table.cast(pa.schema(fields)).replace_schema_metadata(None)
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd", row_group_size=max(len(table), 1))
+    pq.write_table(table, sink, compression="zstd", row_group_size=max(len(table), 1), store_schema=False)
     return bytes(sink.getvalue().to_pybytes())
+
+
+def _plain_text(t: Any) -> Any:
+    """``t`` with large strings as strings (a dictionary's values too): the same file from pandas' text."""
+    import pyarrow as pa
+
+    if pa.types.is_large_string(t):
+        return pa.string()
+    if pa.types.is_dictionary(t) and pa.types.is_large_string(t.value_type):
+        return pa.dictionary(t.index_type, pa.string())
+    return t
 
 
 def write_parquet(df: pd.DataFrame | Any, path: str | Path) -> Path:

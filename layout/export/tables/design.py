@@ -1,6 +1,8 @@
 """The tables of one design and the files they are written to.
 
-- ``links_table(fabric, placement, cabling)``: one row per link with device and rack ids (for CSV);
+- ``links_arrow(fabric, placement, cabling)``: one row per link with device and rack ids, dictionary-
+  encoded (the CSV, Parquet and Links summary of all three formats built from one table);
+  ``links_table``: the same as a DataFrame;
   ``links_summary(links)``: links and metres per network, kind and medium (for the XLSX);
   ``summary_rows(summary)``: ``summary.json`` flattened to (key, value) rows; ``summary_words``: the
   same in words, the workbook's Summary sheet; ``bom_sheet``: the BOM with live subtotals.
@@ -19,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from layout import figures
-from layout.export.tables.csv import write_csv, write_parquet
+from layout.export.tables.csv import decoded, write_csv, write_parquet
 from layout.export.tables.jsonout import jsonable
 from layout.export.tables.ports import port_tables
 from layout.export.tables.xlsx import BOLD_ROWS, FILTER_ROWS, HEADERS, Formula, column_letter, write_xlsx
@@ -33,49 +35,74 @@ if TYPE_CHECKING:
 
 
 def links_table(fabric: Fabric, placement: Placement, cabling: Cabling) -> pd.DataFrame:
-    """One row per link of ``cabling.links`` with device ids and rack ids instead of numbers.
-
-    The text columns are built in pyarrow (ids taken by index, categories by code) and handed to pandas
-    as its arrow-backed strings, without a Python object per link."""
+    """:func:`links_arrow` as a pandas DataFrame: its text columns as pandas' arrow-backed ``str``, the
+    numbers as they are."""
     import pyarrow as pa
-    import pyarrow.compute as pc
+
+    str_dtype = pd.StringDtype("pyarrow", na_value=np.nan)
+    return decoded(links_arrow(fabric, placement, cabling)).to_pandas(
+        types_mapper={pa.string(): str_dtype}.get
+    )
+
+
+LINK_COLUMNS = [
+    "a_device", "b_device", "kind", "network", "speed_gbps", "pod", "rack_a", "rack_b", "route",
+    "tray_m", "length_m", "media", "media_class", "stock_length_m", "status",
+]  # fmt: skip
+
+
+def links_arrow(fabric: Fabric, placement: Placement, cabling: Cabling) -> Any:
+    """One row per link of ``cabling.links`` with device ids and rack ids instead of numbers
+    (``LINK_COLUMNS``; a link end without a rack: an empty rack id), as a pyarrow Table.
+
+    Every text column is dictionary-encoded, as :func:`ports_arrow`'s: the device and rack ids held
+    once, each row an index into them, the categories by their codes; no string is copied per link
+    until a file is written (the CSV writer decodes them a batch at a time, the Parquet writer keeps
+    them as its dictionary pages, the Links summary groups the codes)."""
+    import pyarrow as pa
 
     links = cabling.links
     dev_ids = _arrow_text(fabric.devices["device_id"])
-    rack_ids = pa.concat_arrays([_arrow_text(placement.racks["rack_id"]), pa.array([""], pa.string())])
+    racks = placement.racks["rack_id"]
+    rack_ids = pa.concat_arrays([_arrow_text(racks), pa.array([""], pa.string())])
 
-    def device(col: str) -> pd.Series:
-        return _str_series(pc.take(dev_ids, links[col].to_numpy(np.int64)))
+    def coded(idx: Any, dictionary: Any) -> Any:
+        return pa.DictionaryArray.from_arrays(pa.array(np.asarray(idx, np.int32)), dictionary)
 
-    def rack(col: str) -> pd.Series:
+    def rack(col: str) -> Any:
         r = links[col].to_numpy(np.int64)
-        return _str_series(pc.take(rack_ids, np.where(r >= 0, r, len(rack_ids) - 1)))
+        return coded(np.where(r >= 0, r, len(racks)), rack_ids)
 
-    def text(col: str) -> pd.Series:
+    def text(col: str) -> Any:
         c = links[col]
         if not isinstance(c.dtype, pd.CategoricalDtype):
-            return c.astype(str)
+            c = c.astype(str).astype("category")
         codes = c.cat.codes.to_numpy()
         names = _arrow_text(pd.Series(c.cat.categories))
-        return _str_series(pc.take(names, pa.array(codes, mask=codes < 0)))
+        return pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32), mask=codes < 0), names)
 
-    return pd.DataFrame({
-        "a_device": device("a"),
-        "b_device": device("b"),
+    def number(col: str, digits: int | None = None) -> Any:
+        x = links[col]
+        return pa.array(x.round(digits) if digits is not None else x, from_pandas=True)  # NaN: null
+
+    table = {
+        "a_device": coded(links["a"].to_numpy(np.int64), dev_ids),
+        "b_device": coded(links["b"].to_numpy(np.int64), dev_ids),
         "kind": text("kind"),
         "network": text("network"),
-        "speed_gbps": links["speed_gbps"],
-        "pod": links["pod"],
+        "speed_gbps": number("speed_gbps"),
+        "pod": number("pod"),
         "rack_a": rack("rack_a"),
         "rack_b": rack("rack_b"),
         "route": text("route"),
-        "tray_m": links["tray_m"].round(3),
-        "length_m": links["length_m"].round(3),
+        "tray_m": number("tray_m", 3),
+        "length_m": number("length_m", 3),
         "media": text("media"),
         "media_class": text("media_class"),
-        "stock_length_m": links["stock_length_m"],
+        "stock_length_m": number("stock_length_m"),
         "status": text("status"),
-    })  # fmt: skip
+    }
+    return pa.table([table[c] for c in LINK_COLUMNS], names=LINK_COLUMNS)
 
 
 def _arrow_text(col: pd.Series) -> Any:
@@ -84,28 +111,37 @@ def _arrow_text(col: pd.Series) -> Any:
     return pa.array(col.astype(str), from_pandas=True).cast(pa.string())
 
 
-def _str_series(arr: Any) -> pd.Series:
-    """A pyarrow string array as a pandas Series of the default ``str`` dtype (no copy)."""
-    return pd.Series(pd.array(arr, dtype=pd.StringDtype("pyarrow", na_value=np.nan)))
-
-
-def links_summary(links: pd.DataFrame) -> pd.DataFrame:
-    """Links, routed metres and cable bought per network, kind and medium (``cabling.links`` columns)."""
+def links_summary(links: pd.DataFrame | Any) -> pd.DataFrame:
+    """Links, routed metres and cable bought per network, kind and medium, sorted by them: of a links
+    table (:func:`links_arrow`'s or a DataFrame with those columns), grouped by one integer key made of
+    the four columns' codes (no string looked at per link)."""
+    keys = ["network", "kind", "media", "media_class"]
+    if not isinstance(links, pd.DataFrame):  # dictionary columns become categoricals
+        links = links.select([*keys, "length_m", "stock_length_m"]).to_pandas()
+    key = np.zeros(len(links), np.int64)
+    names = []
+    for k in keys:  # each name as text (a missing one as "nan", as str() writes it); codes in mixed radix
+        codes, uniques = pd.factorize(links[k], use_na_sentinel=False)
+        names.append(np.asarray([str(u) for u in uniques], dtype=object))
+        key = key * max(len(uniques), 1) + codes
     df = pd.DataFrame({
-        "network": links["network"].astype(str), "kind": links["kind"].astype(str),
-        "media": links["media"].astype(str), "media_class": links["media_class"].astype(str),
-        "length_m": links["length_m"].astype(float), "stock_length_m": links["stock_length_m"].astype(float),
+        "key": key, "length_m": links["length_m"].to_numpy(float),
+        "stock_length_m": links["stock_length_m"].to_numpy(float),
     })  # fmt: skip
-    out = (
-        df.groupby(["network", "kind", "media", "media_class"], sort=True)
-        .agg(
-            links=("length_m", "size"),
-            routed_m=("length_m", "sum"),
-            max_length_m=("length_m", "max"),
-            cable_m=("stock_length_m", "sum"),
-        )
-        .reset_index()
+    out = df.groupby("key", sort=True).agg(
+        links=("length_m", "size"),
+        routed_m=("length_m", "sum"),
+        max_length_m=("length_m", "max"),
+        cable_m=("stock_length_m", "sum"),
     )
+    rest = out.index.to_numpy(np.int64)
+    cols: dict[str, Any] = {}
+    for k, words in reversed(list(zip(keys, names, strict=True))):
+        cols[k] = words[rest % max(len(words), 1)]
+        rest = rest // max(len(words), 1)
+    head = pd.DataFrame({k: cols[k] for k in keys})
+    out = pd.concat([head, out.reset_index(drop=True)], axis=1)
+    out = out.sort_values(keys, kind="stable").reset_index(drop=True)
     for c in ("routed_m", "max_length_m", "cable_m"):
         out[c] = out[c].round(3)
     return out
@@ -252,7 +288,7 @@ def write_design_tables(
     *,
     bom: pd.DataFrame,
     racks: pd.DataFrame,
-    links: pd.DataFrame,
+    links: pd.DataFrame | Any,
     summary: dict[str, Any],
     date: str,
     csv: bool = True,
@@ -264,7 +300,7 @@ def write_design_tables(
 ) -> list[Path]:
     """``{stem}-bom.csv`` and ``{stem}-links.csv`` (``csv``), ``{stem}-bom.parquet`` and
     ``{stem}-links.parquet`` (``parquet``) and ``{stem}.xlsx`` (``xlsx``); ``links`` is
-    ``links_table(...)``. Given ``ports`` (``ports_table(...)``) also ``{stem}-ports.csv`` / ``.parquet``,
+    ``links_arrow(...)`` (or its DataFrame, ``links_table(...)``: the same bytes). Given ``ports`` (``ports_table(...)``) also ``{stem}-ports.csv`` / ``.parquet``,
     given ``cages`` (the port map's cages per model and group) a Ports sheet, given ``power``
     (``power_table(...)``) a Power sheet. Returns the paths written."""
     out = Path(out_dir)
@@ -311,7 +347,7 @@ def write_tables_of(
         design.inputs.stem if stem is None else stem,
         bom=design.bom,
         racks=racks_with_feeds(design),
-        links=links_table(design.fabric, design.placement, design.cabling),
+        links=links_arrow(design.fabric, design.placement, design.cabling),
         summary=design.summary() if summary is None else summary,
         date=design.inputs.site.site.date,
         csv=csv,

@@ -152,10 +152,17 @@ def _workbook(sheets: dict[str, pd.DataFrame], stamp: datetime.datetime, title: 
         heads = df.attrs.get(HEADERS, {})
         for j, col in enumerate(cols):
             head = str(heads.get(col, col))
-            longest = max([len(head), *(len(_shown(v)) for v in df.iloc[:, j].head(2000).tolist())])
+            longest = max(len(head), _widest(df.iloc[:, j].head(2000)))
             ws.column_dimensions[column_letter(j)].width = min(longest + 2, MAX_COLUMN_WIDTH)
         _print_setup(ws, title, len(cols), len(df))
     return wb
+
+
+def _widest(col: pd.Series) -> int:
+    """The longest text of ``col``'s cells as shown (:func:`_shown`), each distinct value once."""
+    distinct = _distinct(col)
+    values = col.tolist() if distinct is None else distinct[1]
+    return max((len(_shown(v)) for v in values), default=0)
 
 
 def _print_setup(ws: Any, title: str, n_cols: int, n_rows: int) -> None:
@@ -263,10 +270,6 @@ _NOT_XML = "\\ud800-\\udfff\\ufffe\\uffff"  # surrogates, U+FFFE, U+FFFF: as reg
 _BAD = f"\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\r{_NOT_XML}"
 _XML_BAD = re.compile(f"[{_BAD}]")
 _ESCAPED = re.compile(f"[{_BAD}]|_(?=x[0-9A-Fa-f]{{4}}(?:_|[{_BAD}]))")
-# text written as it is: no markup, no control character (nor anything else to escape), no space at either
-# end, not "=..." or "#..." (text all the same, written by _xml_cell); "_x" is looked for apart
-_OUT = f"&<>\\x00-\\x1f{_NOT_XML}"
-_PLAIN = re.compile(f"[^\\s=#{_OUT}](?:[^{_OUT}]*[^\\s{_OUT}])?\\Z")
 
 XLSX_MAX_TEXT = 32_767  # characters an Excel cell holds (UTF-16 code units)
 
@@ -294,15 +297,16 @@ def _escape(m: re.Match[str]) -> str:
     return f"_x{ord(m.group()):04X}_"
 
 
-def _text_cell(ref: str, s: str, text: str) -> str:
-    """A text cell: ``text`` cut to what a cell holds, escaped (see _BAD), markup as entities."""
+def _text_tail(s: str, text: str) -> str:
+    """A text cell after its reference: ``text`` cut to what a cell holds, escaped (see _BAD), markup as
+    entities."""
     text = _ESCAPED.sub(_escape, _fit(text))
     if text == "":
-        return f'<c r="{ref}"{s} t="inlineStr" />'
+        return f'"{s} t="inlineStr" />'
     stripped = text.strip()
     space = ' xml:space="preserve"' if stripped and stripped != text else ""
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return f'<c r="{ref}"{s} t="inlineStr"><is><t{space}>{text}</t></is></c>'
+    return f'"{s} t="inlineStr"><is><t{space}>{text}</t></is></c>'
 
 
 def _bold_styles(ws: Any, df: pd.DataFrame) -> list[int]:
@@ -330,76 +334,111 @@ def _sheet_rows(
     bold: list[int] | None = None,
 ) -> str:
     """The ``<row>`` elements of a sheet: the header in bold (its words: ``attrs["headers"]``), then one
-    row per table row; the rows ``attrs["bold_rows"]`` names in ``bold`` (per column, a bold style)."""
+    row per table row; the rows ``attrs["bold_rows"]`` names in ``bold`` (per column, a bold style).
+
+    Each column's cells are worked out once per distinct value (:func:`_column_tails`) and joined into
+    rows by pyarrow, not a Python string per cell."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     letters = [column_letter(j) for j in range(df.shape[1])]
     heads = df.attrs.get(HEADERS, {})
     head = "".join(
         _xml_cell(f"{c}1", str(heads.get(v, v)), bold_id) for c, v in zip(letters, df.columns, strict=True)
     )
-    parts = [f'<row r="1">{head}</row>']
-    columns = [
-        _column_cells(df.iloc[:, j], letters[j], styles[j], quoted[j], hits[j]) for j in range(df.shape[1])
-    ]
-    for r in df.attrs.get(BOLD_ROWS, []) if bold is not None else []:
+    if not len(df):
+        return f'<row r="1">{head}</row>'
+    tails = [_column_tails(df.iloc[:, j], styles[j], quoted[j], hits[j]) for j in range(df.shape[1])]
+    bold_rows = df.attrs.get(BOLD_ROWS, []) if bold is not None else []
+    if bold_rows:
         for j, style in enumerate(bold or []):
-            columns[j][r] = _xml_cell(f"{letters[j]}{r + 2}", df.iat[r, j], style)
-    for r, cells in enumerate(zip(*columns, strict=True), start=2):
-        parts.append(f'<row r="{r}">{"".join(cells)}</row>')
-    return "".join(parts)
-
-
-def _column_cells(
-    col: pd.Series, letter: str, style: int, quoted: int = 0, hit: np.ndarray | None = None
-) -> list[str]:
-    """The ``<c>`` elements of one column from row 2 on; numpy number and bool columns without a type
-    test per value, plain text without a look at each character; ``quoted``: the style of the cells
-    ``hit`` marks, its formula-like text cells (0, None: it has none)."""
-    values = col.tolist()
-    rows = range(2, len(values) + 2)
-    s = f' s="{style}"' if style else ""
-    kind = col.dtype.kind if isinstance(col.dtype, np.dtype) else ""
-    if kind in ("i", "u"):
-        return [f'<c r="{letter}{r}"{s} t="n"><v>{v:.16g}</v></c>' for r, v in zip(rows, values, strict=True)]
-    if kind == "f":
-        return [
-            f'<c r="{letter}{r}"{s} t="n"><v>{v:.16g}</v></c>'
-            if math.isfinite(v)
-            else (f'<c r="{letter}{r}"{s} t="n" />' if style else "")
-            for r, v in zip(rows, values, strict=True)
-        ]
-    if kind == "b":
-        return [f'<c r="{letter}{r}"{s} t="b"><v>{int(v)}</v></c>' for r, v in zip(rows, values, strict=True)]
-    if quoted and hit is not None:
-        return [
-            _xml_cell(f"{letter}{r}", v, quoted if h else style)
-            for r, v, h in zip(rows, values, hit.tolist(), strict=True)
-        ]
-    return [
-        f'<c r="{letter}{r}"{s} t="inlineStr"><is><t>{v}</t></is></c>'
-        if type(v) is str and len(v) <= XLSX_MAX_TEXT // 2 and _PLAIN.match(v) and "_x" not in v
-        else _xml_cell(f"{letter}{r}", v, style)
-        for r, v in zip(rows, values, strict=True)
+            column = tails[j].to_pylist()
+            for r in bold_rows:
+                column[r] = _cell_tail(df.iat[r, j], style)
+            tails[j] = pa.array(column, pa.string())
+    rows = pa.array(np.arange(2, len(df) + 2)).cast(pa.string())
+    cells = [
+        pc.fill_null(pc.binary_join_element_wise(f'<c r="{letter}', rows, tail, ""), "")
+        for letter, tail in zip(letters, tails, strict=True)
     ]
+    body = pc.binary_join_element_wise('<row r="', rows, '">', *cells, "</row>", "")
+    return f'<row r="1">{head}</row>' + "".join(body.to_pylist())
+
+
+def _column_tails(col: pd.Series, style: int, quoted: int = 0, hit: np.ndarray | None = None) -> Any:
+    """Each cell of one column from row 2 on as the text after its reference (``<c r="A7`` then this),
+    null for no cell, as a pyarrow string array: one :func:`_cell_tail` per distinct value (a numpy
+    number or bool column, text) taken for every row, else one per row. ``quoted``: the style of the
+    cells ``hit`` marks, its formula-like text cells (0, None: it has none)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    styled = quoted and hit is not None
+    distinct = _distinct(col)
+    if distinct is None:
+        marks = hit.tolist() if styled and hit is not None else [False] * len(col)
+        return pa.array(
+            [_cell_tail(v, quoted if h else style) for v, h in zip(col.tolist(), marks, strict=True)],
+            pa.string(),
+        )
+    codes, values = distinct
+    values = [*values, None]  # the last: a missing value
+    idx = np.where(codes >= 0, codes, len(values) - 1)
+    tails = [_cell_tail(v, style) for v in values]
+    if styled and hit is not None:
+        tails += [_cell_tail(v, quoted) for v in values]
+        idx = idx + np.asarray(hit, bool) * len(values)
+    return pc.take(pa.array(tails, pa.string()), pa.array(idx))
+
+
+def _distinct(col: pd.Series) -> tuple[np.ndarray, list[Any]] | None:
+    """Each value's code into the column's distinct values (-1: missing) and those values, for a column
+    of one kind of value: numbers or bools of a numpy dtype (floats by their bits: -0.0 is not 0.0),
+    text (plain, arrow-backed or categorical). None for any other column: an object column mixing kinds
+    (1, 1.0 and True are one key but three cells), dates, formulas."""
+    dtype = col.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        cats = dtype.categories
+        if pd.api.types.infer_dtype(cats, skipna=True) != "string":
+            return None
+        return col.cat.codes.to_numpy(np.int64), cats.tolist()
+    if isinstance(dtype, np.dtype) and dtype.kind in "iub":
+        codes, uniques = pd.factorize(col.to_numpy())
+        return codes, uniques.tolist()
+    if isinstance(dtype, np.dtype) and dtype.kind == "f":
+        x = np.ascontiguousarray(col.to_numpy(), np.float64)
+        codes, bits = pd.factorize(x.view(np.int64))
+        return codes, bits.view(np.float64).tolist()
+    if pd.api.types.infer_dtype(col, skipna=True) in ("string", "empty"):
+        text_codes, words = pd.factorize(col)
+        return np.asarray(text_codes), list(words)
+    return None
 
 
 def _xml_cell(ref: str, v: Any, style: int) -> str:
-    """One ``<c>`` element of any value ("" for an empty cell without a style): a :class:`Formula` with
-    its cached value, a number, a boolean, or text (see :func:`_value`). Text is always a text cell:
-    "=..." (live in a spreadsheet: formula injection) and "#N/A" (an error code) are written as the text
-    they are, as "+...", "-..." and "@..." are."""
+    """One ``<c>`` element of any value ("" for an empty cell without a style): see :func:`_cell_tail`."""
+    tail = _cell_tail(v, style)
+    return "" if tail is None else f'<c r="{ref}{tail}'
+
+
+def _cell_tail(v: Any, style: int) -> str | None:
+    """The ``<c>`` element of any value after its reference (None: no cell, an empty cell without a
+    style): a :class:`Formula` with its cached value, a number, a boolean, or text (see :func:`_value`).
+    Text is always a text cell: "=..." (live in a spreadsheet: formula injection) and "#N/A" (an error
+    code) are written as the text they are, as "+...", "-..." and "@..." are."""
     s = f' s="{style}"' if style else ""
     if isinstance(v, Formula):
         text = v.text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        return f'<c r="{ref}"{s}><f>{text}</f><v>{v.cached}</v></c>'
+        return f'"{s}><f>{text}</f><v>{v.cached}</v></c>'
     v = _value(v)
     if v is None:
-        return f'<c r="{ref}"{s} t="n" />' if style else ""
+        return f'"{s} t="n" />' if style else None
     t = type(v)
     if t is bool:
-        return f'<c r="{ref}"{s} t="b"><v>{int(v)}</v></c>'
+        return f'"{s} t="b"><v>{int(v)}</v></c>'
     if t is int or t is float:
-        return f'<c r="{ref}"{s} t="n"><v>{v:.16g}</v></c>'
-    return _text_cell(ref, s, v)
+        return f'"{s} t="n"><v>{v:.16g}</v></c>'
+    return _text_tail(s, v)
 
 
 _LARGEST = int(sys.float_info.max)  # the largest integer a number cell (a float) holds
