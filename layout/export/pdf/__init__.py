@@ -15,6 +15,15 @@ plans, self-contained), ``chapters/`` (one module per chapter) and ``report`` (t
 other modules and tests use are importable from here.
 """
 
+# ruff: noqa: E402 - the switch below must come before the chapters import reportlab's shapes
+from reportlab import rl_config
+
+# reportlab checks every attribute set on a drawing's shape against its declared type unless this is off
+# when reportlab.graphics.shapes is first imported (next, through the chapters): the report's
+# thousands of shapes (plans, single-line diagrams) are built by this package's code, which the tests
+# render, so the check would only cost ~10% of the campus report's CPU. The bytes are the same.
+rl_config.shapeChecking = 0
+
 from layout.export.pdf.chapters.assumptions import Figure, catalog_figures
 from layout.export.pdf.chapters.cover import meta_of
 from layout.export.pdf.charts import (
