@@ -247,6 +247,21 @@ def test_links_arrow_is_the_links_table_dictionary_encoded_and_writes_its_bytes(
     pd.testing.assert_frame_equal(tables.links_summary(la), tables.links_summary(lt))
 
 
+def test_parquet_bytes_depend_on_the_values_not_on_the_dictionary() -> None:
+    """A dictionary column with unused, repeated or reordered entries writes the same file as the
+    plainest dictionary of its values (a category added to a shared categorical changes nothing)."""
+    import pyarrow as pa
+
+    def table(idx: list[int | None], words: list[str]) -> Any:
+        col = pa.DictionaryArray.from_arrays(pa.array(idx, pa.int32()), pa.array(words))
+        return pa.table({"d": col, "n": pa.array(range(len(idx)))})
+
+    plain = tables.parquet_bytes(table([0, 1, 0, None], ["a", "b"]))
+    assert tables.parquet_bytes(table([2, 0, 2, None], ["b", "zz", "a"])) == plain
+    assert tables.parquet_bytes(table([0, 1, 2, None], ["a", "b", "a"])) == plain
+    assert _parquet_back(plain).column("d").to_pylist() == ["a", "b", "a", None]
+
+
 def test_links_summary_groups_as_the_text_sorts() -> None:
     """Grouped by codes, the rows come out sorted by the names (not by the categories' order), a
     missing name as "nan", and the metres of the rounded lengths."""

@@ -277,9 +277,34 @@ def parquet_bytes(df: pd.DataFrame | Any) -> bytes:
     table = pa.Table.from_pandas(df, preserve_index=False) if isinstance(df, pd.DataFrame) else df
     fields = [pa.field(f.name, _plain_text(f.type)) for f in table.schema]
     table = table.cast(pa.schema(fields)).replace_schema_metadata(None)
+    table = pa.table(
+        [_canonical(c) if pa.types.is_dictionary(c.type) else c for c in table.columns],
+        names=table.column_names,
+    )
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd", row_group_size=max(len(table), 1), store_schema=False)
     return bytes(sink.getvalue().to_pybytes())
+
+
+def _canonical(col: Any) -> Any:
+    """A dictionary column with its dictionary made of the values it uses, each once, sorted, so that
+    the file's bytes depend on the column's values only, not on how its dictionary was built (unused or
+    repeated entries, their order). Worked out on the indices and the (small) dictionary: no string
+    hashed per row."""
+    import pyarrow as pa
+
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    same, words = pd.factorize(np.asarray(arr.dictionary.to_pylist(), dtype=object))
+    valid = ~np.asarray(arr.is_null())
+    codes = same[np.asarray(arr.indices.fill_null(0), np.int64)]
+    present = np.zeros(len(words), bool)
+    present[codes[valid]] = True
+    order = np.argsort(np.asarray(words, dtype=object), kind="stable")
+    order = order[present[order]]
+    rank = np.zeros(max(len(words), 1), np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    indices = pa.array(rank[codes], mask=~valid)
+    return pa.DictionaryArray.from_arrays(indices, pa.array(words[order], arr.type.value_type))
 
 
 def _plain_text(t: Any) -> Any:
