@@ -117,10 +117,10 @@ def test_the_assignment_step_gives_the_same_orders_on_the_cluster(scheduler: str
         far = remote.map(opt.evaluate, problem, [item])[0]
     with Engine(workers=1) as here:
         local = here.map(opt.evaluate, problem, [item])[0]
+        before = here.map(opt.evaluate, problem, [space.baseline(inputs.site)])[0]
     assert isinstance(far, dict) and far == local
-    assert (
-        len(far["assigned"].order) == 4 and far["score"]["optics_usd"] < 332e6
-    )  # seed002 with the cable plant: $333.1 M before
+    # every hall's SUs reordered, and the optics cheaper than the baseline's
+    assert len(far["assigned"].order) == 4 and far["score"]["optics_usd"] < before["optics_usd"]
 
 
 def test_a_failing_task_is_reported_and_the_others_finish(scheduler: str) -> None:
