@@ -281,8 +281,18 @@ def parquet_bytes(df: pd.DataFrame | Any) -> bytes:
         [_canonical(c) if pa.types.is_dictionary(c.type) else c for c in table.columns],
         names=table.column_names,
     )
+    # min/max statistics of the numbers only: those of the text columns (ids, names) took half the
+    # writer's time on the campus's links and ports (0.32 -> 0.17 s) and serve no filter a reader runs
+    numbers = [f.name for f in table.schema if not _is_text(f.type)]
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd", row_group_size=max(len(table), 1), store_schema=False)
+    pq.write_table(
+        table,
+        sink,
+        compression="zstd",
+        row_group_size=max(len(table), 1),
+        store_schema=False,
+        write_statistics=numbers,
+    )
     return bytes(sink.getvalue().to_pybytes())
 
 
@@ -292,19 +302,33 @@ def _canonical(col: Any) -> Any:
     repeated entries, their order). Worked out on the indices and the (small) dictionary: no string
     hashed per row."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-    same, words = pd.factorize(np.asarray(arr.dictionary.to_pylist(), dtype=object))
+    if arr.dictionary.null_count:  # a null among the words themselves: worked out in Python
+        same, words = pd.factorize(np.asarray(arr.dictionary.to_pylist(), dtype=object))
+        words = pa.array(words, arr.type.value_type)
+    else:  # in Arrow: unique words, each word's first copy, sorted by their UTF-8 bytes (code points)
+        words = pc.unique(arr.dictionary)
+        same = np.asarray(pc.index_in(arr.dictionary, value_set=words), np.int64)
     valid = ~np.asarray(arr.is_null())
     codes = same[np.asarray(arr.indices.fill_null(0), np.int64)]
     present = np.zeros(len(words), bool)
     present[codes[valid]] = True
-    order = np.argsort(np.asarray(words, dtype=object), kind="stable")
+    order = np.asarray(pc.sort_indices(words), np.int64)
     order = order[present[order]]
     rank = np.zeros(max(len(words), 1), np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
     indices = pa.array(rank[codes], mask=~valid)
-    return pa.DictionaryArray.from_arrays(indices, pa.array(words[order], arr.type.value_type))
+    return pa.DictionaryArray.from_arrays(indices, words.take(pa.array(order)))
+
+
+def _is_text(t: Any) -> bool:
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return bool(pa.types.is_string(t) or pa.types.is_large_string(t))
 
 
 def _plain_text(t: Any) -> Any:
