@@ -35,9 +35,10 @@ cords. Panels: per panel rack, ``ceil(fibres / panel_fibres)`` 1U panels.
 Rack space: a location's panels go into the U its rack's devices leave free (the template's height less
 its devices'), the rest into fibre cabinets (``cabinet_ru`` panels each) standing at the row end beside
 that rack. A cord to a panel in a cabinet runs up to ``cabinets x cabinet_width_mm`` further: every cord
-of the location is made that much longer (``cord_extra_m``), so the cabling stage lays the plant again
-with those cords (``extra_by_rack``, at most ``PASSES`` times, until no location needs more cabinets
-than its cords allow for). With ``panels = "rack"`` (a panel in each rack) a rack whose panels do not
+of the location is made that much longer, plus one cabinet's width of slack (``cord_extra_m``), and
+the cabling stage picks the media again with those cords (a longer channel can need another medium;
+:func:`cabinet_run_of`, at most ``PASSES`` times, until no location needs more cabinets than its cords
+allow for: two on every shipped site). With ``panels = "rack"`` (a panel in each rack) a rack whose panels do not
 fit its free U is a ``panels`` violation. The cabinets are counted and bought; the floor plan does not
 draw them, so their floor space at the row end is not checked (the summary says how many stand at the
 largest location).
@@ -49,7 +50,7 @@ Tray fill: each plant link adds its trunk's cross-section shared by the trunk's 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -119,18 +120,6 @@ def with_cord_extra(geo: Geometry, extra_by_rack: np.ndarray) -> Geometry:
         cord_a_m=np.round(geo.cord_a_m + ext[geo.panel_a], 6),
         cord_b_m=np.round(geo.cord_b_m + ext[geo.panel_b], 6),
     )
-
-
-def cabinet_run_m(plant: Plant, n_racks: int, catalog: Catalog) -> np.ndarray:
-    """Per rack, how much further a cord runs to the farthest panel of its location's fibre cabinets
-    (0 where a location has none, or a rack is no panel location)."""
-    out = np.zeros(n_racks)
-    if len(plant.panels):
-        p = plant.panels
-        out[p["rack"].to_numpy(np.int64)] = (
-            p["cabinets"].to_numpy(float) * catalog.plant.cabinet_width_mm / 1000
-        )
-    return out
 
 
 def panel_racks(racks: pd.DataFrame, panels_at: str) -> np.ndarray:
@@ -396,17 +385,9 @@ def build(
     mp = MediaPlant.of(catalog, mt.ids)
     p = catalog.plant
     n = len(code)
-    has = code >= 0
-    k = np.where(has, code, 0)
-    conn = np.where(has, mp.connector[k], 0)
-    fib = np.where(has, mp.fibre[k], 0)
-    structured = geo.candidate & has & (conn > 0) & mt.is_optical(code)
+    k = _links(geo, code, mt, mp, p)
+    has, conn, fib, structured, st, ca, cb, tr = k
     fibre_m = np.asarray(stock_m, float).copy()
-    cords_sz = np.asarray(p.cord_lengths_m, float)
-    st = np.flatnonzero(structured)
-    ca = stock_up(geo.cord_a_m[st], cords_sz)
-    cb = stock_up(geo.cord_b_m[st], cords_sz)
-    tr = np.ceil(geo.trunk_m[st] - 1e-9)  # trunks made to the metre
     fibre_m[st] = ca + tr + cb
     plant_links = has & (fib > 0) & mt.is_optical(code)
     ch = np.flatnonzero(plant_links)
@@ -454,6 +435,59 @@ def build(
     )
     violations = _violations(channels, code, mt, racks, devices, links) + _space_violations(panels, racks)
     return Plant(panels_at, channels, trunks, panels, cords, violations), structured, fibre_m
+
+
+class _Links(NamedTuple):
+    """Per link: has a medium, connector and fibre codes, structured (through the plant); of the
+    structured links ``st``: their stock cords and trunk length."""
+
+    has: np.ndarray
+    conn: np.ndarray
+    fib: np.ndarray
+    structured: np.ndarray
+    st: np.ndarray
+    ca: np.ndarray
+    cb: np.ndarray
+    tr: np.ndarray
+
+
+def _links(geo: Geometry, code: np.ndarray, mt: MediaTable, mp: MediaPlant, p: Any) -> _Links:
+    has = code >= 0
+    k = np.where(has, code, 0)
+    conn = np.where(has, mp.connector[k], 0)
+    fib = np.where(has, mp.fibre[k], 0)
+    structured = geo.candidate & has & (conn > 0) & mt.is_optical(code)
+    cords_sz = np.asarray(p.cord_lengths_m, float)
+    st = np.flatnonzero(structured)
+    ca = stock_up(geo.cord_a_m[st], cords_sz)
+    cb = stock_up(geo.cord_b_m[st], cords_sz)
+    tr = np.ceil(geo.trunk_m[st] - 1e-9)  # trunks made to the metre
+    return _Links(has, conn, fib, structured, st, ca, cb, tr)
+
+
+def cabinet_run_of(
+    panels_at: str,
+    geo: Geometry,
+    code: np.ndarray,
+    mt: MediaTable,
+    catalog: Catalog,
+    n_racks: int,
+    free_ru: np.ndarray | None,
+) -> np.ndarray:
+    """Per rack, how much further a cord runs to the farthest of its location's fibre cabinets (0
+    where a location has none, or a rack is no panel location), in the plant :func:`build` would lay,
+    worked out from its panels alone (no channels, no violations): what the cabling stage asks of each
+    layout before it builds the plant."""
+    mp = MediaPlant.of(catalog, mt.ids)
+    p = catalog.plant
+    k = _links(geo, code, mt, mp, p)
+    out = np.zeros(n_racks)
+    if not len(k.st):
+        return out
+    _, panels, _, _ = _parts(p, mp, geo, k.st, code, k.conn, k.fib, k.ca, k.cb, k.tr, n_racks)
+    panels = _rack_space(panels, p, panels_at, free_ru, None)
+    out[panels["rack"].to_numpy(np.int64)] = panels["cabinets"].to_numpy(float) * p.cabinet_width_mm / 1000
+    return out
 
 
 def _parts(

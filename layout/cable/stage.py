@@ -220,7 +220,7 @@ def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | 
     )
     extra = np.zeros(len(racks))
     skeleton = port_skeleton(fabric, catalog, scope)
-    for _ in range(plantlib.PASSES):  # again when fibre cabinets lengthen cords (plant.with_cord_extra)
+    for i in range(plantlib.PASSES):  # again when fibre cabinets lengthen cords (plant.with_cord_extra)
         g = plantlib.with_cord_extra(geo, extra)
         code = base_code.copy()
         length = base_length
@@ -250,24 +250,17 @@ def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | 
             rack_ids,
         )
         code = port_map.code
-        cord_stock = mt.stock_length(port_map.stock_basis_m, code)
-        plant, structured, stock = plantlib.build(
-            inp.panels,
-            g,
-            code,
-            cord_stock,
-            mt,
-            catalog,
-            racks,
-            devices,
-            _with_racks(links, ends),
-            free_ru,
-            extra,
-        )
-        need = plantlib.cabinet_run_m(plant, len(racks), catalog)
-        if np.all(need <= extra + 1e-9):
+        need = plantlib.cabinet_run_of(inp.panels, g, code, mt, catalog, len(racks), free_ru)
+        grown = need > extra + 1e-9
+        if not grown.any() or i == plantlib.PASSES - 1:
             break
-        extra = np.maximum(extra, need)
+        # cords as long as the cabinets need, and one cabinet's width more: the next layout's media
+        # (a longer channel can need another) rarely ask for a cabinet more, so two layouts do
+        extra = np.where(grown, need + catalog.plant.cabinet_width_mm / 1000, extra)
+    cord_stock = mt.stock_length(port_map.stock_basis_m, code)
+    plant, structured, stock = plantlib.build(
+        inp.panels, g, code, cord_stock, mt, catalog, racks, devices, _with_racks(links, ends), free_ru, extra
+    )
     stock.flags.writeable = False  # the links table holds it: nothing may change it
     # a plant link is bought as two patch cords and its share of a trunk (the plant's parts), not a cord
     counts = cable_counts(np.where(structured, -1, code) if structured.any() else code, stock)

@@ -238,7 +238,8 @@ def test_panels_beyond_free_u_go_into_fibre_cabinets(catalog: Catalog) -> None:
     assert build("row", [1, 9], 2).summary()["fibre_cabinets"] == 2
     # a cord to the farthest of 2 cabinets runs 2 x 0.6 m further
     cat2 = catalog.model_copy(update={"plant": catalog.plant.model_copy(update={"cabinet_ru": 2})})
-    assert plantlib.cabinet_run_m(build("row", [1, 9], 2), 2, cat2).tolist() == pytest.approx([1.2, 0.0])
+    run = plantlib.cabinet_run_of("row", _geo(n), code, mt, cat2, 2, np.array([1, 9]))
+    assert run.tolist() == pytest.approx([1.2, 0.0])
     # panels in their own racks: no cabinets, and rack 0's three panels short are a violation
     plant = build("rack", [1, 9], 2)
     assert plant.panels["cabinets"].tolist() == [0, 0]

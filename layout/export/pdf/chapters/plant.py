@@ -76,17 +76,19 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
                 fmt_int(r.fibres),
                 f"{int(r.in_rack)} of {int(r.free_ru)}",
                 fmt_int(r.cabinets),
+                fmt_num(r.cord_extra_m, 1),
             ]
             for r in top.itertuples(index=False)
         ]
         cols = [
-            Col("Panel location (rack)", 120),
-            Col("1U panels", 55, True),
-            Col("Cassettes", 55, True),
-            Col("Trunks", 45, True),
-            Col("Fibres", 60, True),
-            Col("In rack (U free)", 80, True),
-            Col("Fibre cabinets", FRAME_W - 415, True),
+            Col("Panel location (rack)", 115),
+            Col("1U panels", 50, True),
+            Col("Cassettes", 50, True),
+            Col("Trunks", 40, True),
+            Col("Fibres", 55, True),
+            Col("In rack (U free)", 75, True),
+            Col("Fibre cabinets", 65, True),
+            Col("Cord +m", FRAME_W - 450, True),
         ]
         cab = int(panels["cabinets"].sum())
         p = design.inputs.catalog.plant
@@ -95,9 +97,9 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
                 f"{len(panels):,} panel locations; the largest below. A location's panels fill the U its "
                 f"rack's devices leave free, the rest go into fibre cabinets of {p.cabinet_ru} panels at the "
                 f"row end ({cab:,} cabinets, at most {int(panels['cabinets'].max()):,} at one location); its "
-                f"cords are made longer by the run to the farthest cabinet ({p.cabinet_width_mm:g} mm a "
-                f"cabinet). The floor plan does not draw the fibre cabinets: their floor space at the row "
-                f"ends is not checked."
+                f"cords are made longer by the run to the farthest cabinet and one cabinet's width more "
+                f"({p.cabinet_width_mm:g} mm a cabinet; column 'Cord +m'). The floor plan does not draw the "
+                f"fibre cabinets: their floor space at the row ends is not checked."
             ),
             data_table(cols, rows),
         ]
