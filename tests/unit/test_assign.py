@@ -127,14 +127,6 @@ def test_the_pipeline_agrees_the_order_costs_less_and_breaks_no_rule(
     assert new["optics_usd"] < base["optics_usd"] - 1e6  # seed002: about $3.2 M of $333 M
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the SU assignment now prices a link between rows at its channel through the panels (rack "
-    "to row-end panel, trunk, panel to rack, with the media's channel budgets: layout/engine/assign.py "
-    "tray_runs), so a second step finds $1.27 M against the first's $5.98 M (was $8.9 M against "
-    "$13.8 M); the rest is the plant's own prices (trunk fibres, cassettes, stock cords, panels), which "
-    "the step still prices as the medium's price per metre: 21 %, over the 20 % bar",
-)
 def test_a_second_step_finds_far_less(seed002: tuple[Any, design.Design, assign.Assignment]) -> None:
     inputs, _, step = seed002
     new_inputs, _, _ = _with_orders(inputs, step.orders)
