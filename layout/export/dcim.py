@@ -272,8 +272,11 @@ def _plant(design: Design) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
             )
         )
         label = pd.Series(pp[f"port_{side}"].to_numpy(object), dtype="string")
-        dev = label.str.rsplit("-PP", n=1).str[0] + "-PP"
-        port = "PP" + label.str.rsplit("-PP", n=1).str[1]
+        # RACK-PP03:07 or, in a fibre cabinet, RACK-FC02-PP05:07: the location's enclosure RACK-PP,
+        # its front port PP03:07 or FC02-PP05:07
+        parts = label.str.extract(r"^(.*?)-((?:FC\d+-)?PP\d.*)$")
+        dev = parts[0] + "-PP"
+        port = parts[1]
         dup = pd.DataFrame({"d": dev, "p": port}).groupby(["d", "p"]).cumcount().to_numpy()
         port = port.where(dup == 0, port + "#" + pd.Series(dup + 1).astype(str))
         rear_name = rear_names[np.searchsorted(t_ids, tk)]

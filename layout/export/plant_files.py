@@ -111,11 +111,30 @@ def panel_ports(design: Design) -> pd.DataFrame:
         pos = (fibre0 % per_panel) // POSITION_FIBRES + 1
         sub = (fibre0 % POSITION_FIBRES) // 2 + 1
         lc = trunks["connector"].to_numpy(object)[tk] == "lc"
-        name = pd.Series(rack_ids[prack[tk]], dtype="string") + "-PP" + pd.Series(panel).map("{:02d}".format)
+        name = pd.Series(panel_names(design, rack_ids, prack[tk], panel), dtype="string")
         port = name + ":" + pd.Series(pos).map("{:02d}".format)
         port = port.where(~pd.Series(lc), port + "." + pd.Series(sub).astype(str))
         out[f"port_{side}"] = np.asarray(port, dtype=object)
     return pd.DataFrame(out)
+
+
+def panel_names(design: Design, rack_ids: np.ndarray, rack: np.ndarray, number: np.ndarray) -> np.ndarray:
+    """The label of panel ``number`` (1, 2, ... at its location) of each panel location ``rack``: the
+    location's first panels stand in its rack's free U (``RACK-PP03``), the rest in its fibre cabinets
+    at the row end, ``cabinet_ru`` to a cabinet (``RACK-FC02-PP05``: panel 5 of cabinet 2)."""
+    panels = design.cabling.plant.panels
+    in_rack = np.zeros(len(rack_ids), np.int64)
+    in_rack[panels["rack"].to_numpy(np.int64)] = panels["in_rack"].to_numpy(np.int64)
+    per = design.inputs.catalog.plant.cabinet_ru
+    rack, number = np.asarray(rack, np.int64), np.asarray(number, np.int64)
+    beyond = number - in_rack[rack] - 1  # 0, 1, ... for the panels in the cabinets
+    out = pd.Series(rack_ids[rack], dtype="string") + "-"
+    cab = pd.Series(beyond // per + 1).map("FC{:02d}-".format)
+    out = out + cab.where(pd.Series(beyond >= 0), "")
+    return np.asarray(
+        out + "PP" + pd.Series(np.where(beyond >= 0, beyond % per + 1, number)).map("{:02d}".format),
+        dtype=object,
+    )
 
 
 def trunk_names(design: Design) -> np.ndarray:
@@ -185,18 +204,18 @@ def labels_table(design: Design, ports: pd.DataFrame | None = None) -> pd.DataFr
             )
         )
         panels = design.cabling.plant.panels
-        pr = np.repeat(rack_ids[panels["rack"].to_numpy(np.int64)], panels["panels"].to_numpy(np.int64))
         counts = panels["panels"].to_numpy(np.int64)
+        pr = np.repeat(panels["rack"].to_numpy(np.int64), counts)
         k = np.concatenate([np.arange(1, c + 1) for c in counts]) if len(pr) else np.zeros(0, np.int64)
-        panel_names = np.array([f"{r}-PP{i:02d}" for r, i in zip(pr, k, strict=True)], dtype=object)
+        names = panel_names(design, rack_ids, pr, k)
         frames.append(
             pd.DataFrame(
                 {
-                    "id": panel_names,
-                    "label": panel_names,
+                    "id": names,
+                    "label": names,
                     "item": "panel",
                     "end": "",
-                    "near": panel_names,
+                    "near": names,
                     "far": "",
                 }
             )

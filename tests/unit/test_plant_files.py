@@ -133,3 +133,33 @@ def test_turnup_map_and_topology(design: Any) -> None:
         for ln in lines[1:]:
             seen.add((node, ln.split()[0]))
     assert len(seen) == len(rows)
+
+
+def test_panels_in_fibre_cabinets_are_named_by_their_cabinet(design_of: Any) -> None:
+    # gb200-hall: NVL72 racks leave no U, so a GPU row's panels stand in cabinets of 42 at the row end
+    d = design_of("gb200-hall")
+    panels = d.cabling.plant.panels
+    rack_ids = pf._dotted(d.placement.racks["rack_id"])
+    per = d.inputs.catalog.plant.cabinet_ru
+    row = panels[(panels["in_rack"] == 0) & (panels["panels"] > per)].iloc[0]
+    r = int(row["rack"])
+    names = pf.panel_names(d, rack_ids, np.full(3, r), np.array([1, per, per + 1]))
+    assert names.tolist() == [
+        f"{rack_ids[r]}-FC01-PP01",
+        f"{rack_ids[r]}-FC01-PP{per:02d}",
+        f"{rack_ids[r]}-FC02-PP01",
+    ]
+    some = panels[(panels["in_rack"] > 0) & (panels["cabinets"] > 0)]
+    if len(some):  # the first panels in the rack's free U, the next in the first cabinet
+        q, k = int(some["rack"].iloc[0]), int(some["in_rack"].iloc[0])
+        got = pf.panel_names(d, rack_ids, np.full(2, q), np.array([k, k + 1])).tolist()
+        assert got == [f"{rack_ids[q]}-PP{k:02d}", f"{rack_ids[q]}-FC01-PP01"]
+    # every port's panel is a labelled panel, and the DCIM puts it on its location's enclosure
+    from layout.export import dcim
+
+    fronts = dcim.dcim_tables(d).front_ports
+    assert fronts["device"].str.endswith("-PP").all() and fronts["name"].str.startswith("FC").any()
+    labels = pf.labels_table(d)
+    ports = set(labels.loc[labels["item"] == "panel port", "label"])
+    assert {p.rsplit(":", 1)[0] for p in ports} <= set(labels.loc[labels["item"] == "panel", "label"])
+    assert any("-FC" in p for p in ports)
