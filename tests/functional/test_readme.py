@@ -55,3 +55,36 @@ def test_the_links_the_plant_moves_to_dr4_are_the_designs(inputs_of: Any) -> Non
         f"on seed002 {row:,} links that fit multimode as cords take DR4 through the row-end panels "
         f"(with panels in every rack: {rack:,})" in flat
     )
+
+
+def test_what_the_margins_cost_is_the_designs(design_of: Any, inputs_of: Any) -> None:
+    """The power paragraph: UPS blocks, busways and cost with the catalog's margins against none."""
+    from layout.model.catalog import Margins
+
+    none = Margins(power_factor=1.0, tap_off=1.0, busway=1.0, switchboard=1.0, ups=1.0, cdu=1.0)
+
+    def counts(d: Any) -> tuple[int, int, float, int]:
+        halls = list(d.summary()["halls"].values())
+        chain = [h.get("power_chain", {}) for h in halls]
+        return (
+            sum(c.get("ups_blocks", 0) for c in chain),
+            sum(c.get("busways", 0) for c in chain),
+            d.summary()["cost_usd"]["total"],
+            sum((h.get("cdus") or {}).get("cdus", 0) for h in halls),
+        )
+
+    said = []
+    for stem in ("campus-100k", "gb200-hall", "seed002-32k"):
+        inp = inputs_of(stem)
+        full = design.run(dataclasses.replace(inp, catalog=inp.catalog.model_copy(update={"margins": none})))
+        said.append((counts(full), counts(design_of(stem))))
+    (cu0, _, cc0, _), (cu1, _, cc1, _) = said[0]
+    (gu0, gb0, gc0, cdu0), (gu1, gb1, gc1, cdu1) = said[1]
+    (su0, _, sc0, _), (su1, _, sc1, _) = said[2]
+    assert cdu0 == cdu1
+    flat = " ".join(README.read_text(encoding="utf-8").split())
+    assert (
+        f"campus {cu0} → {cu1} UPS blocks (+${(cc1 - cc0) / 1e6:.2f} M in all), gb200-hall {gu0} → {gu1} "
+        f"blocks and {gb0} → {gb1} busways (+${(gc1 - gc0) / 1e6:.2f} M; {cdu1} CDUs either way), seed002 "
+        f"{su0} → {su1} blocks (+${(sc1 - sc0) / 1e6:.2f} M)"
+    ) in flat
