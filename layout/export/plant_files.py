@@ -299,9 +299,31 @@ def pull_table(design: Design) -> pd.DataFrame:
     return df[PULL_COLUMNS].reset_index(drop=True)
 
 
+LABEL_FONT = "Helvetica-Bold"
+LABEL_PT = (7.0, 5.5)  # the largest label text, and the smallest before a cable's label takes two lines
+LABEL_WIDTH_PT = (63.5 - 4.0) / 25.4 * 72  # a 63.5 mm label less 2 mm each side
+
+
+def label_lines(label: str, width_pt: float) -> tuple[list[str], float]:
+    """How a label's text fits ``width_pt``: its lines and their font size. One line at up to 7 pt;
+    a cable's label (near end / far end) that would need less than 5.5 pt on one line is broken after
+    its "/" into two; whatever the lines, the size makes the widest fit."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    def fit(lines: list[str]) -> float:
+        return min(LABEL_PT[0], *(width_pt / max(stringWidth(t, LABEL_FONT, 1.0), 1e-9) for t in lines))
+
+    one = fit([label])
+    if one >= LABEL_PT[1] or "/" not in label:
+        return [label], one
+    cut = label.index("/") + 1
+    two = [label[:cut], label[cut:]]
+    return two, fit(two)
+
+
 def write_labels_pdf(labels: pd.DataFrame, path: Path, title: str) -> Path:
-    """Label sheets: 3 columns x 20 rows of 63.5 x 13 mm labels on A4, each the label text and, below,
-    its item and end; a fixed creation date (``invariant``) so the same labels give the same bytes."""
+    """Label sheets: 3 columns x 20 rows of 63.5 x 13 mm labels on A4, each the label text (sized to the
+    label's width less 2 mm each side, :func:`label_lines`) and, below, its item and end; a fixed creation date (``invariant``) so the same labels give the same bytes."""
     import io
 
     from reportlab.lib.pagesizes import A4
@@ -326,12 +348,12 @@ def write_labels_pdf(labels: pd.DataFrame, path: Path, title: str) -> Path:
         for j in range(min(per, len(text) - i)):
             col, r = j % cols, j // cols
             x, y = x0 + col * lw + 2 * mm, y0 - (r + 1) * lh
-            label = text[i + j]
-            size = 7.0 if len(label) <= 48 else max(4.0, 7.0 * 48 / len(label))
-            c.setFont("Helvetica-Bold", size)
-            c.drawString(x, y + 7 * mm, label)
+            lines, size = label_lines(text[i + j], LABEL_WIDTH_PT)
+            c.setFont(LABEL_FONT, size)
+            for k, line in enumerate(lines):  # one line at 7 mm; two at 9.5 and 6.5 mm
+                c.drawString(x, y + (7.0 if len(lines) == 1 else 9.5 - 3.0 * k) * mm, line)
             c.setFont("Helvetica", 5.5)
-            c.drawString(x, y + 3 * mm, sub[i + j])
+            c.drawString(x, y + 2.5 * mm, sub[i + j])
         c.showPage()
     c.save()
     return write_bytes(path, buf.getvalue())

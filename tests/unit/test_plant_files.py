@@ -103,8 +103,12 @@ def test_label_pdf_reads_back(design: Any, labels: pd.DataFrame, tmp_path: Path)
     assert len(reader.pages) == math.ceil(130 / 60)
     first = reader.pages[0].extract_text()
     last = reader.pages[-1].extract_text()
-    assert some["label"].iloc[0] in first and some["label"].iloc[59] in first
-    assert some["label"].iloc[129] in last and "labels 121-130 of 130" in last
+
+    def printed(label: str, page: str) -> bool:  # every line of it, as the sheet prints it
+        return all(line in page for line in pf.label_lines(label, pf.LABEL_WIDTH_PT)[0])
+
+    assert printed(some["label"].iloc[0], first) and printed(some["label"].iloc[59], first)
+    assert printed(some["label"].iloc[129], last) and "labels 121-130 of 130" in last
     # the same labels give the same bytes
     again = pf.write_labels_pdf(some, tmp_path / "again.pdf", "test")
     assert again.read_bytes() == path.read_bytes()
@@ -163,3 +167,22 @@ def test_panels_in_fibre_cabinets_are_named_by_their_cabinet(design_of: Any) -> 
     ports = set(labels.loc[labels["item"] == "panel port", "label"])
     assert {p.rsplit(":", 1)[0] for p in ports} <= set(labels.loc[labels["item"] == "panel", "label"])
     assert any("-FC" in p for p in ports)
+
+
+def test_every_label_fits_its_label(design_of: Any) -> None:
+    # the longest labels (a cable from a port to a fibre cabinet's panel port, 64 characters on
+    # gb200-hall) overran the 63.5 mm label at the old size rule (7 pt x 48 / length: 64 mm of text)
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    d = design_of("gb200-hall")
+    labels = pf.labels_table(d)["label"].astype(str).unique().tolist()
+    assert max(map(len, labels)) >= 60
+    for label in labels:
+        lines, size = pf.label_lines(label, pf.LABEL_WIDTH_PT)
+        assert "".join(lines) == label and 1 <= len(lines) <= 2
+        assert all(stringWidth(t, pf.LABEL_FONT, size) <= pf.LABEL_WIDTH_PT + 1e-6 for t in lines)
+        assert size >= 5.5 or len(lines) == 1, label  # two lines only where one would be smaller
+    # a 64-character cable label: two lines of about 7 pt, not one of 4.7 pt
+    long = max(labels, key=len)
+    lines, size = pf.label_lines(long, pf.LABEL_WIDTH_PT)
+    assert len(lines) == 2 and size > 6.0
