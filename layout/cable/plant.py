@@ -385,8 +385,7 @@ def build(
     mp = MediaPlant.of(catalog, mt.ids)
     p = catalog.plant
     n = len(code)
-    k = _links(geo, code, mt, mp, p)
-    has, conn, fib, structured, st, ca, cb, tr = k
+    has, conn, fib, structured, st, ca, cb, tr = _links(geo, code, mt, mp, p)
     fibre_m = np.asarray(stock_m, float).copy()
     fibre_m[st] = ca + tr + cb
     plant_links = has & (fib > 0) & mt.is_optical(code)

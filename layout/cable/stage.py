@@ -216,7 +216,7 @@ def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | 
     base_status = status
     rack_ids = racks["rack_id"].to_numpy() if len(racks) else np.zeros(0, dtype=object)
     free_ru = plantlib.rack_free_ru(
-        racks, inp.heights_ru, placement.device_rack, device_height_ru(fabric, catalog)
+        racks, inp.heights_ru, placement.device_rack, powerlib.device_height_ru(catalog, fabric)
     )
     extra = np.zeros(len(racks))
     skeleton = port_skeleton(fabric, catalog, scope)
@@ -336,15 +336,6 @@ def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | 
         ports=port_map,
         plant=plant,
     )
-
-
-def device_height_ru(fabric: Fabric, catalog: Catalog) -> np.ndarray:
-    """Each device's height in U (its catalog entry's; 1 for a model the catalog does not have)."""
-    model_code, models = pd.factorize(fabric.devices["model"])
-    per_model = np.array(
-        [getattr(catalog.device(str(m)), "height_ru", 1) for m in models] + [1], dtype=np.int64
-    )
-    return per_model[np.asarray(model_code)]
 
 
 def _with_racks(links: pd.DataFrame, ends: routing.LinkEnds) -> pd.DataFrame:

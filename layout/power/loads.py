@@ -181,11 +181,23 @@ def device_cords(catalog: Catalog, fabric: Fabric, by_model: Models | None = Non
 
 
 def device_weight_kg(inputs: Inputs, fabric: Fabric, by_model: Models | None = None) -> np.ndarray:
+    return _per_device(inputs.catalog, fabric, "weight_kg", 0.0, by_model)
+
+
+def device_height_ru(catalog: Catalog, fabric: Fabric, by_model: Models | None = None) -> np.ndarray:
+    """Each device's height in U (1 for a model the catalog does not have)."""
+    return _per_device(catalog, fabric, "height_ru", 1, by_model).astype(np.int64)
+
+
+def _per_device(
+    catalog: Catalog, fabric: Fabric, field: str, missing: float, by_model: Models | None
+) -> np.ndarray:
+    """Each device's catalog figure ``field``, looked up once per model (``missing`` without an entry)."""
     model_code, models = pd.factorize(fabric.devices["model"]) if by_model is None else by_model
-    per_model = np.zeros(len(models) + 1)  # the last: code -1
-    for i, spec in enumerate(_device_specs(inputs.catalog, models)):
+    per_model = np.full(len(models) + 1, float(missing))  # the last: code -1
+    for i, spec in enumerate(_device_specs(catalog, models)):
         if spec is not None:
-            per_model[i] = spec.weight_kg
+            per_model[i] = getattr(spec, field)
     return per_model[np.asarray(model_code)]
 
 
