@@ -21,6 +21,7 @@ a third building's duct. Profiles:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -98,7 +99,7 @@ oob = true
         "gb300",
         4,
         46.0,
-        44.0,
+        50.0,  # 44 m left the MDF's hall no floor for its fibre cabinets
         34.0,
         136.0,
         55296,
@@ -130,7 +131,7 @@ storage_gbps_per_gpu = 4.0
         "spectrum-x",
         4,
         46.0,
-        30.0,
+        36.0,  # 30 m left no floor for the fibre cabinets
         18.0,
         74.0,
         27648,
@@ -281,8 +282,11 @@ def main() -> None:
     ap.add_argument("--name", default=None)
     ap.add_argument("--blocks", type=int, default=1, help="pairs of rows of buildings, each along a road")
     ap.add_argument("--oversubscription", type=float, default=None, help="between pods")
+    ap.add_argument("--hall-depth", type=float, default=None, help="each hall's depth in m (the profile's)")
     a = ap.parse_args()
     p = PROFILES[a.profile]
+    if a.hall_depth is not None:
+        p = dataclasses.replace(p, hall_d_m=a.hall_depth)
     pod = a.pod_gpus if a.pod_gpus >= 0 else p.default_pod_gpus
     text = site(p, a.buildings, pod, a.name or f"{a.buildings}-building {p.name} campus", a.gpus, a.blocks)
     if a.oversubscription is not None:

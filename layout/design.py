@@ -11,6 +11,7 @@ narrow input and of the upstream results' tokens (:class:`Tokens`); without it a
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -123,6 +124,8 @@ class Design:
                 "cooling_mw": None if cool is None or cool != cool else round(float(cool), 4),
                 "gpu_rack": gpu.template if gpu else None,
                 "servers_per_rack": gpu.servers if gpu else 0,
+                # rack positions each row left free at its start for fibre cabinets (fibre_positions)
+                "fibre_positions": pl.fibre_positions.get(key, 0),
             }
             if key in chain:
                 entry["power_chain"] = chain[key]
@@ -193,6 +196,64 @@ def check(inputs: Inputs, memo: Memo | None = None) -> Fabric:
     return fabric
 
 
+# placements at most: the first, then with more floor kept for fibre cabinets, as long as that leaves
+# no rack out that the placement before placed
+FIBRE_ATTEMPTS = 3
+
+
+def fibre_positions(inputs: Inputs, placement: Placement, plant: Any) -> dict[str, int]:
+    """The halls whose fibre cabinets found no free rack position (layout/cable/cabinets.py) and do not
+    set ``fibre_positions`` themselves, each with the positions every row should leave free at its
+    start for them: what it left before and the cabinets short shared over its rows (rounded up), at
+    most half of ``max_row_racks``; {} when every cabinet has its place (or no hall can keep more)."""
+    import numpy as np
+    import pandas as pd
+
+    panels, cab = plant.panels, plant.cabinets
+    if not len(panels) or int(panels["cabinets"].sum()) == len(cab):
+        return {}
+    halls = placement.racks["hall"].astype(str).to_numpy(object)
+    asked = (
+        pd.Series(panels["cabinets"].to_numpy(np.int64))
+        .groupby(halls[panels["rack"].to_numpy(np.int64)])
+        .sum()
+    )
+    got = cab.groupby("hall")["rack"].size() if len(cab) else pd.Series(dtype=np.int64)
+    rows = placement.rows.loc[~placement.rows["user_row"].astype(bool), "hall"].astype(str).value_counts()
+    by_key = {f"{b.id}/{h.id}": h for b, h in inputs.site.halls()}
+    out: dict[str, int] = {}
+    for hall, n in asked.items():
+        key = str(hall)
+        h = by_key[key]
+        if h.fibre_positions is not None or int(got.get(key, 0)) >= int(n):
+            continue
+        before = placement.fibre_positions.get(key, 0)
+        short = int(n) - int(got.get(key, 0))
+        most = min(h.max_row_racks // 2, 50)  # a row keeps half its places for racks
+        want = min(before + max(-(-short // max(int(rows.get(key, 1)), 1)), 1), most)
+        if want > before:
+            out[key] = want
+    return out
+
+
+def with_fibre_positions(inputs: Inputs, positions: dict[str, int]) -> Inputs:
+    """``inputs`` with these halls' ``fibre_positions`` set (the placer keeps them free)."""
+    buildings = [
+        b.model_copy(
+            update={
+                "hall": [
+                    h.model_copy(update={"fibre_positions": positions[f"{b.id}/{h.id}"]})
+                    if f"{b.id}/{h.id}" in positions
+                    else h
+                    for h in b.hall
+                ]
+            }
+        )
+        for b in inputs.site.building
+    ]
+    return dataclasses.replace(inputs, site=inputs.site.model_copy(update={"building": buildings}))
+
+
 def run(inputs: Inputs, progress: Progress | None = None, memo: Memo | None = None) -> Design:
     """Run every stage on validated inputs. Design-rule breaches are in ``Design.violations``.
 
@@ -223,17 +284,41 @@ def run(inputs: Inputs, progress: Progress | None = None, memo: Memo | None = No
     fabric = check(inputs, memo)
     f = fabric_token(inputs) if memo is not None else Token("")
     scope = Scope(memo, f) if memo is not None else None
-    step("place")
-    placement: Placement = take(
-        "place",
-        lambda: Token(token("place", place_mod.placement_input(inputs), f)),
-        lambda: place_mod.place(inputs, fabric, scope),
-    )
-    p = Token(token("placement", placement)) if memo is not None else Token("")
-    step("cable")
     cable_in = CableInput.of(inputs)
-    c = Token(token("cable", cable_in.reads(), f, p)) if memo is not None else Token("")
-    cabling: Cabling = take("cable", lambda: c, lambda: cable_mod.cable(cable_in, fabric, placement, scope))
+
+    def place(placed: Inputs) -> tuple[Placement, Token]:
+        step("place")
+        placement: Placement = take(
+            "place",
+            lambda: Token(token("place", place_mod.placement_input(placed), f)),
+            lambda: place_mod.place(placed, fabric, scope),
+        )
+        return placement, Token(token("placement", placement)) if memo is not None else Token("")
+
+    def cable(placement: Placement, p: Token) -> tuple[Cabling, Token]:
+        step("cable")
+        c = Token(token("cable", cable_in.reads(), f, p)) if memo is not None else Token("")
+        cabling: Cabling = take(
+            "cable", lambda: c, lambda: cable_mod.cable(cable_in, fabric, placement, scope)
+        )
+        return cabling, c
+
+    # the fibre cabinets' floor: when they find none, the halls short of it are placed again with rack
+    # positions kept free at each row's start (fibre_positions), never at the cost of a rack the
+    # placement before placed
+    placement, p = place(inputs)
+    cabling, c = cable(placement, p)
+    placed = inputs
+    for _ in range(FIBRE_ATTEMPTS - 1):
+        more = fibre_positions(placed, placement, cabling.plant)
+        if not more:
+            break
+        keep = with_fibre_positions(placed, more)
+        pl2, p2 = place(keep)
+        if pl2.racks_missing > placement.racks_missing:
+            break  # the floor kept for fibre would leave racks out: the cabinets stay short
+        placed, (placement, p) = keep, (pl2, p2)
+        cabling, c = cable(placement, p)
     step("power")
     # the loads read the catalog, the templates (kW, slots) and the halls' limits
     w = (
@@ -260,7 +345,9 @@ def run(inputs: Inputs, progress: Progress | None = None, memo: Memo | None = No
         lambda: chain_mod.build(facility, placement, power.rack_kw, power.rack_side_cords),
     )
     liquid: LiquidLoop = take(
-        "liquid", lambda: fac, lambda: cdus_mod.liquid_loop(facility, placement, power.rack_kw)
+        "liquid",
+        lambda: fac,
+        lambda: cdus_mod.liquid_loop(facility, placement, power.rack_kw, cabling.plant.cabinets),
     )
     step("bom")
     bom_in = BomInput.of(inputs)

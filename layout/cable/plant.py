@@ -33,15 +33,14 @@ links' trunks female into male cassettes (``cassette_fibres`` per cassette, at e
 cords. Panels: per panel rack, ``ceil(fibres / panel_fibres)`` 1U panels.
 
 Rack space: a location's panels go into the U its rack's devices leave free (the template's height less
-its devices'), the rest into fibre cabinets (``cabinet_ru`` panels each) standing at the row end beside
-that rack. A cord to a panel in a cabinet runs up to ``cabinets x cabinet_width_mm`` further: every cord
-of the location is made that much longer, plus one cabinet's width of slack (``cord_extra_m``), and
-the cabling stage picks the media again with those cords (a longer channel can need another medium;
-:func:`cabinet_run_of`, at most ``PASSES`` times, until no location needs more cabinets than its cords
-allow for: two on every shipped site). With ``panels = "rack"`` (a panel in each rack) a rack whose panels do not
-fit its free U is a ``panels`` violation. The cabinets are counted and bought; the floor plan does not
-draw them, so their floor space at the row end is not checked (the summary says how many stand at the
-largest location).
+its devices'), the rest into fibre cabinets (``cabinet_ru`` panels each) on the free floor nearest that
+rack (layout/cable/cabinets.py: rack positions of the floor grid, out of every aisle). Every cord of the
+location is made longer by the floor run to its farthest cabinet, plus one cabinet's width of slack
+(``cord_extra_m``), and the cabling stage picks the media again with those cords (a longer channel can
+need another medium; :func:`cabinet_run_of`, at most ``PASSES`` times, until no location's cabinets
+stand farther than its cords allow for). With ``panels = "rack"`` (a panel in each rack) a rack whose
+panels do not fit its free U is a ``panels`` violation; a cabinet with no free position in its hall is
+a ``cabinets`` violation.
 
 Tray fill: each plant link adds its trunk's cross-section shared by the trunk's links, along its route
 (the trunk follows the same rows), instead of a cord's.
@@ -49,14 +48,16 @@ Tray fill: each plant link adds its trunk's cross-section shared by the trunk's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from layout.arrays import unique_inverse
+from layout.cable import cabinets as cabinetlib
 from layout.cable import route as routing
+from layout.cable.cabinets import Cabinets
 from layout.violations import Violation
 
 if TYPE_CHECKING:
@@ -281,6 +282,7 @@ class Plant:
     devices leave), in_rack (panels in that free U), cabinets (fibre cabinets for the rest; 0 with
     ``panels = "rack"``, where the rest is a violation), cord_extra_m (what its cords were lengthened by).
     ``cords``: patch cords to buy: connector, fibre, length_m, count.
+    ``cabinets``: the fibre cabinets where they stand (layout/cable/cabinets.py ``CABINET_COLUMNS``).
     """
 
     panels_at: str
@@ -289,6 +291,8 @@ class Plant:
     panels: pd.DataFrame
     cords: pd.DataFrame
     violations: list[Violation]
+    # the fibre cabinets where they stand (layout/cable/cabinets.py CABINET_COLUMNS)
+    cabinets: pd.DataFrame = field(default_factory=lambda: Cabinets.empty().table)
 
     @staticmethod
     def empty(panels_at: str = "none") -> Plant:
@@ -377,11 +381,14 @@ def build(
     links: pd.DataFrame,
     free_ru: np.ndarray | None = None,
     extra_by_rack: np.ndarray | None = None,
+    floor: pd.DataFrame | Cabinets | None = None,
 ) -> tuple[Plant, np.ndarray, np.ndarray]:
     """The plant of the links' final media ``code`` (-1: none) and stock lengths of their cords, with
     (structured mask, fibre length per link: cords + trunk for plant links, else ``stock_m``).
     ``free_ru``: per rack, the U its devices leave (None: room for every panel); ``extra_by_rack``:
-    what ``geo``'s cords were lengthened by (:func:`with_cord_extra`), recorded per location."""
+    what ``geo``'s cords were lengthened by (:func:`with_cord_extra`), recorded per location;
+    ``floor``: the cabinet positions of the placement's free floor (cabinets.positions; None: no
+    cabinet is placed), or the cabinets :func:`cabinet_run_of` placed for this very plant."""
     mp = MediaPlant.of(catalog, mt.ids)
     p = catalog.plant
     n = len(code)
@@ -395,6 +402,7 @@ def build(
 
     trunks, panels, cords, trunk_of = _parts(p, mp, geo, st, code, conn, fib, ca, cb, tr, len(racks))
     panels = _rack_space(panels, p, panels_at, free_ru, extra_by_rack)
+    cab = _place_cabinets(panels, racks, floor)
 
     # channels of every optical link with a fibre
     s_of = np.full(n, -1, np.int64)
@@ -433,7 +441,26 @@ def build(
         copy=False,  # one block per column: consolidating 410,000 rows into 2-D blocks cost ~80 ms
     )
     violations = _violations(channels, code, mt, racks, devices, links) + _space_violations(panels, racks)
-    return Plant(panels_at, channels, trunks, panels, cords, violations), structured, fibre_m
+    violations += cabinetlib.violations(cab, racks)
+    return Plant(panels_at, channels, trunks, panels, cords, violations, cab.table), structured, fibre_m
+
+
+def _place_cabinets(
+    panels: pd.DataFrame, racks: pd.DataFrame, pos: pd.DataFrame | Cabinets | None
+) -> Cabinets:
+    """The panels table's fibre cabinets on the free floor's cabinet positions (layout/cable/cabinets.py;
+    ``pos``: those positions, or the cabinets an earlier call placed, taken when they were asked for
+    the same counts); none placed without positions."""
+    if pos is None:
+        return Cabinets.empty(len(racks))
+    count = np.zeros(len(racks), np.int64)
+    count[panels["rack"].to_numpy(np.int64)] = panels["cabinets"].to_numpy(np.int64)
+    if isinstance(pos, Cabinets):
+        asked = np.zeros(len(racks), np.int64) if pos.count is None else pos.count
+        if np.array_equal(asked, count):
+            return pos
+        raise ValueError("the cabinets given were placed for other panels")
+    return cabinetlib.place(np.arange(len(racks)), count, racks, pos)
 
 
 class _Links(NamedTuple):
@@ -470,23 +497,22 @@ def cabinet_run_of(
     code: np.ndarray,
     mt: MediaTable,
     catalog: Catalog,
-    n_racks: int,
+    racks: pd.DataFrame,
     free_ru: np.ndarray | None,
-) -> np.ndarray:
-    """Per rack, how much further a cord runs to the farthest of its location's fibre cabinets (0
-    where a location has none, or a rack is no panel location), in the plant :func:`build` would lay,
-    worked out from its panels alone (no channels, no violations): what the cabling stage asks of each
-    layout before it builds the plant."""
+    floor: pd.DataFrame,
+) -> Cabinets:
+    """The fibre cabinets of the plant :func:`build` would lay, on the cabinet positions ``floor``
+    (cabinets.positions), worked out from its panels alone (no channels, no violations): what the
+    cabling stage asks of each layout before it builds the plant (``run_m``: per rack, how far a cord
+    runs to the farthest of its location's cabinets, 0 where it has none or is no panel location)."""
     mp = MediaPlant.of(catalog, mt.ids)
     p = catalog.plant
     k = _links(geo, code, mt, mp, p)
-    out = np.zeros(n_racks)
     if not len(k.st):
-        return out
-    _, panels, _, _ = _parts(p, mp, geo, k.st, code, k.conn, k.fib, k.ca, k.cb, k.tr, n_racks)
+        return Cabinets.empty(len(racks))
+    _, panels, _, _ = _parts(p, mp, geo, k.st, code, k.conn, k.fib, k.ca, k.cb, k.tr, len(racks))
     panels = _rack_space(panels, p, panels_at, free_ru, None)
-    out[panels["rack"].to_numpy(np.int64)] = panels["cabinets"].to_numpy(float) * p.cabinet_width_mm / 1000
-    return out
+    return _place_cabinets(panels, racks, floor)
 
 
 def _parts(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from layout.cable import cabinets as cablib
 from layout.cable import cages, checks, media
 from layout.cable import plant as plantlib
 from layout.cable import ports as portlib
@@ -219,6 +220,9 @@ def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | 
         racks, inp.heights_ru, placement.device_rack, powerlib.device_height_ru(catalog, fabric)
     )
     extra = np.zeros(len(racks))
+    cab_pos = cablib.positions(
+        placement.free, catalog.plant.cabinet_width_mm / 1000, catalog.plant.cabinet_depth_mm / 1000
+    )
     skeleton = port_skeleton(fabric, catalog, scope)
     for i in range(plantlib.PASSES):  # again when fibre cabinets lengthen cords (plant.with_cord_extra)
         g = plantlib.with_cord_extra(geo, extra)
@@ -250,7 +254,8 @@ def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | 
             rack_ids,
         )
         code = port_map.code
-        need = plantlib.cabinet_run_of(inp.panels, g, code, mt, catalog, len(racks), free_ru)
+        cab = plantlib.cabinet_run_of(inp.panels, g, code, mt, catalog, racks, free_ru, cab_pos)
+        need = cab.run_m
         grown = need > extra + 1e-9
         if not grown.any() or i == plantlib.PASSES - 1:
             break
@@ -259,7 +264,18 @@ def cable(inp: CableInput, fabric: Fabric, placement: Placement, scope: Scope | 
         extra = np.where(grown, need + catalog.plant.cabinet_width_mm / 1000, extra)
     cord_stock = mt.stock_length(port_map.stock_basis_m, code)
     plant, structured, stock = plantlib.build(
-        inp.panels, g, code, cord_stock, mt, catalog, racks, devices, _with_racks(links, ends), free_ru, extra
+        inp.panels,
+        g,
+        code,
+        cord_stock,
+        mt,
+        catalog,
+        racks,
+        devices,
+        _with_racks(links, ends),
+        free_ru,
+        extra,
+        cab,
     )
     stock.flags.writeable = False  # the links table holds it: nothing may change it
     # a plant link is bought as two patch cords and its share of a trunk (the plant's parts), not a cord

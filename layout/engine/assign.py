@@ -40,6 +40,9 @@ from layout.place.su_order import label_width, order_of, ordered, su_keys, su_la
 if TYPE_CHECKING:
     from layout.design import Design
 
+# per rack: its row code and panel rack (layout/cable/plant.py panel_racks); per panel rack: its cords'
+# extra run to the fibre cabinets (the plant's cord_extra_m)
+PlantGeometry = tuple[np.ndarray, np.ndarray, np.ndarray]
 MIN_SAVING_USD = 1.0  # an assignment that saves less than this by its own cost is no candidate
 
 
@@ -112,13 +115,14 @@ PLANT_EXTRA_M = 4 * PANEL_DROP_M + 2 * CORD_SLACK_M
 
 
 def tray_runs(
-    trays: Any, src: np.ndarray, dst: np.ndarray, plant: tuple[np.ndarray, np.ndarray] | None = None
+    trays: Any, src: np.ndarray, dst: np.ndarray, plant: PlantGeometry | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The tray run of a link between racks ``src`` and ``dst``: the shortest tray path; with ``plant``
-    (each rack's row code and panel rack, layout/cable/plant.py ``panel_racks``) a link between two rows
-    runs as its channel does, rack to its panel, panel to panel, panel to rack, + ``PLANT_EXTRA_M`` (less
-    a cord's drop to the panel at an end whose rack holds its own panel). Also which runs are through
-    the panels."""
+    (each rack's row code and panel rack, layout/cable/plant.py ``panel_racks``, and each panel rack's
+    cord extra: the floor run to its fibre cabinets) a link between two rows runs as its channel does,
+    rack to its panel, panel to panel, panel to rack, + ``PLANT_EXTRA_M`` (less a cord's drop to the
+    panel at an end whose rack holds its own panel) + both panels' cord extra. Also which runs are
+    through the panels."""
     from layout.cable.route import tray_paths
 
     def dist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -128,13 +132,16 @@ def tray_runs(
     run = dist(src, dst)
     apart = np.zeros(len(src), bool)
     if plant is not None:
-        row, panel = plant
+        row, panel, extra = plant
         apart = row[src] != row[dst]
         if apart.any():
             s, d = src[apart], dst[apart]
             ps, pd_ = panel[s], panel[d]
             own = (s == ps).astype(float) + (d == pd_)  # a cord in its panel's own rack: no drop to it
-            run[apart] = dist(s, ps) + dist(ps, pd_) + dist(d, pd_) + PLANT_EXTRA_M - 2 * PANEL_DROP_M * own
+            run[apart] = (
+                dist(s, ps) + dist(ps, pd_) + dist(d, pd_) + PLANT_EXTRA_M - 2 * PANEL_DROP_M * own
+                + extra[ps] + extra[pd_]
+            )  # fmt: skip
     return run, apart
 
 
@@ -145,7 +152,7 @@ def tray_lengths(
     slot_rack: np.ndarray,
     length_m: np.ndarray,
     tray_m: np.ndarray,
-    plant: tuple[np.ndarray, np.ndarray] | None = None,
+    plant: PlantGeometry | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``L[l, t]`` for links along the trays: the length less its tray run now (``tray_m``), plus the
     run (:func:`tray_runs`, through the panels with ``plant``) from its fixed rack to the rack of its
@@ -218,7 +225,10 @@ def su_orders(design: Design) -> Assignment:
     if cable_plant.panels_at != "none" and len(racks) and len(cable_plant.channels):
         from layout.cable.plant import panel_racks
 
-        plant = (pd.factorize(racks["row"])[0], panel_racks(racks, cable_plant.panels_at))
+        extra = np.zeros(len(racks))
+        pn = cable_plant.panels
+        extra[pn["rack"].to_numpy(np.int64)] = pn["cord_extra_m"].to_numpy(float)
+        plant = (pd.factorize(racks["row"])[0], panel_racks(racks, cable_plant.panels_at), extra)
         ch = cable_plant.channels
         fibre[ch["link"].to_numpy(np.int64)] = True
         structured[ch["link"].to_numpy(np.int64)[ch["structured"].to_numpy(bool)]] = True

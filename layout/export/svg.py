@@ -53,6 +53,7 @@ KEEPOUT = COLOURS["keepout"].hex
 KEEPOUT_GROUND = COLOURS["keepout_ground"].hex
 COLUMN = COLOURS["column"].hex
 CDU = COLOURS["cdu"].hex
+FIBRE = COLOURS["fibre_cabinet"].hex
 RACK_FRONT = COLOURS["rack_front"].hex
 
 
@@ -165,11 +166,14 @@ def hall_svg(design: Design | Scene, hall_key: str) -> str:
     boxes = scene.cdu_boxes
     cdus = boxes[boxes["hall"] == hall_key]
     out += _cdus(f, cdus)
+    cab = scene.cabinet_boxes
+    cab = cab[cab["hall"] == hall_key]
+    out += _cabinets(f, cab)
     out += _racks(f, sel)
-    out += _row_labels(f, hall, sel, rows, depth, cdus)
+    out += _row_labels(f, hall, sel, rows, depth, pd.concat([cdus, cab]) if len(cab) else cdus)
     out += _scale_bar(f)
     out += _north(f)
-    out += _legend(f, hall, sel, kw, len(cdus) > 0)
+    out += _legend(f, hall, sel, kw, len(cdus) > 0, len(cab) > 0)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -189,6 +193,19 @@ def _cdus(f: _Frame, cdus: pd.DataFrame) -> list[str]:
         if fs >= MIN_FONT_PX and text_width(tail, fs) * 0.8 <= (x1 - x0) * f.s - 2:
             out.append(f'<text x="{_n(f.x((x0 + x1) / 2))}" y="{_n(f.y((y0 + y1) / 2) + fs * 0.35)}" '
                        f'font-size="{_n(fs)}" text-anchor="middle" fill="#111111">{escape(tail)}</text>')  # fmt: skip
+    return out
+
+
+def _cabinets(f: _Frame, cab: pd.DataFrame) -> list[str]:
+    """Each fibre cabinet as a box in the palette's fibre-cabinet colour, its id in its title."""
+    out = []
+    for cid, x0, y0, x1, y1 in zip(
+        cab["cabinet_id"].tolist(), *(cab[c].to_numpy(float).tolist() for c in ("x0_m", "y0_m", "x1_m", "y1_m")), strict=True
+    ):  # fmt: skip
+        out.append(f'<rect data-kind="fibre-cabinet" data-cabinet="{escape(cid)}" x="{_n(f.x(x0))}" '
+                   f'y="{_n(f.y(y1))}" width="{_n((x1 - x0) * f.s)}" height="{_n((y1 - y0) * f.s)}" '
+                   f'fill="{FIBRE}" stroke="#1b1b1b" stroke-width="0.6"><title>{escape(cid)} fibre cabinet'
+                   f'</title></rect>')  # fmt: skip
     return out
 
 
@@ -351,7 +368,9 @@ def _north(f: _Frame) -> list[str]:
     ]
 
 
-def _legend(f: _Frame, hall: Hall, sel: pd.DataFrame, kw: np.ndarray, cdus: bool) -> list[str]:
+def _legend(
+    f: _Frame, hall: Hall, sel: pd.DataFrame, kw: np.ndarray, cdus: bool, cabinets: bool = False
+) -> list[str]:
     x = MARGIN + f.w + 24
     y = MARGIN + TITLE_H + 80
     out = [f'<text x="{_n(x)}" y="{_n(y)}" font-size="13" font-weight="bold" fill="#111111">Legend</text>']
@@ -366,6 +385,8 @@ def _legend(f: _Frame, hall: Hall, sel: pd.DataFrame, kw: np.ndarray, cdus: bool
         entries.append((EMPTY_FILL, "Empty rack (user row)"))
     if cdus:
         entries.append((CDU, "CDU (coolant distribution unit)"))
+    if cabinets:
+        entries.append((FIBRE, "Fibre cabinet (patch panels)"))
     if hall.columns:
         entries.append((COLUMN, "Building column"))
     if hall.keepouts:

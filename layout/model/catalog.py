@@ -217,9 +217,10 @@ class PlantSpec(Strict):
         max_length=50,
     )
     panel_fibres: int = Field(default=288, ge=12, le=10000)  # fibres one 1U panel terminates
-    # a panel location's panels beyond its rack's free U go into fibre cabinets at the row end
+    # a panel location's panels beyond its rack's free U go into fibre cabinets on free rack positions
     cabinet_ru: int = Field(default=42, ge=1, le=60)  # 1U panels one fibre cabinet holds
     cabinet_width_mm: float = Field(default=600.0, gt=0, le=2000)
+    cabinet_depth_mm: float = Field(default=1200.0, gt=0, le=3000)  # it stands in a row band this deep
     cabinet_usd: float = Field(default=2500.0, ge=0, le=MAX_PRICE_USD)
     cassette_fibres: int = Field(default=12, ge=2, le=144)  # fibres of one MPO-to-LC cassette
     trunk_usd_per_fibre: float = Field(default=8.0, ge=0, le=MAX_PRICE_USD)  # both ends' terminations

@@ -160,6 +160,10 @@ class Hall(Strict):
     wall_clearance_m: float = Field(default=1.0, ge=0, le=20)
     cross_aisle_m: float = Field(default=1.2, ge=0.6, le=10)
     max_row_racks: int = Field(default=20, ge=1, le=200)
+    # placement option: rack positions every row of the placer leaves free at its start (beside its first
+    # rack, where the cable plant's row-end panels are) for fibre cabinets (layout/cable/cabinets.py);
+    # None: as many as the design needs (0 unless the cabinets find no floor: layout/design.py)
+    fibre_positions: int | None = Field(default=None, ge=0, le=50)
     columns: list[Column] = Field(default_factory=list)
     keepouts: list[Keepout] = Field(default_factory=list)
     tray: TraySpec = TraySpec()

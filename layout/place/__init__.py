@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from layout.place.aisles import hall_aisle_checks
 from layout.place.assign import Placer
 from layout.place.floor_grid import floor_positions, hall_floor
+from layout.place.free_floor import FREE_COLUMNS, free_floor
 from layout.place.groups import SU_ROLES
 from layout.place.tables import (
     RACK_COLUMNS,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from layout.memo import Scope
 
 __all__ = [
+    "FREE_COLUMNS",
     "RACK_COLUMNS",
     "ROW_COLUMNS",
     "SU_ROLES",
@@ -77,7 +79,11 @@ def place(inputs: Inputs, fabric: Fabric, scope: Scope | None = None) -> Placeme
     t = placement_tables(p, spots)
     violations += user_row_checks(inputs, t.racks) + user_row_template_checks(p, t.racks)
     violations += hall_aisle_checks(inputs, [(hall.key, cols.aisle) for hall, cols in t.halls], scope)
-    return Placement(t.racks, t.rows, t.device_rack, t.device_ru, tuple(violations), p.gpu, missing)
+    free = free_floor(p, spots, t.row_digits)
+    reserve = {h.key: h.reserve for h in p.halls if h.reserve}
+    return Placement(
+        t.racks, t.rows, t.device_rack, t.device_ru, tuple(violations), p.gpu, missing, free, reserve
+    )
 
 
 def placement_input(inputs: Inputs) -> dict[str, Any]:

@@ -93,6 +93,9 @@ class HallPlan:
     user_slots: list[UserSlot] = field(default_factory=list)
     gpu: GpuRack | None = None
     max_width_m: float = 0.0  # the widest rack in play: a row segment holds at least one of it
+    # rack positions and metres each row leaves free at its start (the hall's fibre_positions)
+    reserve: int = 0
+    reserve_m: float = 0.0
     first_cell: int = 0  # the number of its first cell across the site (a Spot's cell is counted from it)
     slots: int = 0  # row numbers the grid gives (lay_grid); user rows are numbered after them
 
@@ -198,6 +201,8 @@ def build_halls(
                 max_width_m=max_w,
             )
             hall.user_slots = slots.get(key, [])
+            hall.reserve = h.fibre_positions or 0
+            hall.reserve_m = hall.reserve * inputs.catalog.plant.cabinet_width_mm / 1000
             hall.first_cell = len(cells)
             held = reserve.get(key, [])
             make = partial(_grid, hall, block, held)
@@ -491,11 +496,20 @@ class FloorCursor:
         self.last_line = -1
         self.user_free = list(hall.user_slots)
         self.lines_used: set[int] = set()
-        self.count: dict[int, int] = {}  # racks per cell, at most max_row_racks
-        self.free: dict[int, list[tuple[float, float]]] = {}  # cells with spans taken by a spine row
+        self.count: dict[int, int] = {}  # racks per cell, at most max_row_racks less the reserve
+        self.limit = max(hall.model.max_row_racks - hall.reserve, 1)
+        # cells with spans taken by a spine row, or with positions kept free at their start
+        self.free: dict[int, list[tuple[float, float]]] = {}
 
     def free_of(self, c: int) -> list[tuple[float, float]]:
-        return self.free.get(c, self.cells[c].free)
+        got = self.free.get(c)
+        if got is None:
+            got = self.cells[c].free
+            if self.hall.reserve_m > 0 and got:  # the row's first positions kept for fibre cabinets
+                (a, b), rest = got[0], got[1:]
+                a += self.hall.reserve_m
+                got = self.free[c] = ([(a, b)] if b - a >= self.hall.min_width_m - EPS else []) + rest
+        return got
 
     def take_span(self, c: int, a: float, b: float) -> None:
         """Another floor (a spine row) put a rack at [a, b] of cell ``c``."""
@@ -528,7 +542,7 @@ class FloorCursor:
         while self.k < len(self.order):
             c = self.order[self.k]
             free = self.free_of(c)
-            if self.count.get(c, 0) + len(widths) > self.hall.model.max_row_racks:
+            if self.count.get(c, 0) + len(widths) > self.limit:
                 free = []
             while self.iv < len(free):
                 a, b = free[self.iv]
@@ -600,7 +614,7 @@ class FloorCursor:
         if self.k >= len(self.order):
             return False
         c = self.order[self.k]
-        if self.count.get(c, 0) + len(widths) > self.hall.model.max_row_racks:
+        if self.count.get(c, 0) + len(widths) > self.limit:
             return False
         free = self.free_of(c)
         iv, u = self.iv, self.u
@@ -664,7 +678,7 @@ class FloorCursor:
         c = self.order[self.k]
         free = self.free_of(c)
         n = self.count.get(c, 0) + len(items)
-        if self.iv >= len(free) or n > self.hall.model.max_row_racks:
+        if self.iv >= len(free) or n > self.limit:
             return None
         a, b = free[self.iv]
         u = max(self.u, a)
@@ -731,11 +745,13 @@ def cell_order(hall: HallPlan, start: int) -> list[int]:
 
 def floor_positions(inputs: Inputs, width_m: float) -> dict[str, int]:
     """How many racks ``width_m`` wide the placer's rows hold in each hall (``B1/H1``): the same wall
-    clearance, aisles, columns, keep-outs, user rows and ``max_row_racks`` as :func:`place`, with
-    cross aisles every ``max_row_racks`` narrowest racks."""
+    clearance, aisles, columns, keep-outs, user rows, ``max_row_racks`` and ``fibre_positions`` as
+    :func:`place`, with cross aisles every ``max_row_racks`` narrowest racks."""
     halls, cells = build_halls(inputs, gpu_racks(inputs), network_templates(inputs), {})
     out = {h.key: 0 for h in halls}
-    for c in cells:
-        n = sum(int((b - a + EPS) // width_m) for a, b in c.free)
-        out[halls[c.hall].key] += min(n, halls[c.hall].model.max_row_racks)
+    for i, c in enumerate(cells):
+        h = halls[c.hall]
+        free = FloorCursor(h, cells, []).free_of(i) if h.reserve_m > 0 else c.free
+        n = sum(int((b - a + EPS) // width_m) for a, b in free)
+        out[h.key] += min(n, max(h.model.max_row_racks - h.reserve, 1))
     return out

@@ -5,7 +5,7 @@ RU; and the checks of user rows against the floor and the cluster's racks."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -14,6 +14,7 @@ import pyarrow as pa
 import shapely
 
 from layout.place.floor_grid import EPS, HallPlan, Spot, UserSlot, hall_floor
+from layout.place.free_floor import empty_free
 from layout.place.groups import RackItem
 from layout.place.templates import GpuRack, hall_items
 from layout.violations import Violation
@@ -41,6 +42,10 @@ class Placement:
     violations: tuple[Violation, ...]
     gpu_rack: dict[str, GpuRack]  # per hall key
     racks_missing: int = 0
+    # the floor the racks leave free, per place of the grid (layout/place/free_floor.py)
+    free: pd.DataFrame = field(default_factory=empty_free)
+    # per hall (``B1/H1``) with any: the rack positions each row left free at its start (fibre_positions)
+    fibre_positions: dict[str, int] = field(default_factory=dict)
 
     def racks_by_template(self) -> dict[str, int]:
         counts = self.racks["template"].value_counts()
@@ -312,6 +317,7 @@ class Tables:
     device_rack: np.ndarray
     device_ru: np.ndarray
     halls: list[tuple[HallPlan, HallColumns]]
+    row_digits: int  # digits of the row numbers in ids (R03: 2)
 
 
 def placement_tables(
@@ -349,7 +355,7 @@ def placement_tables(
     else:
         racks = _table([c.racks for _, c in columns], RACK_COLUMNS)
         rows = _table([c.rows for _, c in columns], ROW_COLUMNS)
-    return Tables(racks, rows, device_rack, device_ru, columns)
+    return Tables(racks, rows, device_rack, device_ru, columns, rw)
 
 
 def rack_polygons(racks: pd.DataFrame | Mapping[str, np.ndarray]) -> np.ndarray:

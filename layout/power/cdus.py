@@ -103,13 +103,19 @@ def gallery_slots(gallery: Polygon, width: float, depth: float) -> list[tuple[fl
 
 
 def row_end_slots(
-    placement: Placement, hall_key: str, hall: Hall, width: float, depth: float
+    placement: Placement,
+    hall_key: str,
+    hall: Hall,
+    width: float,
+    depth: float,
+    cabinets: pd.DataFrame | None = None,
 ) -> list[tuple[float, float, float]]:
     """CDU places at row ends: just past each row's last (then before its first) rack, facing as the
     row does, where the floor inside the wall clearance is free of racks, columns and keep-outs, and
     where a passage a cross aisle wide (``cross_aisle_m``) stays clear beyond the CDU, inside the
     hall, to the next rack, column, keep-out or CDU: a CDU never narrows the cross aisle it stands
-    in. A row end without that room gets no CDU."""
+    in. A row end without that room gets no CDU. ``cabinets``: fibre cabinets (any table with the racks
+    table's footprint columns) standing on the floor too."""
     rows = placement.rows[placement.rows["hall"] == hall_key]
     if not len(rows):
         return []
@@ -117,6 +123,8 @@ def row_end_slots(
     walls = Polygon(hall.polygon).buffer(1e-6)
     racks = placement.racks[placement.racks["hall"] == hall_key]
     taken = list(rack_polygons(racks)) + obstacles
+    if cabinets is not None and len(cabinets):
+        taken += list(rack_polygons(cabinets[cabinets["hall"] == hall_key]))
     gap = hall.cross_aisle_m
     cand: list[tuple[float, float, float, float, float]] = []
     clear: list[Any] = []  # the passage beyond each candidate
@@ -155,10 +163,13 @@ def row_end_slots(
     return out
 
 
-def liquid_loop(inp: FacilityInput, placement: Placement, rack_kw: np.ndarray) -> LiquidLoop:
+def liquid_loop(
+    inp: FacilityInput, placement: Placement, rack_kw: np.ndarray, cabinets: pd.DataFrame | None = None
+) -> LiquidLoop:
     """The CDUs of every liquid hall (see the module docstring), and the rear-door heat exchangers of
-    every rear-door hall."""
-    loop = _cdu_loop(inp, placement, rack_kw)
+    every rear-door hall. ``cabinets``: the cable plant's fibre cabinets (layout/cable/cabinets.py),
+    whose floor no CDU takes."""
+    loop = _cdu_loop(inp, placement, rack_kw, cabinets)
     doors, door_violations = rear_doors(inp, placement, rack_kw)
     return LiquidLoop(loop.cdus, loop.rows, loop.violations + door_violations, doors)
 
@@ -229,7 +240,9 @@ def rear_door_parts(catalog: Catalog, loop: LiquidLoop) -> list[tuple[str, str, 
     ]
 
 
-def _cdu_loop(inp: FacilityInput, placement: Placement, rack_kw: np.ndarray) -> LiquidLoop:
+def _cdu_loop(
+    inp: FacilityInput, placement: Placement, rack_kw: np.ndarray, cabinets: pd.DataFrame | None
+) -> LiquidLoop:
     """The CDUs of every liquid hall (see the module docstring)."""
     cat = inp.catalog
     spec = cat.cooling.get("liquid")
@@ -266,7 +279,7 @@ def _cdu_loop(inp: FacilityInput, placement: Placement, rack_kw: np.ndarray) -> 
         gallery = [Polygon(k.polygon) for k in h.keepouts if "cdu" in k.reason.lower()]
         slots = [s for g in gallery for s in gallery_slots(g, cdu.width_m, cdu.depth_m)]
         if not gallery:
-            slots = row_end_slots(placement, key, h, cdu.width_m, cdu.depth_m)
+            slots = row_end_slots(placement, key, h, cdu.width_m, cdu.depth_m, cabinets)
         n = len(bins) + standby
         # the load each CDU carries: a row on several CDUs shares its load evenly
         share = {i: loads[i] / sum(1 for bn in bins if i in bn) for i in range(len(loads))}

@@ -105,6 +105,8 @@ class Scene:
     power_chain: Any = None  # layout.power.chain.PowerChain
     ups: pd.DataFrame | None = None
     cdus: pd.DataFrame | None = None
+    # the cable plant's fibre cabinets where they stand (layout/cable/cabinets.py CABINET_COLUMNS)
+    fibre_cabinets: pd.DataFrame | None = None
     # each hall's single-line tree (layout/power/sld.py, Design.sld): the SLD sheets; {} without a chain
     sld: Mapping[str, Any] = field(default_factory=dict)
 
@@ -122,6 +124,17 @@ class Scene:
         and y ``half_x_m, half_y_m`` (a CDU turned 90 or 270 degrees lies across) and the footprint box
         ``x0_m, y0_m, x1_m, y1_m``; no rows without CDUs."""
         return cdu_box_table(self.cdus)
+
+    @cached_property
+    def cabinet_boxes(self) -> pd.DataFrame:
+        """The fibre cabinets as every drawing draws them: ``cabinet_id, hall, label`` (its location
+        rack's row and position and its number: ``R25/K01/FC01``), ``half_x_m, half_y_m`` and the
+        footprint box ``x0_m, y0_m, x1_m, y1_m``; no rows without cabinets."""
+        c = self.fibre_cabinets
+        boxes = footprint_boxes(c, "cabinet_id")
+        ids = boxes["cabinet_id"].astype(str)
+        tails: Any = ids.str.split("/").str[-3:].str.join("/") if len(boxes) else []
+        return boxes.assign(label=np.asarray(tails, dtype=object))
 
     @cached_property
     def hall_racks(self) -> dict[str, np.ndarray]:
@@ -322,16 +335,26 @@ def marker_hall(scene: Scene, where: str) -> str | None:
 # ------------------------------------------------------------------------------------------- trays
 def cdu_box_table(cdus: pd.DataFrame | None) -> pd.DataFrame:
     """See :attr:`Scene.cdu_boxes`."""
-    cols = ["cdu_id", "hall", "model", "x_m", "y_m", "half_x_m", "half_y_m", "x0_m", "y0_m", "x1_m", "y1_m"]
-    if cdus is None or cdus.empty:
-        return pd.DataFrame({c: pd.Series(dtype=object if c in cols[:3] else float) for c in cols})
-    across = np.isin(cdus["rotation_deg"].to_numpy(float), (90.0, 270.0))
-    w, d = cdus["width_m"].to_numpy(float), cdus["depth_m"].to_numpy(float)
+    return footprint_boxes(cdus, "cdu_id", "model")
+
+
+def footprint_boxes(table: pd.DataFrame | None, *keep: str) -> pd.DataFrame:
+    """The footprints of a table of things standing on the floor (``x_m, y_m, width_m, depth_m,
+    rotation_deg`` as the racks table has them) as drawings draw them: the ``keep`` columns and ``hall``,
+    ``x_m, y_m``, the half sizes along x and y ``half_x_m, half_y_m`` (a thing turned 90 or 270 degrees
+    lies across) and the box ``x0_m, y0_m, x1_m, y1_m``."""
+    text = [keep[0], "hall", *keep[1:]]
+    cols = [*text, "x_m", "y_m", "half_x_m", "half_y_m", "x0_m", "y0_m", "x1_m", "y1_m"]
+    if table is None or table.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object if c in text else float) for c in cols})
+    across = np.isin(table["rotation_deg"].to_numpy(float), (90.0, 270.0))
+    w, d = table["width_m"].to_numpy(float), table["depth_m"].to_numpy(float)
     hx, hy = np.where(across, d, w) / 2, np.where(across, w, d) / 2
-    x, y = cdus["x_m"].to_numpy(float), cdus["y_m"].to_numpy(float)
-    return pd.DataFrame({"cdu_id": cdus["cdu_id"].astype(str).to_numpy(), "hall": cdus["hall"].astype(str).to_numpy(),
-                         "model": cdus["model"].astype(str).to_numpy(), "x_m": x, "y_m": y, "half_x_m": hx,
-                         "half_y_m": hy, "x0_m": x - hx, "y0_m": y - hy, "x1_m": x + hx, "y1_m": y + hy})  # fmt: skip
+    x, y = table["x_m"].to_numpy(float), table["y_m"].to_numpy(float)
+    out: dict[str, np.ndarray] = {c: table[c].astype(str).to_numpy() for c in text}
+    out.update({"x_m": x, "y_m": y, "half_x_m": hx, "half_y_m": hy, "x0_m": x - hx, "y0_m": y - hy,
+                "x1_m": x + hx, "y1_m": y + hy})  # fmt: skip
+    return pd.DataFrame(out)[cols]
 
 
 def tray_edge_table(inputs: Inputs, trays: Any, edge_fill: pd.DataFrame, racks: pd.DataFrame) -> pd.DataFrame:
@@ -562,6 +585,7 @@ def scene_of(design: Design, summary: Mapping[str, Any] | None = None) -> Scene:
         power_chain=chain,
         ups=chain.ups if len(chain.ups) else None,
         cdus=cdus,
+        fibre_cabinets=design.cabling.plant.cabinets if len(design.cabling.plant.cabinets) else None,
         sld=design.sld if len(chain.ups) else {},
     )
 

@@ -215,7 +215,12 @@ def test_design_command_writes_summary_and_svgs(tmp_path: Path, capsys: pytest.C
     svg = out / "superpod-4su-B1-H1.svg"
     root = ElementTree.parse(svg).getroot()
     titles = [t.text or "" for t in root.iter(f"{SVG}title")]
-    assert len(titles) == s["racks"]["total"] and all(re.match(r"B1/H1/R\d+/K\d+ ", t) for t in titles)
+    racks = [t for t in titles if not t.endswith(" fibre cabinet")]
+    assert len(racks) == s["racks"]["total"] and all(re.match(r"B1/H1/R\d+/K\d+ ", t) for t in racks)
+    # and every fibre cabinet, named by its location: B1/H1/R25/K01/FC01
+    cabinets = [t for t in titles if t.endswith(" fibre cabinet")]
+    assert len(cabinets) == s["plant"]["fibre_cabinets"] > 0
+    assert all(re.match(r"B1/H1/R\d+/K\d+/FC\d\d ", t) for t in cabinets)
     texts = [t.text or "" for t in root.iter(f"{SVG}text")]
     assert "N" in texts and any(t.endswith(" m") for t in texts) and "Legend" in texts
     assert sorted(p.name for p in out.iterdir()) == [

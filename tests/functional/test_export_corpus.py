@@ -167,7 +167,11 @@ def read_back(inputs: Inputs, paths: list[Path], out: Path) -> dict[str, int]:
     for h in halls:
         root = ET.parse(out / f"{stem}-{h.replace('/', '-')}.svg").getroot()
         assert f"{site.name} — hall {h}" in "".join(root.itertext())
-        drawn[h] = sum(1 for r in root.iter(f"{SVG}rect") if r.find(f"{SVG}title") is not None)
+        drawn[h] = sum(
+            1
+            for r in root.iter(f"{SVG}rect")
+            if r.find(f"{SVG}title") is not None and r.get("data-kind") != "fibre-cabinet"
+        )
     doc = ezdxf.readfile(out / f"{stem}.dxf")
     auditor = doc.audit()
     assert not auditor.has_errors, [str(e.message) for e in auditor.errors]

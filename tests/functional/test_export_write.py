@@ -14,6 +14,7 @@ from layout import export
 from layout.export import dxf
 from layout.load import load_site
 from layout.scene import scene_of
+from layout.scene.palette import COLOURS
 from layout.tui.session import compute
 from layout.tui.session import export as tui_export
 
@@ -48,12 +49,17 @@ def test_svg_racks_carry_the_scenes_fills(written: tuple[object, list[Path]]) ->
     fills = dict(zip(scene.racks["rack_id"], scene.racks["fill"], strict=True))
     root = ET.parse(next(p for p in paths if p.suffix == ".svg")).getroot()
     drawn = {}
+    cabinets = {}
     for rect in root.iter(f"{SVG}rect"):
         title = rect.find(f"{SVG}title")
         if title is not None and title.text:
-            drawn[title.text.split()[0]] = rect.get("fill")
+            into = cabinets if rect.get("data-kind") == "fibre-cabinet" else drawn
+            into[title.text.split()[0]] = rect.get("fill")
     assert drawn == fills
     assert len(set(drawn.values())) >= 2  # GPU racks and network racks differ
+    # every fibre cabinet of the plant, in the palette's fibre-cabinet colour
+    assert set(cabinets) == set(d.cabling.plant.cabinets["cabinet_id"]) and len(cabinets) > 0  # type: ignore[attr-defined]
+    assert set(cabinets.values()) == {COLOURS["fibre_cabinet"].hex}
 
 
 def test_dxf_inserts_sit_where_the_scene_puts_the_racks(written: tuple[object, list[Path]]) -> None:

@@ -124,7 +124,7 @@ def test_layer_names_follow_the_discipline_major_minor_convention() -> None:
     names = [ly.name for ly in dxf.layer_table()]
     assert len(names) == len(set(names))
     for name in names:
-        assert re.fullmatch(r"[AEGMS]-[A-Z]{4}(-[A-Z]{3,4})?", name), name
+        assert re.fullmatch(r"[AEGMST]-[A-Z]{4}(-[A-Z]{3,4})?", name), name
 
 
 def test_every_layer_has_a_colour_linetype_and_plotting_lineweight() -> None:

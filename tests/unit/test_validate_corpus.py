@@ -87,7 +87,7 @@ EXPECTED = {
     "unknown-format-version": "format: unknown value 2 (allowed: 1)",
     "unknown-key": 'building[0].hall[0].max_rack_kW: unknown key, did you mean "max_rack_kw"? '
     "(allowed: id, polygon, cooling, max_rack_kw, floor_load_kg_m2, floor, point_load_kg, tile_m, tile_load_kg, it_mw, cooling_mw, air_cooling_mw, power, row_axis, cold_aisle_m, hot_aisle_m, "
-    "wall_clearance_m, cross_aisle_m, max_row_racks, columns, keepouts, tray, spine_at, su_order)",
+    "wall_clearance_m, cross_aisle_m, max_row_racks, fibre_positions, columns, keepouts, tray, spine_at, su_order)",
     "unknown-nic": 'cluster.nic: unknown NIC "cx9" (allowed: bf3, cedar7, cx7, cx8, cx8-2x400)',
     "unknown-rack-template": 'cluster.rack: unknown GPU rack template "dgx-h100-x8" '
     "(allowed: dgx-b200-x2, dgx-h100-x2, dgx-h100-x4, gb200-nvl72, gb300-nvl72, hgx-h100-x2, hgx-h100-x4)",

@@ -28,7 +28,7 @@ from layout.export.dxf.blocks import (
 from layout.export.dxf.fastpath import RawEntities, write_with_raw_entities
 from layout.export.dxf.layers import DXF_VERSION, MM_PER_M, NOTE_STYLE, current_dimstyle
 from layout.export.dxf.model import draw_racks, draw_rows, draw_site
-from layout.export.dxf.overlays import draw_coolant, draw_power, draw_violations
+from layout.export.dxf.overlays import draw_cabinets, draw_coolant, draw_power, draw_violations
 from layout.export.dxf.paper import draw_sheet
 from layout.export.dxf.sheets import Scales, plan_sheets
 from layout.export.dxf.sld import draw_sld
@@ -96,6 +96,7 @@ def build_scene_document(scene: Scene) -> SceneDrawing:
     draw_violations(msp, scene, scales, boards)
     draw_trays(msp, raw, doc, scene, scales, boards, trays_at)
     draw_power(msp, scene, scales, boards.hall, raw)
+    draw_cabinets(msp, scene, scales, boards.hall, raw)
     draw_coolant(msp, scene)
     draw_sld(msp, scene, sheets, raw)
     sx0, sy0, sx1, sy1 = sheets[0].bbox_m

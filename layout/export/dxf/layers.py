@@ -69,6 +69,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("E-RACK-STOR", "storage", "Continuous", 0.35, "Storage racks"),
     Layer("E-RACK-MGMT", "management", "Continuous", 0.35, "Management racks"),
     Layer("M-EQPM-CDU", "cdu", "Continuous", 0.35, "Coolant distribution units"),
+    Layer("T-EQPM-FIBR", "fibre_cabinet", "Continuous", 0.35, "Fibre cabinets (panels beyond the racks' U)"),
+    Layer("T-EQPM-IDEN", "ink", "Continuous", 0.18, "Fibre cabinet tags (location and number: R25/K01/FC01)"),
     Layer("M-HYDR-SUPP", "cdu", "Continuous", 0.35, "Coolant supply headers, CDU to the rows it serves"),
     Layer("M-HYDR-RETN", "cdu", "DASHED", 0.35, "Coolant return headers, rows back to their CDU"),
     Layer(
@@ -127,6 +129,7 @@ MEDIA_TAG = {m: layer.rsplit("-", 1)[1] for m, layer in MEDIA_LAYER.items()}  # 
 # Layers that only make sense at one of the two kinds of sheet: frozen in the other's viewports.
 HALL_ONLY_LAYERS = (
     "E-RACK-IDEN",
+    "T-EQPM-IDEN",
     "E-TRAY-IDEN",
     "G-ANNO-DIMS",
     "G-ANNO-SETO",

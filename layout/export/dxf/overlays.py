@@ -127,6 +127,28 @@ def draw_power(
         ], raw)  # fmt: skip
 
 
+def draw_cabinets(
+    msp: BaseLayout, scene: Scene, scales: Scales, board: Board, raw: RawEntities | None = None
+) -> None:
+    """The cable plant's fibre cabinets as boxes (T-EQPM-FIBR, the scene's ``cabinet_boxes``), each
+    labelled with its location and number (``R25/K01/FC01``) on T-EQPM-IDEN (the hall sheets), placed on
+    the hall ``board`` only where no other label is."""
+    for r in records(scene.cabinet_boxes):
+        hx, hy = float(r.half_x_m), float(r.half_y_m)
+        x, y = float(r.x_m), float(r.y_m)
+        pts = to_mm([(x - hx, y - hy), (x + hx, y - hy), (x + hx, y + hy), (x - hx, y + hy)])
+        msp.add_lwpolyline(pts, close=True, dxfattribs={"layer": "T-EQPM-FIBR"})
+        th = MIN_TEXT_MM * scales.of(str(r.hall))
+        text, gap = str(r.label), 0.25 * th
+        cx, cy, ex, ey = x * MM_PER_M, y * MM_PER_M, hx * MM_PER_M + gap, hy * MM_PER_M + gap
+        place_label(msp, board, "T-EQPM-IDEN", [
+            Spot(text, (cx, cy + ey), th, TextEntityAlignment.BOTTOM_CENTER),
+            Spot(text, (cx, cy - ey), th, TextEntityAlignment.TOP_CENTER),
+            Spot(text, (cx + ex, cy), th, TextEntityAlignment.MIDDLE_LEFT),
+            Spot(text, (cx - ex, cy), th, TextEntityAlignment.MIDDLE_RIGHT),
+        ], raw)  # fmt: skip
+
+
 HEADER_OFFSET_M = 0.15  # supply and return either side of the line from a CDU to its row (drawn apart)
 
 

@@ -50,6 +50,7 @@ KEEPOUT_FILL = paint("keepout_ground")
 KEEPOUT_EDGE = paint("keepout")
 COLUMN_FILL = paint("column")
 CDU_FILL = paint("cdu")
+FIBRE_FILL = paint("fibre_cabinet")
 BUILDING_FILL = paint("building")
 HALL_FILL = paint("hall_floor")
 
@@ -404,22 +405,24 @@ def _rack_shapes(p: Plan, fr: _Frame, racks: PlanRacks, detail: bool) -> None:
             p.text(lx, ly, [str(t) for t in racks.label], font, anchor="middle")
 
 
-def _cdu_shapes(p: Plan, fr: _Frame, cdus: PlanCdus, detail: bool) -> None:
-    """CDUs as boxes in the palette's CDU colour (as the DXF and the SVG draw them); ``detail`` (hall
-    plans): outlined, with their id where it fits."""
+def _cdu_shapes(
+    p: Plan, fr: _Frame, cdus: PlanCdus, detail: bool, fill: Any = CDU_FILL, role: str = "cdu"
+) -> None:
+    """CDUs (or fibre cabinets: ``fill``, ``role``) as boxes in the palette's colour (as the DXF and the
+    SVG draw them); ``detail`` (hall plans): outlined, with their id where it fits."""
     b = np.asarray(cdus.boxes, float).reshape(-1, 4)
     if not len(b):
         return
     x0, y0, x1, y1 = fr.x(b[:, 0]), fr.y(b[:, 1]), fr.x(b[:, 2]), fr.y(b[:, 3])
     if not detail:
-        p.rects(x0, y0, x1 - x0, y1 - y0, CDU_FILL, role="cdu")
+        p.rects(x0, y0, x1 - x0, y1 - y0, fill, role=role)
         return
-    p.rects(x0, y0, x1 - x0, y1 - y0, CDU_FILL, INK, 0.3, role="cdu")
+    p.rects(x0, y0, x1 - x0, y1 - y0, fill, INK, 0.3, role=role)
     font = float(min(np.min(x1 - x0), np.min(y1 - y0)) * 0.3)
     fits = [
         stringWidth(str(t), FONT, font) <= 0.9 * float(w) for t, w in zip(cdus.label, x1 - x0, strict=True)
     ]
-    if font >= 0.8 and all(fits):
+    if font >= 0.8 and all(fits) and any(str(t) for t in cdus.label):
         p.text(
             (x0 + x1) / 2, (y0 + y1) / 2 - font * 0.35, [str(t) for t in cdus.label], font, anchor="middle"
         )
@@ -457,7 +460,9 @@ def _legend(p: Plan, x: float, y: float, limit_text: str) -> None:
         x += 10 + stringWidth(label, FONT, 6.5) + 7
 
 
-def _legend_symbols(p: Plan, x: float, y: float, trays: bool, cdus: bool = False) -> None:
+def _legend_symbols(
+    p: Plan, x: float, y: float, trays: bool, cdus: bool = False, cabinets: bool = False
+) -> None:
     def item(label: str) -> None:
         nonlocal x
         p.text(x + 12, y + 1, [label], 6.5)
@@ -471,6 +476,9 @@ def _legend_symbols(p: Plan, x: float, y: float, trays: bool, cdus: bool = False
     if cdus:
         p.rects(x, y, 8, 6, CDU_FILL, INK, 0.3, role="cdu")
         item("CDU")
+    if cabinets:
+        p.rects(x, y, 8, 6, FIBRE_FILL, INK, 0.3, role="fibre_cabinet")
+        item("fibre cabinet")
     if trays:
         p.lines([[x, y + 3, x + 10, y + 3]], TRAY_COLOUR, 1.2, role="tray")
         item("cable tray")
@@ -499,6 +507,7 @@ def hall_plan(
     width: float = FRAME_W,
     height: float = FRAME_H - 60,
     cdus: PlanCdus = NO_CDUS,
+    cabinets: PlanCdus = NO_CDUS,
 ) -> Plan:
     """Vector plan of one hall: walls, keep-outs, columns, cable trays, CDUs, racks coloured by kW against
     the hall's limit with their position number, row labels, legend, scale bar, north arrow."""
@@ -517,6 +526,7 @@ def hall_plan(
     pts = np.column_stack([fr.x(seg[:, 0]), fr.y(seg[:, 1]), fr.x(seg[:, 2]), fr.y(seg[:, 3])])
     p.lines(pts[~trays.over], TRAY_COLOUR, 0.8, role="tray")
     _cdu_shapes(p, fr, cdus, detail=True)
+    _cdu_shapes(p, fr, cabinets, True, FIBRE_FILL, "fibre_cabinet")
     _rack_shapes(p, fr, racks, detail=True)
     p.lines(pts[trays.over], TRAY_FULL, 1.6, role="violation")
     if hall.columns:
@@ -532,7 +542,14 @@ def hall_plan(
     _row_labels(p, fr, racks, rows, hall.columns)
     _north_arrow(p, width - 6, LEGEND_H - 12)
     _legend(p, 0, 20, f"the hall limit of {hall.max_rack_kw:g} kW")
-    _legend_symbols(p, 0, 8, trays=len(seg) > 0, cdus=len(np.asarray(cdus.boxes).reshape(-1, 4)) > 0)
+    _legend_symbols(
+        p,
+        0,
+        8,
+        trays=len(seg) > 0,
+        cdus=len(np.asarray(cdus.boxes).reshape(-1, 4)) > 0,
+        cabinets=len(np.asarray(cabinets.boxes).reshape(-1, 4)) > 0,
+    )
     _scale_bar(p, fr, width - 120, 8, 100)
     return p
 

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from layout.load import Inputs, load_site
+from layout.place.free_floor import empty_free
 
 HERE = Path(__file__).resolve().parent
 
@@ -104,6 +105,8 @@ def placement(
         device_ru=np.asarray(device_ru),
         violations=[],
         racks_missing=0,
+        free=empty_free(),  # no grid: no free floor (a fibre cabinet finds no place)
+        fibre_positions={},
     )
 
 

@@ -108,6 +108,7 @@ def story(design: Any, scene: Scene | None = None) -> list[Flowable]:
             _plan_trays(scene, key),
             height=FRAME_H - 70,
             cdus=_plan_cdus(scene, key),
+            cabinets=_plan_cabinets(scene, key),
         )
         by_tpl = mine.groupby("template").size()
         kw = mine["power_kw"].to_numpy(float)
@@ -130,6 +131,16 @@ def _plan_trays(scene: Scene, hall: str) -> PlanTrays:
     m = (e["hall"].to_numpy(str) == hall) & e["kind"].isin(["row", "cross", "trunk", "user"]).to_numpy()
     seg = e[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float)[m]
     return PlanTrays(seg, e["over"].to_numpy(bool)[m])
+
+
+def _plan_cabinets(scene: Scene, hall: str) -> PlanCdus:
+    """One hall's fibre cabinets as the plan draws them (boxes, no label: the DXF and the panel table
+    name them)."""
+    c = scene.cabinet_boxes
+    c = c[c["hall"] == hall]
+    return PlanCdus(
+        c[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float).reshape(-1, 4), np.full(len(c), "", "<U1")
+    )
 
 
 def _plan_cdus(scene: Scene, hall: str | None = None) -> PlanCdus:

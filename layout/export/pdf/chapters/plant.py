@@ -91,15 +91,17 @@ def story(design: Any, summary: dict[str, Any]) -> list[Flowable]:
             Col("Cord +m", FRAME_W - 450, True),
         ]
         cab = int(panels["cabinets"].sum())
+        placed = len(design.cabling.plant.cabinets)
         p = design.inputs.catalog.plant
         out += [
             para(
                 f"{len(panels):,} panel locations; the largest below. A location's panels fill the U its "
-                f"rack's devices leave free, the rest go into fibre cabinets of {p.cabinet_ru} panels at the "
-                f"row end ({cab:,} cabinets, at most {int(panels['cabinets'].max()):,} at one location); its "
-                f"cords are made longer by the run to the farthest cabinet and one cabinet's width more "
-                f"({p.cabinet_width_mm:g} mm a cabinet; column 'Cord +m'). The floor plan does not draw the "
-                f"fibre cabinets: their floor space at the row ends is not checked."
+                f"rack's devices leave free, the rest go into fibre cabinets of {p.cabinet_ru} panels "
+                f"({cab:,} cabinets, at most {int(panels['cabinets'].max()):,} at one location). The "
+                f"cabinets ({p.cabinet_width_mm:g} x {p.cabinet_depth_mm:g} mm) stand on free rack positions "
+                f"of the floor grid nearest their location (in a row, out of every aisle; drawn on the hall "
+                f"plans), {placed:,} of them placed; the location's cords are made longer by the floor run "
+                f"to its farthest cabinet and one cabinet's width more (column 'Cord +m')."
             ),
             data_table(cols, rows),
         ]
