@@ -216,6 +216,7 @@ def build_halls(
                     min_w,
                     max_w,
                     block,
+                    hall.reserve_m,  # the row segments are that much longer
                 )
                 grid = scope.take("place.hall_grid", parts, make)
             hall.usable, hall.line_v, hall.line_front = grid.usable, list(grid.line_v), list(grid.line_front)
@@ -274,7 +275,8 @@ def segment_m(hall: HallPlan, block: list[float]) -> float:
     blocks (GPU and network racks) as the rack count allows when that is longer; an SU block of more
     racks than that is laid over as few rows as hold it, evenly, and a row is as long as the longest of
     those parts (network racks being wider, the part with them is longer). Never shorter than the
-    widest rack, so that ``max_row_racks = 1`` still takes an 800 mm network rack."""
+    widest rack, so that ``max_row_racks = 1`` still takes an 800 mm network rack. The positions the row
+    keeps free at its start for fibre cabinets (``fibre_positions``) come on top."""
     n = hall.model.max_row_racks
     length = max(n * hall.min_width_m, hall.max_width_m)
     if block and len(block) <= n:
@@ -282,7 +284,7 @@ def segment_m(hall: HallPlan, block: list[float]) -> float:
     elif block:
         size = math.ceil(len(block) / math.ceil(len(block) / n))
         length = max(length, max(sum(block[i : i + size]) for i in range(0, len(block), size)))
-    return length
+    return length + hall.reserve_m
 
 
 def reach(front: np.ndarray, d: float, cold: float, hot: float) -> tuple[np.ndarray, np.ndarray]:
@@ -496,8 +498,8 @@ class FloorCursor:
         self.last_line = -1
         self.user_free = list(hall.user_slots)
         self.lines_used: set[int] = set()
-        self.count: dict[int, int] = {}  # racks per cell, at most max_row_racks less the reserve
-        self.limit = max(hall.model.max_row_racks - hall.reserve, 1)
+        self.count: dict[int, int] = {}  # racks per cell, at most max_row_racks
+        self.limit = hall.model.max_row_racks
         # cells with spans taken by a spine row, or with positions kept free at their start
         self.free: dict[int, list[tuple[float, float]]] = {}
 
@@ -753,5 +755,5 @@ def floor_positions(inputs: Inputs, width_m: float) -> dict[str, int]:
         h = halls[c.hall]
         free = FloorCursor(h, cells, []).free_of(i) if h.reserve_m > 0 else c.free
         n = sum(int((b - a + EPS) // width_m) for a, b in free)
-        out[h.key] += min(n, max(h.model.max_row_racks - h.reserve, 1))
+        out[h.key] += min(n, h.model.max_row_racks)
     return out

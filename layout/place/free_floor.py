@@ -49,7 +49,7 @@ def free_floor(p: Placer, spots: list[Spot], row_digits: int) -> pd.DataFrame:
             taken.setdefault(c, []).append((s.u, s.u + s.item.width_m))
     recs: list[tuple[object, ...]] = []
     for hall in p.halls:
-        limit = hall.model.max_row_racks
+        limit = hall.model.max_row_racks + hall.reserve  # the racks, and the positions kept for fibre
         axis = "y" if hall.swap else "x"
         for line in hall.line_cells:
             for c in line:

@@ -148,9 +148,9 @@ def test_free_floor_holds_no_rack(design_of: Any) -> None:
     racks = rack_polygons(d.placement.racks)
     i, j = shapely.STRtree(racks).query(boxes, predicate="intersects")
     assert (shapely.area(shapely.intersection(boxes[i], racks[j])) < 1e-9).all()
-    # room: max_row_racks less the racks in the place
+    # room: max_row_racks and the positions kept for fibre, less the racks in the place
     ((b, h),) = d.inputs.site.halls()
-    assert (free["room"] <= h.max_row_racks).all() and (free["room"] > 0).all()
+    assert (free["room"] <= h.max_row_racks + (h.fibre_positions or 0)).all() and (free["room"] > 0).all()
 
 
 def test_a_full_hall_keeps_floor_for_its_cabinets(make_inputs: Any) -> None:

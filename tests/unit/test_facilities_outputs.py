@@ -107,7 +107,8 @@ def test_pdf_power_chapter_shows_the_chain_and_stranded_capacity(design_of: Call
     assert "Power distribution" in text and "Subtotal cooling" in text
     # the single-line diagram: every UPS block and switchboard of the hall, its busways with the
     # schedule's figures (the most loaded of each switchboard are drawn)
-    assert "Single-line diagrams" in text and "Utility / MV switchgear: hall B1/H1, blocks 1-4 of 14" in text
+    assert "Single-line diagrams" in text
+    assert f"Utility / MV switchgear: hall B1/H1, blocks 1-4 of {h.ups_blocks}" in text
     sched = d.schedule
     for r in sched[sched["part"].isin(["UPS block", "switchboard"])].itertuples():
         assert r.part_id.rsplit("/", 1)[-1] in text, r.part_id

@@ -241,6 +241,14 @@ def draw_setting_out(
             # a short stretch (the wall's clearance): the text past the start, beside the row
             cands += [(sa + 0.5 * text_h + w / 2 + f * length, sc + s * gap)
                       for s in (-back, back) for f in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)]  # fmt: skip
+            # rows that keep fibre positions at their start, beside crowded aisles: before the reference,
+            # else further along the row
+            cands += [(a0 - 0.5 * text_h - w / 2, sc + s * gap) for s in (back, -back)]
+            cands += [(sa + 0.5 * text_h + w / 2 + f * length, sc + s * gap)
+                      for s in (-back, back) for f in (0.75, 0.8, 0.85, 0.9)]  # fmt: skip
+            # ... else deeper in the aisles beside the stretch
+            cands += [(a0 + f * (sa - a0), sc + s * (gap + j * 1.3 * text_h))
+                      for j in (1, 2) for s in (back, -back) for f in fractions]  # fmt: skip
             at = spot(cands, w)
             line = sc if abs(at[1] - sc) < 0.5 * gap else sc + (face if at[1] > sc else -face)
             dim = msp.add_linear_dim(base=xy(a0, line), p1=xy(a0, sc), p2=xy(sa, sc), angle=0 if along_x else 90,
@@ -269,8 +277,13 @@ def draw_setting_out(
             count += 1
         w = text_width(f"{round(length)}", text_h)
         # the front (cold aisle) side first: the tray labels sit along the rear (hot aisle) side
-        at = spot([(sa + f * length, sc + s * gap)
-                   for s in (-back, back) for f in (0.5, 0.25, 0.75, 0.1, 0.9)], w)  # fmt: skip
+        cands = [(sa + f * length, sc + s * gap) for s in (-back, back) for f in (0.5, 0.25, 0.75, 0.1, 0.9)]
+        # a short row (one or two racks) beside crowded aisles: past its ends, else deeper in the aisles
+        off = 0.5 * text_h + w / 2
+        cands += [(a, sc + s * gap) for s in (-back, back) for a in (sa + length + off, sa - off)]
+        cands += [(sa + f * length, sc + s * (gap + j * 1.3 * text_h))
+                  for j in (1, 2) for s in (-back, back) for f in (0.5, 0.1, 0.9)]  # fmt: skip
+        at = spot(cands, w)
         line = sc + (face if at[1] > sc else -face)
         dim = msp.add_linear_dim(base=xy(sa, line), p1=xy(sa, sc), p2=xy(sa + length, sc),
                                  angle=0 if along_x else 90, text_rotation=rot, dimstyle=style,

@@ -133,16 +133,7 @@ class NavigationController(AppBase):
             return
         self.found_device = found.device
         if found.hall:
-            self.jump_to(found.hall, found.x_m, found.y_m)
-        for _ in range(12):  # zoom in until the cell under the cursor shows that rack, not a neighbour
-            if (
-                found.rack_no < 0
-                or self.map.rack_at_cursor == found.rack_no
-                or self.map.m_per_col <= MIN_M_PER_COL
-            ):
-                break
-            self.map.action_zoom(-1)
-            self.map.goto(found.x_m, found.y_m)
+            self.jump_to(found.hall, found.x_m, found.y_m, rack=found.rack_no)
         if found.kind == "cable" and self.result is not None:
             self.show_trace(trace_rack(self.result, found.rack_no, np.array([found.link])))
         else:
@@ -283,7 +274,7 @@ class NavigationController(AppBase):
         if place is None:
             self.notify(f"{v.where}: no single place on the map for this violation", severity="warning")
             return
-        self.jump_to(*place)
+        self.jump_to(*place, where=v.where)
 
     # --------------------------------------------------------------------------- n / N: violations
     def action_next_violation(self) -> None:
@@ -316,7 +307,7 @@ class NavigationController(AppBase):
             self.query_one("#violations-table", DataTable).move_cursor(row=self.violation_step)
         place = self.locate(v.where, v.figures)
         if place is not None:
-            self.jump_to(*place)
+            self.jump_to(*place, where=v.where)
         else:
             self.action_tab("map")
         text = f"violation {self.violation_step + 1} of {len(order)}: {v.message}"
@@ -330,12 +321,22 @@ class NavigationController(AppBase):
         self.map_note = (text, self.hall, self.map.user_moves)
         self.update_legend()
 
-    def jump_to(self, hall: str, x_m: float, y_m: float) -> None:
-        """Show the map of ``hall`` with the cursor on (x_m, y_m)."""
+    def jump_to(self, hall: str, x_m: float, y_m: float, where: str = "", rack: int = -1) -> None:
+        """Show the map of ``hall`` with the cursor on (x_m, y_m); on a rack (its number ``rack``, or
+        the rack ``where`` names), zoomed in until the cell under the cursor shows that rack, not a
+        neighbour."""
         if hall != self.hall:
             self.show_hall(hall)
         self.action_tab("map")
-        self.map.goto(x_m, y_m)
+        if rack < 0 and where and self.result is not None:
+            hit = np.flatnonzero(self.result.design.placement.racks["rack_id"].to_numpy() == where)
+            rack = int(hit[0]) if len(hit) else -1
+        self.map.goto(x_m, y_m, rack)
+        for _ in range(12):
+            if rack < 0 or self.map.rack_at_cursor == rack or self.map.m_per_col <= MIN_M_PER_COL:
+                break
+            self.map.action_zoom(-1)
+            self.map.goto(x_m, y_m, rack)
         self.map.focus()
 
     def locate(self, where: str, figures: dict[str, Any] | None = None) -> tuple[str, float, float] | None:

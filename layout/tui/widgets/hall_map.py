@@ -275,11 +275,19 @@ class HallMap(Widget, can_focus=True):
         col, line = self.cursor
         return int(self.rack[line, col])
 
-    def goto(self, x_m: float, y_m: float) -> None:
-        """Put the cursor on the cell holding (x_m, y_m) and centre the view on it."""
+    def goto(self, x_m: float, y_m: float, rack: int = -1) -> None:
+        """Put the cursor on the cell holding (x_m, y_m) and centre the view on it; with ``rack`` (its
+        number in the racks table) on the nearest cell that shows that rack (a cell a neighbour shares
+        shows the neighbour)."""
         if self.grid is None:
             return
-        self.cursor = self.grid.cell(x_m, y_m)
+        col, line = self.grid.cell(x_m, y_m)
+        if rack >= 0 and self.rack.size and int(self.rack[line, col]) != rack:
+            at = np.argwhere(self.rack == rack)
+            if len(at):
+                k = int(np.argmin(np.abs(at[:, 0] - line) + np.abs(at[:, 1] - col)))
+                line, col = (int(v) for v in at[k])
+        self.cursor = (col, line)
         self._centre_on_cursor()
         self._moved()
 
