@@ -16,7 +16,9 @@ context its true north, and with ``geo.crs`` an ``IfcMapConversion`` onto that n
 - every tray segment an ``IfcCableCarrierSegment`` (``CABLETRAYSEGMENT``) from node to node at its
   elevation (risers upright), width x depth, with its kind, place, length, cables and fill;
 - busways: ``IfcCableSegment`` (``BUSBARSEGMENT``) along their racks, 0.4 m under the trays, with rating
-  and load; CDUs: ``IfcUnitaryEquipment`` (``USERDEFINED`` "CDU") with rating and load.
+  and load; CDUs: ``IfcUnitaryEquipment`` (``USERDEFINED`` "CDU") with rating and load; the cable
+  plant's fibre cabinets: ``IfcFurniture`` (``USERDEFINED`` "Fibre cabinet", 42U high) with their id,
+  panel location and floor run.
 
 Every GlobalId is derived from the site file's stem and the object's id (UUID 5), the header's time stamp
 is the site's date: the same design gives the same bytes.
@@ -43,6 +45,7 @@ SPACE_ABOVE_TRAYS_M = 0.6  # a hall space's height above its trays
 BUSWAY_BELOW_TRAYS_M = 0.4  # busways run this far under the trays
 BUSWAY_SIDE_M = 0.15  # a busway's cross-section, square
 CDU_HEIGHT_M = 2.0  # a CDU cabinet's height (the catalog gives its footprint only)
+FIBRE_CABINET_RU = 42  # a fibre cabinet's height in U (the catalog's cabinet_ru panels of 1U)
 GUID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "dclayout/ifc")
 
 
@@ -358,6 +361,18 @@ def build(design: Design, scene: Scene) -> Any:
         m.pset(unit, f"cdu/{cdu['cdu_id']}", {
             "cdu_id": str(cdu["cdu_id"]), "model": str(cdu["model"]), "rating_kw": float(cdu["rating_kw"]),
             "load_kw": float(cdu["load_kw"]), "standby": bool(cdu["standby"]), "rows": str(cdu["rows"]),
+        })  # fmt: skip
+        where.add(hall, unit)
+    for cab in [] if scene.fibre_cabinets is None else scene.fibre_cabinets.to_dict("records"):
+        hall = str(cab["hall"])
+        unit = f.createIfcFurniture(
+            m.guid(f"fibre/{cab['cabinet_id']}"), None, str(cab["cabinet_id"]), None, "Fibre cabinet",
+            _turned(m, float(cab["x_m"]), float(cab["y_m"]), float(cab["rotation_deg"]), where.spaces[hall][1]),
+            m.box(float(cab["width_m"]), float(cab["depth_m"]), FIBRE_CABINET_RU * RU_M), None, "USERDEFINED",
+        )  # fmt: skip
+        m.pset(unit, f"fibre/{cab['cabinet_id']}", {
+            "cabinet_id": str(cab["cabinet_id"]), "location": str(cab["cabinet_id"]).rsplit("/", 1)[0],
+            "run_m": float(cab["run_m"]),
         })  # fmt: skip
         where.add(hall, unit)
     where.contain_all(m)

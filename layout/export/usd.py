@@ -37,6 +37,7 @@ RU_M = 0.04445  # one rack unit, EIA-310
 BUSWAY_BELOW_TRAYS_M = 0.4  # as the IFC model
 BUSWAY_SIDE_M = 0.15
 CDU_HEIGHT_M = 2.0
+FIBRE_CABINET_HEIGHT_M = 42 * 0.04445  # 42U
 _NOT_NAME = re.compile(r"[^A-Za-z0-9_]")
 
 
@@ -150,6 +151,15 @@ def build(design: Design, scene: Scene) -> Any:
             "load_kw": float(cdu["load_kw"]), "flow_l_per_s": float(cdu["load_flow_l_per_s"]),
             "standby": bool(cdu["standby"]),
         })  # fmt: skip
+    for cab in [] if scene.fibre_cabinets is None else scene.fibre_cabinets.to_dict("records"):
+        tail = "_".join(str(cab["cabinet_id"]).split("/")[-3:])
+        path = f"{halls[str(cab['hall'])]}/FibreCabinets/{prim_name(tail)}"
+        unit = s.xform(path, s.Kind.Tokens.component)
+        unit.AddTranslateOp().Set(s.Gf.Vec3d(float(cab["x_m"]), float(cab["y_m"]), 0.0))
+        unit.AddRotateZOp().Set(float(cab["rotation_deg"]))
+        height = FIBRE_CABINET_HEIGHT_M
+        s.box(f"{path}/Body", (float(cab["width_m"]), float(cab["depth_m"]), height), height / 2)
+        s.attrs(unit, {"cabinet_id": str(cab["cabinet_id"]), "run_m": float(cab["run_m"])})
     return s.stage
 
 

@@ -55,8 +55,8 @@ def test_every_rack_where_the_design_puts_it(stem: str, written: Callable[[str],
 
     design, _, model = written(stem)
     racks = design.placement.racks
-    found = {r.Name: r for r in model.by_type("IfcFurniture")}
-    assert len(found) == len(racks) == len(model.by_type("IfcFurniture"))
+    found = {r.Name: r for r in model.by_type("IfcFurniture") if r.ObjectType == "Rack"}
+    assert len(found) == len(racks)
     area = racks["width_m"].to_numpy(float) * racks["depth_m"].to_numpy(float)
     weight = design.power.rack_floor_kg_m2 * area
     for i, r in enumerate(racks.to_dict("records")):
@@ -119,6 +119,19 @@ def test_the_building_trays_busways_and_cdus(stem: str, written: Callable[[str],
     assert len(model.by_type("IfcCableSegment")) == len(design.chain.busways)
     placed = design.liquid.cdus["placed"].astype(bool).sum() if len(design.liquid.cdus) else 0
     assert len(model.by_type("IfcUnitaryEquipment")) == placed
+    # the cable plant's fibre cabinets where the design puts them, with their location and floor run
+    import ifcopenshell.util.placement
+
+    cab = design.cabling.plant.cabinets
+    fibre = {u.Name: u for u in model.by_type("IfcFurniture") if u.ObjectType == "Fibre cabinet"}
+    assert set(fibre) == set(cab["cabinet_id"]) and len(fibre) > 0
+    for c in cab.to_dict("records"):
+        u = fibre[c["cabinet_id"]]
+        matrix = ifcopenshell.util.placement.get_local_placement(u.ObjectPlacement)
+        assert (matrix[0, 3], matrix[1, 3]) == pytest.approx((c["x_m"], c["y_m"]), abs=1e-9)
+        props = ifcopenshell.util.element.get_psets(u)["Pset_dclayout"]
+        assert props["location"] == design.placement.racks["rack_id"].iat[c["rack"]]
+        assert props["run_m"] == pytest.approx(c["run_m"])
     (units,) = model.by_type("IfcUnitAssignment")
     assert any(u.UnitType == "LENGTHUNIT" and u.Name == "METRE" and u.Prefix is None for u in units.Units)
     print(f"{stem}: ifcopenshell read {len(trays)} tray segments, {len(spaces)} spaces")

@@ -134,6 +134,15 @@ def test_trays_busways_and_cdus(stem: str, written: Callable[[str], Any]) -> Non
     assert len(under("Busways")) == len(design.chain.busways)
     cdus = design.liquid.cdus
     assert len(under("CDUs")) == (int(cdus["placed"].astype(bool).sum()) if len(cdus) else 0)
+    # the cable plant's fibre cabinets, each at its place with its id and floor run
+    cab = design.cabling.plant.cabinets
+    fibre = {p.GetAttribute("dclayout:cabinet_id").Get(): p for p in under("FibreCabinets")}
+    assert set(fibre) == set(cab["cabinet_id"]) and len(fibre) > 0
+    for c in cab.to_dict("records"):
+        p = fibre[c["cabinet_id"]]
+        at = p.GetAttribute("xformOp:translate").Get()
+        assert (at[0], at[1]) == pytest.approx((c["x_m"], c["y_m"]))
+        assert p.GetAttribute("dclayout:run_m").Get() == pytest.approx(c["run_m"])
     print(f"{stem}: pxr read {len(trays)} trays, {len(under('Busways'))} busways, {len(under('CDUs'))} CDUs")
 
 
