@@ -115,7 +115,7 @@ def rack_fill(kind: npt.ArrayLike, band: npt.ArrayLike, kw: npt.ArrayLike) -> np
 # (name, #rrggbb, what it colours): racks and CDUs by kind as above, then everything else a drawing shows
 ELEMENTS: tuple[tuple[str, str, str], ...] = (
     *((k, c, KIND_LABELS[k]) for k, c in KIND_COLOURS.items()),
-    ("fibre_cabinet", "#c9a227", "fibre cabinets of the cable plant (patch panels beyond the racks' U)"),
+    ("fibre_cabinet", "#c2185b", "fibre cabinets of the cable plant (patch panels beyond the racks' U)"),
     ("ink", "#000000", "walls, outlines, notes, dimensions, title block (ACI 7: black on paper)"),
     ("viewport", "#808080", "viewport frames (not plotted)"),
     ("building", "#e4e4de", "building ground (plans)"),
