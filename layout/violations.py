@@ -27,8 +27,8 @@ class Violation:
 # and cooling (what trips or overheats), then what cannot be built or cabled, then capacity and fill
 SEVERITY = (
     "aisle", "floor_load", "feed", "site_mw", "building_mw", "hall_mw", "rack_kw", "pdu", "cooling", "cdu",
-    "unplaced", "ports", "reach", "no_path", "channel", "media", "capacity", "tray_fill", "tray_add",
-    "user_row",
+    "unplaced", "ports", "reach", "no_path", "channel", "panels", "cabinets", "media", "capacity", "tray_fill",
+    "tray_add", "user_row",
 )  # fmt: skip
 
 
