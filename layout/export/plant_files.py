@@ -220,6 +220,23 @@ def labels_table(design: Design, ports: pd.DataFrame | None = None) -> pd.DataFr
                 }
             )
         )
+        # each fibre cabinet: named as its panels are (RACK-FC02), with the row it stands in
+        cab = design.cabling.plant.cabinets
+        if len(cab):
+            number = pd.Series(cab["number"].to_numpy(np.int64)).map("-FC{:02d}".format)
+            cabinet = rack_ids[cab["rack"].to_numpy(np.int64)] + np.asarray(number, dtype=object)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "id": cabinet,
+                        "label": cabinet,
+                        "item": "fibre cabinet",
+                        "end": "",
+                        "near": _dotted(cab["row"]),
+                        "far": "",
+                    }
+                )
+            )
     return pd.concat(frames, ignore_index=True)[LABEL_COLUMNS]
 
 

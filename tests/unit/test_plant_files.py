@@ -167,6 +167,12 @@ def test_panels_in_fibre_cabinets_are_named_by_their_cabinet(design_of: Any) -> 
     ports = set(labels.loc[labels["item"] == "panel port", "label"])
     assert {p.rsplit(":", 1)[0] for p in ports} <= set(labels.loc[labels["item"] == "panel", "label"])
     assert any("-FC" in p for p in ports)
+    # every fibre cabinet has its label, the prefix its panels' labels carry, and the row it stands in
+    cab = labels[labels["item"] == "fibre cabinet"]
+    assert len(cab) == len(d.cabling.plant.cabinets) > 0
+    panel_labels = set(labels.loc[labels["item"] == "panel", "label"])
+    assert {p.rsplit("-PP", 1)[0] for p in panel_labels if "-FC" in p} == set(cab["label"])
+    assert set(cab["near"]) == set(pf._dotted(d.cabling.plant.cabinets["row"]))
 
 
 def test_every_label_fits_its_label(design_of: Any) -> None:
