@@ -201,8 +201,9 @@ def violations(cab: Cabinets, racks: pd.DataFrame) -> list[Violation]:
                 f"{int(cab.short[sel].sum())} fibre cabinets of {len(sel)} panel locations in {hall} find no free "
                 f"rack position on its floor: {ids[worst]} needs {got + int(cab.short[worst])}, "
                 f"{got} placed",
-                "free rack positions in the hall (fewer racks, a larger hall, a higher max_row_racks), "
-                "or smaller panels' share: more panel fibres per U ([plant] panel_fibres)",
+                "keep rack positions for them at the rows' starts (the hall's fibre_positions), free floor "
+                "(fewer racks, a larger hall), denser panels ([plant] panel_fibres), or cabinets no deeper "
+                "than the hall's rack rows ([plant] cabinet_depth_mm)",
                 {"cabinets_short": int(cab.short[sel].sum()), "locations": len(sel)},
             )
         )
