@@ -6,6 +6,7 @@ runs out (``fibre_positions``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -206,3 +207,28 @@ def _two_halls(**h1: Any) -> dict[str, Any]:
         "site": {"utility_mw": 20.0},
         "building": {0: {"hall": halls, "footprint": footprint}},
     }
+
+
+def test_the_workbook_lists_every_cabinet_with_its_panels(design_of: Any, tmp_path: Path) -> None:
+    """The XLSX's Fibre cabinets sheet, read back with openpyxl: a row per cabinet where the plan draws
+    it, and its panels add up to the panels beyond each location's free U."""
+    import openpyxl
+
+    from layout.export.tables.design import write_tables_of
+
+    d = design_of("gb200-hall")
+    (path,) = write_tables_of(d, tmp_path, xlsx=True)
+    ws = openpyxl.load_workbook(path, read_only=True)["Fibre cabinets"]
+    rows = list(ws.iter_rows(values_only=True))
+    head, body = rows[0], [r for r in rows[1:] if r[0]]
+    cab = d.cabling.plant.cabinets
+    assert len(body) == len(cab) > 0
+    got = {r[head.index("cabinet_id")]: r for r in body}
+    for c in cab.to_dict("records"):
+        r = got[c["cabinet_id"]]
+        assert (r[head.index("x_m")], r[head.index("y_m")]) == pytest.approx((c["x_m"], c["y_m"]))
+        assert r[head.index("location")] == d.placement.racks["rack_id"].iat[c["rack"]]
+    p = d.cabling.plant.panels
+    beyond = int((p["panels"] - p["in_rack"])[p["cabinets"] > 0].sum())
+    held = [int(r[head.index("panels_1u")]) for r in body]
+    assert sum(held) == beyond and max(held) <= d.inputs.catalog.plant.cabinet_ru and min(held) >= 1

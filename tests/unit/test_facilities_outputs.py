@@ -59,7 +59,7 @@ def test_workbook_racks_have_feeds_and_a_power_sheet(tmp_path: Path, design_of: 
     d = design_of("superpod-4su")
     (path,) = tables.write_tables_of(d, tmp_path, xlsx=True)
     wb = openpyxl.load_workbook(path)
-    assert wb.sheetnames == ["BOM", "Racks", "Links summary", "Ports", "Power", "Summary"]
+    assert wb.sheetnames == ["BOM", "Racks", "Links summary", "Ports", "Power", "Fibre cabinets", "Summary"]
     racks = list(wb["Racks"].values)
     head = list(racks[0])
     assert head[-2:] == ["feed_a", "feed_b"]

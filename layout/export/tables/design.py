@@ -297,12 +297,14 @@ def write_design_tables(
     ports: pd.DataFrame | Any = None,
     cages: pd.DataFrame | None = None,
     power: pd.DataFrame | None = None,
+    cabinets: pd.DataFrame | None = None,
 ) -> list[Path]:
     """``{stem}-bom.csv`` and ``{stem}-links.csv`` (``csv``), ``{stem}-bom.parquet`` and
     ``{stem}-links.parquet`` (``parquet``) and ``{stem}.xlsx`` (``xlsx``); ``links`` is
     ``links_arrow(...)`` (or its DataFrame, ``links_table(...)``: the same bytes). Given ``ports`` (``ports_table(...)``) also ``{stem}-ports.csv`` / ``.parquet``,
     given ``cages`` (the port map's cages per model and group) a Ports sheet, given ``power``
-    (``power_table(...)``) a Power sheet. Returns the paths written."""
+    (``power_table(...)``) a Power sheet, given ``cabinets`` (``cabinet_table(...)``) with rows a Fibre
+    cabinets sheet. Returns the paths written."""
     out = Path(out_dir)
     written: list[Path] = []
     if csv:
@@ -322,6 +324,7 @@ def write_design_tables(
             "Links summary": links_summary(links),
             **({"Ports": cages} if cages is not None else {}),
             **({"Power": power} if power is not None else {}),
+            **({"Fibre cabinets": cabinets} if cabinets is not None and len(cabinets) else {}),
             "Summary": summary_words(summary),
         }
         written.append(write_xlsx(sheets, out / f"{stem}.xlsx", date, title=str(summary.get("site", stem))))
@@ -356,6 +359,38 @@ def write_tables_of(
         ports=pt.get("ports"),
         cages=pt.get("cages"),
         power=power_table(design) if xlsx else None,
+        cabinets=cabinet_table(design) if xlsx else None,
+    )
+
+
+def cabinet_table(design: Design) -> pd.DataFrame:
+    """The Fibre cabinets sheet: each cabinet of the cable plant where it stands (layout/cable/cabinets.py),
+    its panel location, the 1U panels it holds (the location's panels beyond its rack's free U, filled
+    cabinet by cabinet) and the floor run of the location's cords to it."""
+    plant = design.cabling.plant
+    cab = plant.cabinets
+    rack_ids = design.placement.racks["rack_id"].astype(str).to_numpy(object)
+    rest = pd.Series((plant.panels["panels"] - plant.panels["in_rack"]).to_numpy(np.int64))
+    rest.index = plant.panels["rack"].to_numpy(np.int64)
+    per = design.inputs.catalog.plant.cabinet_ru
+    r, k = cab["rack"].to_numpy(np.int64), cab["number"].to_numpy(np.int64)
+    held = (
+        np.clip(rest.reindex(r, fill_value=0).to_numpy(np.int64) - (k - 1) * per, 0, per) if len(cab) else k
+    )
+    return pd.DataFrame(
+        {
+            "cabinet_id": cab["cabinet_id"].astype(str).to_numpy(object),
+            "location": rack_ids[r] if len(cab) else np.zeros(0, object),
+            "hall": cab["hall"].astype(str).to_numpy(object),
+            "row": cab["row"].astype(str).to_numpy(object),
+            "x_m": cab["x_m"].to_numpy(float),
+            "y_m": cab["y_m"].to_numpy(float),
+            "rotation_deg": cab["rotation_deg"].to_numpy(float),
+            "width_m": cab["width_m"].to_numpy(float),
+            "depth_m": cab["depth_m"].to_numpy(float),
+            "panels_1u": held.astype(np.int64),
+            "run_m": cab["run_m"].to_numpy(float),
+        }
     )
 
 
