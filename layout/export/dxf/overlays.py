@@ -111,20 +111,7 @@ def draw_power(
             msp.add_lwpolyline([a, b], dxfattribs={"layer": "E-POWR"})
             place_label(msp, board, "E-POWR", _busway_spots(r, MIN_TEXT_MM * scales.of(str(r.hall))), raw)
     for r in records(scene.cdu_boxes):
-        hx, hy = float(r.half_x_m), float(r.half_y_m)
-        x, y = float(r.x_m), float(r.y_m)
-        pts = to_mm([(x - hx, y - hy), (x + hx, y - hy), (x + hx, y + hy), (x - hx, y + hy)])
-        msp.add_lwpolyline(pts, close=True, dxfattribs={"layer": "M-EQPM-CDU"})
-        th = MIN_TEXT_MM * scales.of(str(r.hall))
-        text, gap = _tail(r.cdu_id), 0.25 * th
-        cx, cy, ex, ey = x * MM_PER_M, y * MM_PER_M, hx * MM_PER_M + gap, hy * MM_PER_M + gap
-        place_label(msp, board, "E-POWR", [
-            Spot(text, (cx, cy), th),
-            Spot(text, (cx, cy + ey), th, TextEntityAlignment.BOTTOM_CENTER),
-            Spot(text, (cx, cy - ey), th, TextEntityAlignment.TOP_CENTER),
-            Spot(text, (cx + ex, cy), th, TextEntityAlignment.MIDDLE_LEFT),
-            Spot(text, (cx - ex, cy), th, TextEntityAlignment.MIDDLE_RIGHT),
-        ], raw)  # fmt: skip
+        _labelled_box(msp, board, r, "M-EQPM-CDU", "E-POWR", _tail(r.cdu_id), scales, raw, inside=True)
 
 
 def draw_cabinets(
@@ -134,19 +121,38 @@ def draw_cabinets(
     labelled with its location and number (``R25/K01/FC01``) on T-EQPM-IDEN (the hall sheets), placed on
     the hall ``board`` only where no other label is."""
     for r in records(scene.cabinet_boxes):
-        hx, hy = float(r.half_x_m), float(r.half_y_m)
-        x, y = float(r.x_m), float(r.y_m)
-        pts = to_mm([(x - hx, y - hy), (x + hx, y - hy), (x + hx, y + hy), (x - hx, y + hy)])
-        msp.add_lwpolyline(pts, close=True, dxfattribs={"layer": "T-EQPM-FIBR"})
-        th = MIN_TEXT_MM * scales.of(str(r.hall))
-        text, gap = str(r.label), 0.25 * th
-        cx, cy, ex, ey = x * MM_PER_M, y * MM_PER_M, hx * MM_PER_M + gap, hy * MM_PER_M + gap
-        place_label(msp, board, "T-EQPM-IDEN", [
-            Spot(text, (cx, cy + ey), th, TextEntityAlignment.BOTTOM_CENTER),
-            Spot(text, (cx, cy - ey), th, TextEntityAlignment.TOP_CENTER),
-            Spot(text, (cx + ex, cy), th, TextEntityAlignment.MIDDLE_LEFT),
-            Spot(text, (cx - ex, cy), th, TextEntityAlignment.MIDDLE_RIGHT),
-        ], raw)  # fmt: skip
+        _labelled_box(msp, board, r, "T-EQPM-FIBR", "T-EQPM-IDEN", str(r.label), scales, raw, inside=False)
+
+
+def _labelled_box(
+    msp: BaseLayout,
+    board: Board,
+    r: Any,
+    layer: str,
+    label_layer: str,
+    text: str,
+    scales: Scales,
+    raw: RawEntities | None,
+    inside: bool,
+) -> None:
+    """A footprint box of the scene (``x_m, y_m, half_x_m, half_y_m, hall``) on ``layer``, and its
+    ``text`` on ``label_layer`` where the ``board`` has room: inside the box (``inside``), else beside
+    one of its four sides."""
+    hx, hy = float(r.half_x_m), float(r.half_y_m)
+    x, y = float(r.x_m), float(r.y_m)
+    pts = to_mm([(x - hx, y - hy), (x + hx, y - hy), (x + hx, y + hy), (x - hx, y + hy)])
+    msp.add_lwpolyline(pts, close=True, dxfattribs={"layer": layer})
+    th = MIN_TEXT_MM * scales.of(str(r.hall))
+    gap = 0.25 * th
+    cx, cy, ex, ey = x * MM_PER_M, y * MM_PER_M, hx * MM_PER_M + gap, hy * MM_PER_M + gap
+    spots = [Spot(text, (cx, cy), th)] if inside else []
+    spots += [
+        Spot(text, (cx, cy + ey), th, TextEntityAlignment.BOTTOM_CENTER),
+        Spot(text, (cx, cy - ey), th, TextEntityAlignment.TOP_CENTER),
+        Spot(text, (cx + ex, cy), th, TextEntityAlignment.MIDDLE_LEFT),
+        Spot(text, (cx - ex, cy), th, TextEntityAlignment.MIDDLE_RIGHT),
+    ]
+    place_label(msp, board, label_layer, spots, raw)
 
 
 HEADER_OFFSET_M = 0.15  # supply and return either side of the line from a CDU to its row (drawn apart)
