@@ -63,8 +63,8 @@ def exporters(d: Any, out: Path) -> dict[str, Callable[[], list[Path]]]:
     # issue 32's bar: every export of `dclayout design --dxf --pdf --csv --xlsx --parquet` (and the
     # SVGs and summary it writes by default) in one call, as the CLI writes them, within 2x the design
     # with worker processes as `dclayout design` writes them (layout/export/lanes.py), and in one process
-    runs["all"] = lambda: export.write(d, list(ALL), out, jobs=lanes.default_jobs())
-    runs["all 1 proc"] = lambda: export.write(d, list(ALL), out)
+    runs["all"] = lambda: export.write(d, list(ALL), out, summary=summary, jobs=lanes.default_jobs())
+    runs["all 1 proc"] = lambda: export.write(d, list(ALL), out, summary=summary)
     return runs
 
 

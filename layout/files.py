@@ -42,10 +42,7 @@ _TMP = re.compile(r"\..+\.[A-Za-z0-9_]{8}\.tmp")  # atomic_path's temporary file
 def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path beside ``target``; on success it replaces ``target``, on error it is removed."""
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    os.close(fd)
-    tmp_path = Path(tmp)
+    tmp_path = _temp_beside(target)
     try:
         yield tmp_path
         os.chmod(tmp_path, _mode_for(target))  # mkstemp makes 0600
@@ -89,6 +86,83 @@ def write_bytes(target: str | os.PathLike[str], data: bytes) -> Path:
         f.flush()
         os.fsync(f.fileno())
     return Path(target)
+
+
+class Settler:
+    """Atomic writes whose last step runs in a background thread while the caller goes on: each file
+    written to its temporary path is flushed to disk (fsync, where a writer waits on the disk: ~0.3 s
+    for the 100k campus's 160 MB of CSV) and only then renamed into place, as :func:`write_bytes` does.
+    Leaving the ``with`` block waits for every file (the thread's first failure is raised there, every
+    temporary file of a failed or unfinished write removed), so when the block is left the files are in
+    place exactly as if written one after another. Use one per thread of work; its thread starts on
+    entering (so a forked process makes its own)."""
+
+    def __init__(self) -> None:
+        from concurrent.futures import Future, ThreadPoolExecutor
+
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: list[tuple[Future[None], Path]] = []
+
+    def __enter__(self) -> Settler:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="settle")
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        assert self._pool is not None
+        self._pool.shutdown(wait=True)
+        first: BaseException | None = None
+        for fut, tmp in self._pending:
+            err = fut.exception()
+            if err is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
+                first = first or err
+        self._pending.clear()
+        if first is not None and kind is None:
+            raise first
+
+    def temp(self, target: str | os.PathLike[str]) -> Path:
+        """A new temporary file beside ``target`` to write, then hand to :meth:`finish`."""
+        return _temp_beside(Path(target))
+
+    def finish(self, tmp: Path, target: str | os.PathLike[str]) -> Path:
+        """Flush ``tmp`` (written and closed) to disk and rename it to ``target``, in the background."""
+        assert self._pool is not None, "a Settler is used inside its with block"
+        target = Path(target)
+        self._pending.append((self._pool.submit(_settle, tmp, target), tmp))
+        return target
+
+    def write_bytes(self, target: str | os.PathLike[str], data: bytes) -> Path:
+        """:func:`write_bytes` with its flush and rename in the background."""
+        tmp = self.temp(target)
+        try:
+            with open(tmp, "wb") as f:
+                f.write(data)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return self.finish(tmp, target)
+
+
+def _temp_beside(target: Path) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
+    return Path(tmp)
+
+
+def _settle(tmp: Path, target: Path) -> None:
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.chmod(tmp, _mode_for(target))  # mkstemp makes 0600
+    os.replace(tmp, target)
 
 
 def write_text(target: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:

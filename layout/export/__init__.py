@@ -60,16 +60,21 @@ def write(
     unknown = sorted(wanted - set(KINDS))
     if unknown:
         raise ValueError(f"unknown export kind(s) {', '.join(unknown)} (allowed: {', '.join(KINDS)})")
+    from layout.export import lanes
     from layout.files import StagedSet
     from layout.gcpause import collections_paused
 
     summary = dict(design.summary() if summary is None else summary)
-    with StagedSet(out_dir) as staged, collections_paused():
-        written = _write_into(design, wanted, staged.folder, summary, scene, jobs)
-        names = [p.name for p in written]
-        # the summary last: a summary.json newer than the other files marks a set whole
-        order = [n for n in names if n != "summary.json"] + [n for n in names if n == "summary.json"]
-        staged.publish(order)
+    workers: list[lanes.Worker] = []  # those that answered are reaped once the set is published
+    try:
+        with StagedSet(out_dir) as staged, collections_paused():
+            written = _write_into(design, wanted, staged.folder, summary, scene, jobs, workers)
+            names = [p.name for p in written]
+            # the summary last: a summary.json newer than the other files marks a set whole
+            order = [n for n in names if n != "summary.json"] + [n for n in names if n == "summary.json"]
+            staged.publish(order)
+    finally:
+        lanes.reap(workers)
     return [Path(out_dir) / n for n in names]
 
 
@@ -80,14 +85,25 @@ _CALLS = ("svg", "dxf", "pdf", "tables", "slurm", "dot", "ifc", "usd", "labels",
 
 
 def _write_into(
-    design: Design, wanted: set[str], out: Path, summary: dict[str, Any], scene: Scene | None, jobs: int
+    design: Design,
+    wanted: set[str],
+    out: Path,
+    summary: dict[str, Any],
+    scene: Scene | None,
+    jobs: int,
+    workers: list[Any],
 ) -> list[Path]:
     """Write the exports ``wanted`` into the folder ``out`` (``jobs`` > 0: up to that many in forked
-    workers, layout/export/lanes.py), and return their paths in the order of :data:`KINDS`."""
+    workers, layout/export/lanes.py, appended to ``workers`` for the caller to reap), and return their
+    paths in the order of :data:`KINDS`. With
+    ``summary`` wanted, each process hashes the files it wrote for summary.json as soon as they are
+    written (the workers' files in the workers, side by side), not all of them here at the end."""
     from layout.export import lanes
+    from layout.files import file_digests
 
-    workers: list[lanes.Worker] = []
     done: dict[str, list[Path]] = {}
+    digests: dict[str, dict[str, Any]] = {}
+    hashing = "summary" in wanted
     here = set(wanted) - {"summary"}
     parallel = jobs > 0 and lanes.can_fork()
     try:
@@ -98,21 +114,24 @@ def _write_into(
             if needs_scene:
                 scene = _scene(design, summary, scene)
 
-            workers.append(lanes.fork(mine, partial(_write_names, design, out, summary, scene)))
+            workers.append(lanes.fork(mine, partial(_write_names, design, out, summary, scene, hashing)))
             here -= mine
         if here & DRAWINGS:
             scene = _scene(design, summary, scene)
         done = _write_calls(design, frozenset(here), out, summary, scene)
-        for part in lanes.join(workers):
+        if hashing:
+            digests.update(file_digests([p for ps in done.values() for p in ps]))
+        for part, hashed in lanes.join(workers):
             done.update({c: [out / n for n in ns] for c, ns in part.items()})
+            digests.update(hashed)
     except BaseException:
         lanes.stop(workers)
         raise
     written = [p for c in _CALLS for p in done.get(c, [])]
-    if "summary" in wanted:  # last: it lists the set's other files with their SHA-256
-        from layout.files import file_digests, write_text
+    if hashing:  # last: it lists the set's other files with their SHA-256
+        from layout.files import write_text
 
-        whole = {**summary, "files": file_digests(written)}
+        whole = {**summary, "files": dict(sorted(digests.items()))}
         written.insert(
             0, write_text(out / "summary.json", json.dumps(whole, indent=2, sort_keys=True) + "\n")
         )
@@ -128,10 +147,20 @@ def _scene(design: Design, summary: dict[str, Any], scene: Scene | None) -> Scen
 
 
 def _write_names(
-    design: Design, out: Path, summary: dict[str, Any], scene: Scene | None, wanted: frozenset[str]
-) -> dict[str, list[str]]:
-    """:func:`_write_calls` in a worker: the file names per call, for the parent."""
-    return {c: [p.name for p in ps] for c, ps in _write_calls(design, wanted, out, summary, scene).items()}
+    design: Design,
+    out: Path,
+    summary: dict[str, Any],
+    scene: Scene | None,
+    hashing: bool,
+    wanted: frozenset[str],
+) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
+    """:func:`_write_calls` in a worker: the file names per call, for the parent, and (``hashing``) each
+    file's size and SHA-256 (:func:`layout.files.file_digests`)."""
+    from layout.files import file_digests
+
+    calls = _write_calls(design, wanted, out, summary, scene)
+    hashed = file_digests([p for ps in calls.values() for p in ps]) if hashing else {}
+    return {c: [p.name for p in ps] for c, ps in calls.items()}, hashed
 
 
 def _write_calls(
@@ -155,7 +184,7 @@ def _write_calls(
     if "pdf" in wanted:
         from layout.export.pdf import write_pdf
 
-        w["pdf"] = [write_pdf(design, out / f"{stem}.pdf", scene=scene)]
+        w["pdf"] = [write_pdf(design, out / f"{stem}.pdf", scene=scene, summary=summary)]
     if wanted & set(TABLES):
         from layout.export import tables
 

@@ -155,3 +155,28 @@ def test_locking_is_exclusive_between_two_opens(tmp_path: Path) -> None:
     finally:
         os.close(fd)
     os.close(files._lock(tmp_path, wait=False))
+
+
+def test_a_settler_puts_each_file_in_place_with_its_bytes_when_the_block_is_left(tmp_path: Path) -> None:
+    old = tmp_path / "b.bin"
+    old.write_bytes(b"old")
+    os.chmod(old, 0o600)
+    with files.Settler() as settler:
+        a = settler.write_bytes(tmp_path / "a.bin", b"A" * 100_000)
+        tmp = settler.temp(old)
+        tmp.write_bytes(b"new")
+        settler.finish(tmp, old)
+    assert a.read_bytes() == b"A" * 100_000
+    assert old.read_bytes() == b"new"
+    assert stat.S_IMODE(old.stat().st_mode) == 0o600  # a replaced file keeps its mode, as write_bytes
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.bin", "b.bin"]  # no temporary file left
+
+
+def test_a_settlers_failure_is_raised_on_leaving_and_leaves_no_temporary_file(tmp_path: Path) -> None:
+    (tmp_path / "dir").mkdir()  # a folder where the file goes: the rename fails in the thread
+    with pytest.raises(OSError), files.Settler() as settler:
+        settler.write_bytes(tmp_path / "ok.bin", b"ok")
+        settler.write_bytes(tmp_path / "dir", b"x")
+    assert (tmp_path / "ok.bin").read_bytes() == b"ok"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir", "ok.bin"]
+    assert not any((tmp_path / "dir").iterdir())

@@ -34,11 +34,16 @@ if TYPE_CHECKING:
 
 
 def build_story(
-    design: Design, scene: Scene | None = None, optimized: dict[str, Any] | None = None
+    design: Design,
+    scene: Scene | None = None,
+    optimized: dict[str, Any] | None = None,
+    summary: dict[str, Any] | None = None,
 ) -> list[Flowable]:
     """The report's chapters; ``optimized`` (an optimize.json object): a layout optimisation chapter
-    after the contents."""
-    summary = design.summary()
+    after the contents. ``summary``: the design's, if the caller has it (else the scene's, else worked
+    out here)."""
+    if summary is None:
+        summary = dict(scene.summary) if scene is not None and scene.summary else design.summary()
     story: list[Flowable] = cover.story(design, summary)
     story += contents_page()
     if optimized is not None:
@@ -55,9 +60,14 @@ def build_story(
     return story
 
 
-def render_pdf(design: Design, scene: Scene | None = None, optimized: dict[str, Any] | None = None) -> bytes:
+def render_pdf(
+    design: Design,
+    scene: Scene | None = None,
+    optimized: dict[str, Any] | None = None,
+    summary: dict[str, Any] | None = None,
+) -> bytes:
     """The report of ``design`` as PDF bytes (deterministic); its plans draw ``scene`` (the design's)."""
-    return render(build_story(design, scene, optimized), cover.meta_of(design))
+    return render(build_story(design, scene, optimized, summary), cover.meta_of(design))
 
 
 def write_pdf(
@@ -65,7 +75,9 @@ def write_pdf(
     path: str | os.PathLike[str],
     scene: Scene | None = None,
     optimized: dict[str, Any] | None = None,
+    summary: dict[str, Any] | None = None,
 ) -> Path:
     """Write the report of ``design`` to ``path`` atomically: it is built in memory and moved into place,
-    so a failure leaves no file (and an older report untouched). ``optimized``: see build_story."""
-    return write_bytes(path, render_pdf(design, scene, optimized))
+    so a failure leaves no file (and an older report untouched). ``optimized``, ``summary``: see
+    build_story."""
+    return write_bytes(path, render_pdf(design, scene, optimized, summary))

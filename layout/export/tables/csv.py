@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from layout.export.atomic import atomic_path, write_bytes
+from layout.export.atomic import Settler, atomic_path, write_bytes
 
 
 def csv_bytes(df: pd.DataFrame | Any) -> bytes:
@@ -255,8 +255,18 @@ def float_text(x: np.ndarray) -> Any:
     return pc.take(texts, pa.array(codes, mask=np.isnan(x)))
 
 
-def write_csv(df: pd.DataFrame | Any, path: str | Path) -> Path:
-    """csv_bytes(df) written atomically to ``path``, streamed into the file (no copy of it in memory)."""
+def write_csv(df: pd.DataFrame | Any, path: str | Path, settler: Settler | None = None) -> Path:
+    """csv_bytes(df) written atomically to ``path``, streamed into the file (no copy of it in memory);
+    with a ``settler``, its flush to disk and rename into place in the settler's thread."""
+    if settler is not None:
+        tmp = settler.temp(path)
+        try:
+            with open(tmp, "wb") as f:
+                _csv_into(df, f)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return settler.finish(tmp, path)
     with atomic_path(path) as tmp, open(tmp, "wb") as f:
         _csv_into(df, f)
         f.flush()
@@ -342,8 +352,9 @@ def _plain_text(t: Any) -> Any:
     return t
 
 
-def write_parquet(df: pd.DataFrame | Any, path: str | Path) -> Path:
-    return write_bytes(path, parquet_bytes(df))
+def write_parquet(df: pd.DataFrame | Any, path: str | Path, settler: Settler | None = None) -> Path:
+    data = parquet_bytes(df)
+    return write_bytes(path, data) if settler is None else settler.write_bytes(path, data)
 
 
 def decoded(table: Any) -> Any:

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from layout import figures
+from layout.export.atomic import Settler
 from layout.export.tables.csv import decoded, write_csv, write_parquet
 from layout.export.tables.jsonout import jsonable
 from layout.export.tables.ports import port_tables
@@ -307,27 +308,30 @@ def write_design_tables(
     cabinets sheet. Returns the paths written."""
     out = Path(out_dir)
     written: list[Path] = []
-    if csv:
-        written.append(write_csv(bom, out / f"{stem}-bom.csv"))
-        written.append(write_csv(links, out / f"{stem}-links.csv"))
-        if ports is not None:
-            written.append(write_csv(ports, out / f"{stem}-ports.csv"))
-    if parquet:
-        written.append(write_parquet(bom, out / f"{stem}-bom.parquet"))
-        written.append(write_parquet(links, out / f"{stem}-links.parquet"))
-        if ports is not None:
-            written.append(write_parquet(ports, out / f"{stem}-ports.parquet"))
-    if xlsx:
-        sheets = {
-            "BOM": bom_sheet(bom),
-            "Racks": racks,
-            "Links summary": links_summary(links),
-            **({"Ports": cages} if cages is not None else {}),
-            **({"Power": power} if power is not None else {}),
-            **({"Fibre cabinets": cabinets} if cabinets is not None and len(cabinets) else {}),
-            "Summary": summary_words(summary),
-        }
-        written.append(write_xlsx(sheets, out / f"{stem}.xlsx", date, title=str(summary.get("site", stem))))
+    # each file's flush to disk goes on in the background while the next one is made
+    with Settler() as settler:
+        if csv:
+            written.append(write_csv(bom, out / f"{stem}-bom.csv", settler))
+            written.append(write_csv(links, out / f"{stem}-links.csv", settler))
+            if ports is not None:
+                written.append(write_csv(ports, out / f"{stem}-ports.csv", settler))
+        if parquet:
+            written.append(write_parquet(bom, out / f"{stem}-bom.parquet", settler))
+            written.append(write_parquet(links, out / f"{stem}-links.parquet", settler))
+            if ports is not None:
+                written.append(write_parquet(ports, out / f"{stem}-ports.parquet", settler))
+        if xlsx:
+            sheets = {
+                "BOM": bom_sheet(bom),
+                "Racks": racks,
+                "Links summary": links_summary(links),
+                **({"Ports": cages} if cages is not None else {}),
+                **({"Power": power} if power is not None else {}),
+                **({"Fibre cabinets": cabinets} if cabinets is not None and len(cabinets) else {}),
+                "Summary": summary_words(summary),
+            }
+            title = str(summary.get("site", stem))
+            written.append(write_xlsx(sheets, out / f"{stem}.xlsx", date, title=title, settler=settler))
     return written
 
 

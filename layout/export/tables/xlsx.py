@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from layout.export.atomic import write_bytes
+from layout.export.atomic import Settler, write_bytes
 from layout.export.tables.csv import formula_like_rows
 
 USD_SUFFIX = "_usd"
@@ -185,7 +185,8 @@ def _zip_workbook(wb: Any) -> bytes:
     from openpyxl.writer.excel import ExcelWriter
 
     raw = io.BytesIO()
-    with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
+    # stored, not deflated: the entries are read back and deflated once, dated, by the next step
+    with zipfile.ZipFile(raw, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
         ExcelWriter(wb, archive).write_data()  # not wb.save(): that stamps the clock into docProps
     return raw.getvalue()
 
@@ -488,5 +489,13 @@ def _shown(v: Any) -> str:
     return "" if v is None else str(v)
 
 
-def write_xlsx(sheets: dict[str, pd.DataFrame], path: str | Path, date: str, title: str = "") -> Path:
-    return write_bytes(path, xlsx_bytes(sheets, date, title))
+def write_xlsx(
+    sheets: dict[str, pd.DataFrame],
+    path: str | Path,
+    date: str,
+    title: str = "",
+    settler: Settler | None = None,
+) -> Path:
+    """The workbook written atomically (its flush and rename in ``settler``'s thread, if given)."""
+    data = xlsx_bytes(sheets, date, title)
+    return write_bytes(path, data) if settler is None else settler.write_bytes(path, data)
