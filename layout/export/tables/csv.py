@@ -163,9 +163,10 @@ def formula_like_rows(col: pd.Series) -> np.ndarray | None:
         return hit if hit.any() else None
     if isinstance(col.dtype, np.dtype) and col.dtype.kind in "biufcmM":
         return None
-    if pd.api.types.infer_dtype(col, skipna=True) == "string":  # text: each distinct value looked at once
+    # text (a string dtype by its type, else by looking at the values): each distinct value looked at once
+    if isinstance(col.dtype, pd.StringDtype) or pd.api.types.infer_dtype(col, skipna=True) == "string":
         codes, uniques = pd.factorize(col)
-        words = _formula_like(list(uniques))
+        words = _formula_like(uniques.tolist())
         if not words.any():
             return None
         codes = np.asarray(codes)
