@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from layout.tui.results import Result
 
 # cell codes
-OUTSIDE, FLOOR, COLUMN, KEEPOUT, TRAY, USER_ROW = 0, 1, 2, 3, 4, 5
+OUTSIDE, FLOOR, COLUMN, KEEPOUT, TRAY, USER_ROW, CABINET = 0, 1, 2, 3, 4, 5, 6
 RACK = 10  # RACK + index into RACK_KINDS (colour by kind) or into palette.FILLS (the drawings' colours)
 USER_RACK = 70  # the same for a rack of a user row ([[row]]): drawn with its own glyph
 WALL = 40  # WALL + which of its north, east, south, west neighbours are wall too (1, 2, 4, 8): the outline
@@ -75,6 +75,8 @@ class HallFloor:
     trays: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))  # x0, y0, x1, y1 per tray segment
     # this hall's placed rows (the scene's: row, label, axis, x0_m, y0_m, x1_m, y1_m, front_sign) and it_kw
     rows: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # the cable plant's fibre cabinets standing in this hall: x0, y0, x1, y1 per cabinet (the scene's)
+    cabinets: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
 
     @property
     def bounds(self) -> tuple[float, float, float, float]:
@@ -161,7 +163,8 @@ def with_design_of(floors: dict[str, HallFloor], earlier: dict[str, HallFloor]) 
     what the map shows while the design of the edit runs, without recomputing any rack geometry."""
     for key, floor in floors.items():
         if key in earlier:
-            floor.racks, floor.trays, floor.rows = earlier[key].racks, earlier[key].trays, earlier[key].rows
+            e = earlier[key]
+            floor.racks, floor.trays, floor.rows, floor.cabinets = e.racks, e.trays, e.rows, e.cabinets
     return floors
 
 
@@ -188,6 +191,12 @@ def _add_design(floors: dict[str, HallFloor], result: Result) -> None:
         for hall, at in rows.groupby("hall", sort=False).indices.items():
             if str(hall) in floors:
                 floors[str(hall)].rows = _taken(arrays, np.asarray(at))
+    cab = scene.cabinet_boxes
+    if len(cab):
+        boxes = cab[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float)
+        for hall, at in cab.groupby("hall", sort=False).indices.items():
+            if str(hall) in floors:
+                floors[str(hall)].cabinets = boxes[np.asarray(at)]
     edges = scene.tray_edges
     if edges is not None and len(edges):
         seg = edges[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float)
@@ -315,6 +324,9 @@ def rasterise(floor: HallFloor, grid: Grid, by: str = "kind") -> tuple[np.ndarra
             rc = np.where(r["user_row"].to_numpy(bool), rc + (USER_RACK - RACK), rc)
         fill(x0, y0, x1, y1, rc, codes)
         fill(x0, y0, x1, y1, r["rack_no"].to_numpy(np.int64), rack)
+    if len(floor.cabinets):  # on free rack positions: no rack under them (rack stays -1)
+        cb = floor.cabinets
+        fill(cb[:, 0], cb[:, 1], cb[:, 2], cb[:, 3], np.full(len(cb), CABINET), codes)
     if floor.columns:
         c = np.array(floor.columns)
         fill(c[:, 0], c[:, 1], c[:, 2], c[:, 3], np.full(len(c), COLUMN), codes)

@@ -27,7 +27,19 @@ from layout.load import load_site
 from layout.scene import palette
 from layout.siteedit import SetCluster
 from layout.tui.app import ACTIONS, BOM_COLUMNS, DCLayoutApp
-from layout.tui.floor import COLUMN, KEEPOUT, OUTSIDE, RACK, RACK_KINDS, TRAY, Grid, HallFloor, rasterise
+from layout.tui.floor import (
+    CABINET,
+    COLUMN,
+    KEEPOUT,
+    OUTSIDE,
+    RACK,
+    RACK_KINDS,
+    TRAY,
+    Grid,
+    HallFloor,
+    hall_floors,
+    rasterise,
+)
 from layout.tui.panels import top_n
 from layout.tui.screens.dialogs import ChoiceScreen, MessageScreen, NumberScreen, OpenScreen
 from layout.tui.widgets.hall_map import HallMap
@@ -647,6 +659,27 @@ async def test_pan_and_fit(superpod: Path) -> None:
         assert grid is not None and grid.cols <= hall_map.size.width and grid.lines <= hall_map.size.height
 
 
+def test_the_map_draws_every_fibre_cabinet_where_the_plant_put_it() -> None:
+    """gb200-hall: each cabinet of the plant is in its hall's floor, and at 0.2 m a column the cell of its
+    centre shows a cabinet and no rack (the cabinets stand on free rack positions)."""
+    from types import SimpleNamespace
+
+    from layout.scene import scene_of
+
+    d = design.run(load_site(str(ROOT / "sites" / "gb200-hall.toml")))
+    floors = hall_floors(d.inputs, SimpleNamespace(scene=scene_of(d), design=d))  # type: ignore[arg-type]
+    cab = d.cabling.plant.cabinets
+    assert len(cab) and sum(len(f.cabinets) for f in floors.values()) == len(cab)
+    for key, floor in floors.items():
+        if not len(floor.cabinets):
+            continue
+        grid = Grid.for_hall(floor, 0.2)
+        codes, rack = rasterise(floor, grid, "kind")
+        for x0, y0, x1, y1 in floor.cabinets:
+            col, line = grid.cell((x0 + x1) / 2, (y0 + y1) / 2)
+            assert codes[line, col] == CABINET and rack[line, col] == -1, key
+
+
 def test_top_n_is_a_stable_sort_of_the_largest() -> None:
     rng = np.random.default_rng(7)
     for n in (0, 3, 15, 2000):
@@ -695,6 +728,7 @@ def test_rasterise_a_small_hall_by_hand() -> None:
             }
         ),
         trays=np.array([[0.5, 5.0, 9.5, 5.0]]),
+        cabinets=np.array([[8.1, 0.5, 8.7, 1.7]]),  # a fibre cabinet on the free floor
     )
     grid = Grid.for_hall(floor, 1.0)
     assert (grid.cols, grid.lines) == (11, 4)
@@ -711,6 +745,8 @@ def test_rasterise_a_small_hall_by_hand() -> None:
         codes[2, 6] == RACK + RACK_KINDS.index("gpu") and rack[2, 6] == 8
     )  # 0.6 m wide: the cell of its middle
     assert (rack >= 0).sum() == 3
+    assert codes[2, 8] == CABINET and rack[2, 8] == -1  # the cabinet's cell; no rack to inspect there
+    assert (codes == CABINET).sum() == 1
     codes, _ = rasterise(floor, grid, "kw")
     # the drawings' rule (layout.scene.palette): a spine rack by its kind whatever its kW (10 of 20 kW),
     # a GPU rack by its band (21 of 20 kW: over the limit)

@@ -22,6 +22,7 @@ from textual.widget import Widget
 from layout.scene import palette
 from layout.tui.floor import (
     ASPECT,
+    CABINET,
     COLUMN,
     FLOOR,
     KEEPOUT,
@@ -58,6 +59,7 @@ GLYPHS: dict[int, tuple[str, Style]] = {
     KEEPOUT: ("╳", Style(color="#af5f5f", bgcolor="#3a1c1c")),
     TRAY: ("·", Style(color="#a8a8a8", bgcolor=FLOOR_BG)),
     USER_ROW: ("▒", Style(color="#d7d7af", bgcolor=FLOOR_BG)),
+    CABINET: ("▪", Style(color="#ffffff", bgcolor=palette.COLOURS["fibre_cabinet"].hex)),
 }
 # the outline of the hall, by which neighbours are wall too (north 1, east 2, south 4, west 8)
 WALL_CHARS = "▪│─└││┌├─┘─┴┐┤┬┼"
@@ -571,7 +573,14 @@ def legend(by: str, where: str, present: set[int] | None = None, trace: Trace | 
                 t.append("█", Style(color=KIND_COLOURS[kind])).append(f"{names.get(kind, kind)} ")
     if present is None or any(c >= USER_RACK for c in present):
         t.append("▓").append("user row ")
-    for code, name in ((COLUMN, "col"), (KEEPOUT, "keep-out"), (TRAY, "tray"), (USER_ROW, "empty user row")):
+    named = (
+        (COLUMN, "col"),
+        (KEEPOUT, "keep-out"),
+        (TRAY, "tray"),
+        (USER_ROW, "empty user row"),
+        (CABINET, "fibre cab."),
+    )
+    for code, name in named:
         if shows(code):
             ch, st = GLYPHS[code]
             t.append(ch, st).append(f"{name} ")
