@@ -75,8 +75,10 @@ class HallFloor:
     trays: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))  # x0, y0, x1, y1 per tray segment
     # this hall's placed rows (the scene's: row, label, axis, x0_m, y0_m, x1_m, y1_m, front_sign) and it_kw
     rows: pd.DataFrame = field(default_factory=pd.DataFrame)
-    # the cable plant's fibre cabinets standing in this hall: x0, y0, x1, y1 per cabinet (the scene's)
+    # the cable plant's fibre cabinets standing in this hall: x0, y0, x1, y1 per cabinet (the scene's),
+    # and each one's id (B1/H1/R25/K01/FC02: its panel location and number)
     cabinets: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
+    cabinet_ids: tuple[str, ...] = ()
 
     @property
     def bounds(self) -> tuple[float, float, float, float]:
@@ -94,6 +96,18 @@ class HallFloor:
             if poly.covers(shapely.Point(x, y)):
                 return reason or "keep-out"
         return None
+
+    def cabinet_at(self, x: float, y: float, reach_m: float = 0.0) -> str | None:
+        """The id of the fibre cabinet at (x, y) or within ``reach_m`` of it (a map cell's half size: the
+        map marks every cell a cabinet overlaps), the nearest one first; None where none is."""
+        if not len(self.cabinets):
+            return None
+        c = self.cabinets
+        dx = np.maximum(np.maximum(c[:, 0] - x, x - c[:, 2]), 0.0)
+        dy = np.maximum(np.maximum(c[:, 1] - y, y - c[:, 3]), 0.0)
+        d = np.hypot(dx, dy)
+        i = int(np.argmin(d))
+        return self.cabinet_ids[i] if d[i] <= reach_m + 1e-9 else None
 
     def column_at(self, x: float, y: float) -> bool:
         return any(c[0] <= x <= c[2] and c[1] <= y <= c[3] for c in self.columns)
@@ -164,7 +178,8 @@ def with_design_of(floors: dict[str, HallFloor], earlier: dict[str, HallFloor]) 
     for key, floor in floors.items():
         if key in earlier:
             e = earlier[key]
-            floor.racks, floor.trays, floor.rows, floor.cabinets = e.racks, e.trays, e.rows, e.cabinets
+            floor.racks, floor.trays, floor.rows = e.racks, e.trays, e.rows
+            floor.cabinets, floor.cabinet_ids = e.cabinets, e.cabinet_ids
     return floors
 
 
@@ -194,9 +209,11 @@ def _add_design(floors: dict[str, HallFloor], result: Result) -> None:
     cab = scene.cabinet_boxes
     if len(cab):
         boxes = cab[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float)
+        ids = cab["cabinet_id"].astype(str).to_numpy(object)
         for hall, at in cab.groupby("hall", sort=False).indices.items():
             if str(hall) in floors:
                 floors[str(hall)].cabinets = boxes[np.asarray(at)]
+                floors[str(hall)].cabinet_ids = tuple(ids[np.asarray(at)].tolist())
     edges = scene.tray_edges
     if edges is not None and len(edges):
         seg = edges[["x0_m", "y0_m", "x1_m", "y1_m"]].to_numpy(float)
@@ -324,9 +341,10 @@ def rasterise(floor: HallFloor, grid: Grid, by: str = "kind") -> tuple[np.ndarra
             rc = np.where(r["user_row"].to_numpy(bool), rc + (USER_RACK - RACK), rc)
         fill(x0, y0, x1, y1, rc, codes)
         fill(x0, y0, x1, y1, r["rack_no"].to_numpy(np.int64), rack)
-    if len(floor.cabinets):  # on free rack positions: no rack under them (rack stays -1)
-        cb = floor.cabinets
+    if len(floor.cabinets):  # on free rack positions; a cell it shares with a rack shows the cabinet,
+        cb = floor.cabinets  # and so inspects no rack (what the cell shows is what the cursor finds)
         fill(cb[:, 0], cb[:, 1], cb[:, 2], cb[:, 3], np.full(len(cb), CABINET), codes)
+        fill(cb[:, 0], cb[:, 1], cb[:, 2], cb[:, 3], np.full(len(cb), -1), rack)
     if floor.columns:
         c = np.array(floor.columns)
         fill(c[:, 0], c[:, 1], c[:, 2], c[:, 3], np.full(len(c), COLUMN), codes)

@@ -747,6 +747,12 @@ def test_rasterise_a_small_hall_by_hand() -> None:
     assert (rack >= 0).sum() == 3
     assert codes[2, 8] == CABINET and rack[2, 8] == -1  # the cabinet's cell; no rack to inspect there
     assert (codes == CABINET).sum() == 1
+    floor.cabinet_ids = ("B1/H1/R1/K01/FC01",)
+    assert floor.cabinet_at(8.4, 1.0) == "B1/H1/R1/K01/FC01"  # inside its box
+    assert floor.cabinet_at(*grid.centre(8, 2)) == "B1/H1/R1/K01/FC01"  # the centre of its cell
+    assert floor.cabinet_at(8.9, 1.0) is None  # 0.2 m beside it, no reach
+    assert floor.cabinet_at(9.0, 1.0, reach_m=1.0) == "B1/H1/R1/K01/FC01"  # 0.3 m off, within a cell
+    assert floor.cabinet_at(9.0, 1.0, reach_m=0.2) is None
     codes, _ = rasterise(floor, grid, "kw")
     # the drawings' rule (layout.scene.palette): a spine rack by its kind whatever its kW (10 of 20 kW),
     # a GPU rack by its band (21 of 20 kW: over the limit)

@@ -14,13 +14,18 @@ from layout.tui.app import DCLayoutApp
 from layout.tui.widgets.hall_map import HallMap
 
 
+def app_on(tmp_path: Path, stem: str) -> DCLayoutApp:
+    """The app on a copy of the shipped site ``stem`` in ``tmp_path``."""
+    site = tmp_path / f"{stem}.toml"
+    shutil.copy(ROOT / "sites" / f"{stem}.toml", site)
+    return DCLayoutApp(site)
+
+
 @sync
 async def test_a_cursor_move_shows_the_rack_in_the_inspector_before_any_message_is_handled(
     tmp_path: Path,
 ) -> None:
-    site = tmp_path / "superpod-4su.toml"
-    shutil.copy(ROOT / "sites" / "superpod-4su.toml", site)
-    app = DCLayoutApp(site)
+    app = app_on(tmp_path, "superpod-4su")
     async with app.run_test(size=(120, 40)) as pilot:
         await designed(pilot)
         assert app.result is not None
@@ -44,3 +49,21 @@ async def test_a_cursor_move_shows_the_rack_in_the_inspector_before_any_message_
         await pilot.pause()
         assert len(calls) == 12  # the posted CursorMoved messages updated nothing again
         assert any(r >= 0 for r in calls) and any(r != calls[0] for r in calls)
+
+
+@sync
+async def test_the_cursor_on_a_fibre_cabinet_names_it_in_the_inspector(tmp_path: Path) -> None:
+    """gb200-hall: the cursor put on the cell of a fibre cabinet (drawn from the plant's table) finds no
+    rack there, and the inspector names the cabinet."""
+    app = app_on(tmp_path, "gb200-hall")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await designed(pilot)
+        assert app.result is not None
+        cab = app.result.design.cabling.plant.cabinets
+        assert len(cab)
+        hall_map = app.query_one(HallMap)
+        c = cab.iloc[0]
+        hall_map.goto(float(c["x_m"]), float(c["y_m"]))
+        await pilot.pause()
+        assert hall_map.rack_at_cursor == -1
+        assert f"fibre cabinet {c['cabinet_id']}" in shown(app, "#inspector-body", 400)

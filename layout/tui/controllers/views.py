@@ -6,6 +6,7 @@ from textual.widgets import DataTable, Static, TabbedContent
 
 from layout.tui import optimizer
 from layout.tui.controllers.base import AppBase
+from layout.tui.floor import ASPECT
 from layout.tui.panels import cabling, trace_links
 from layout.tui.results import Result
 from layout.tui.screens.compare import CompareScreen
@@ -165,4 +166,5 @@ class ViewsController(AppBase):
             self.stale_note(),
             self.trace,
             self.found_device,
+            reach_m=self.map.m_per_col * ASPECT / 2,
         )

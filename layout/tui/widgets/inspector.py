@@ -227,12 +227,18 @@ def rack_section(
     )
 
 
-def point_section(floor: HallFloor, x: float, y: float) -> RenderableType:
+def point_section(floor: HallFloor, x: float, y: float, reach_m: float = 0.0) -> RenderableType:
+    """What is at the cursor's point when it is on no rack; ``reach_m``: how far from the point a
+    fibre cabinet may be and still be the one its map cell shows (half a cell's height)."""
     rows: list[tuple[str, RenderableType]] = [("cursor", f"({x:.1f}, {y:.1f}) m")]
     box = floor.user_row_at(x, y)
+    cabinet = floor.cabinet_at(x, y, reach_m)
     if box is not None:
         rows.append(("user row", f"{box.index + 1}: {box.what()}, along {box.axis}"))
         rows.append(("origin", f"({box.x0:g}, {box.y0:g}) m"))
+    elif cabinet is not None:
+        rows.append(("here", f"fibre cabinet {cabinet}"))
+        rows.append(("holds", "its panel location's patch panels beyond the rack's free U"))
     elif floor.column_at(x, y):
         rows.append(("here", "building column"))
     elif (reason := floor.keepout_at(x, y)) is not None:
@@ -268,9 +274,12 @@ class Inspector(VerticalScroll):
         stale: str = "",
         trace: Trace | None = None,
         device: int = -1,
+        reach_m: float = 0.0,
     ) -> None:
         """``stale``: why the figures are not of the site as it is now (said first; "": they are);
-        ``trace``: the traced rack's (listed first); ``device``: one to highlight in the elevation."""
+        ``trace``: the traced rack's (listed first); ``device``: one to highlight in the elevation;
+        ``reach_m``: half the height of a map cell (what the map marks as a cabinet's, see
+        :func:`point_section`)."""
         parts: list[RenderableType] = []
         if stale:
             parts.append(Text(stale, style="italic yellow"))
@@ -286,6 +295,6 @@ class Inspector(VerticalScroll):
                 Text(""),
             ]
         if where is not None:
-            parts += [point_section(floor, *where), Text("")]
+            parts += [point_section(floor, *where, reach_m), Text("")]
         parts.append(hall_section(inputs, floor.key, result))
         self.query_one("#inspector-body", Prerendered).update(Group(*parts))
