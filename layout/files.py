@@ -23,10 +23,13 @@ import re
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:  # the thread pool is imported when a Settler is used (start-up)
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 try:  # a staging folder is locked while its run lives (POSIX); elsewhere every leftover one is stale
     import fcntl
@@ -45,8 +48,7 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     tmp_path = _temp_beside(target)
     try:
         yield tmp_path
-        os.chmod(tmp_path, _mode_for(target))  # mkstemp makes 0600
-        os.replace(tmp_path, target)
+        _put_in_place(tmp_path, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             tmp_path.unlink()
@@ -98,8 +100,6 @@ class Settler:
     entering (so a forked process makes its own)."""
 
     def __init__(self) -> None:
-        from concurrent.futures import Future, ThreadPoolExecutor
-
         self._pool: ThreadPoolExecutor | None = None
         self._pending: list[tuple[Future[None], Path]] = []
 
@@ -136,16 +136,21 @@ class Settler:
         self._pending.append((self._pool.submit(_settle, tmp, target), tmp))
         return target
 
-    def write_bytes(self, target: str | os.PathLike[str], data: bytes) -> Path:
-        """:func:`write_bytes` with its flush and rename in the background."""
+    def write_with(self, target: str | os.PathLike[str], fill: Callable[[BinaryIO], object]) -> Path:
+        """``fill(f)`` writes the file into ``f`` (its temporary file, opened for binary writing); its
+        flush and rename into place follow in the background. A failed ``fill`` leaves nothing."""
         tmp = self.temp(target)
         try:
             with open(tmp, "wb") as f:
-                f.write(data)
+                fill(f)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
         return self.finish(tmp, target)
+
+    def write_bytes(self, target: str | os.PathLike[str], data: bytes) -> Path:
+        """:func:`write_bytes` with its flush and rename in the background."""
+        return self.write_with(target, lambda f: f.write(data))
 
 
 def _temp_beside(target: Path) -> Path:
@@ -161,6 +166,11 @@ def _settle(tmp: Path, target: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+    _put_in_place(tmp, target)
+
+
+def _put_in_place(tmp: Path, target: Path) -> None:
+    """Rename the written temporary file ``tmp`` to ``target``, with the mode a file there gets."""
     os.chmod(tmp, _mode_for(target))  # mkstemp makes 0600
     os.replace(tmp, target)
 

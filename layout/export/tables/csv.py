@@ -260,14 +260,7 @@ def write_csv(df: pd.DataFrame | Any, path: str | Path, settler: Settler | None 
     """csv_bytes(df) written atomically to ``path``, streamed into the file (no copy of it in memory);
     with a ``settler``, its flush to disk and rename into place in the settler's thread."""
     if settler is not None:
-        tmp = settler.temp(path)
-        try:
-            with open(tmp, "wb") as f:
-                _csv_into(df, f)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        return settler.finish(tmp, path)
+        return settler.write_with(path, lambda f: _csv_into(df, f))
     with atomic_path(path) as tmp, open(tmp, "wb") as f:
         _csv_into(df, f)
         f.flush()
